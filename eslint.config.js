@@ -1,0 +1,50 @@
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import { builtinModules } from 'node:module';
+
+// Workflow code is replayed by Temporal and must stay deterministic: no Node built-ins and no I/O libraries.
+const ioLibraries = [
+  'pg', 'knex', 'objection', 'pgvector', 'koa', 'koa-body', '@koa/router', 'pino', 'pino-pretty', 'stripe',
+  '@electric-sql/*', '@temporalio/client', '@temporalio/worker', '@temporalio/activity', 'ajv', 'ajv-formats',
+];
+const workflowForbidden = [
+  ...builtinModules.flatMap((name) => [name, `node:${name}`]),
+  ...ioLibraries,
+];
+
+export default tseslint.config(
+  { ignores: ['node_modules/**', '.data/**', '.tools/**', 'coverage/**', 'test-results/**', 'web/dist/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: { projectService: { allowDefaultProject: ['*.js'] }, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { arguments: false } }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': 'error',
+    },
+  },
+  {
+    files: ['workflows/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: workflowForbidden.filter((name) => !name.includes('*')).map((name) => ({
+          name,
+          message: 'Workflow code must be deterministic: do side effects in activities/.',
+        })),
+        patterns: [{ group: workflowForbidden.filter((name) => name.includes('*')), message: 'Workflow code must be deterministic: do side effects in activities/.' }],
+      }],
+    },
+  },
+  {
+    files: ['test/**/*.ts', 'bench/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-argument': 'off',
+    },
+  },
+);

@@ -1,0 +1,202 @@
+import path from 'node:path';
+
+/**
+ * Every environment variable Parley reads, parsed and validated once at start-up.
+ * `.env.example` documents each of them; keep the two in step.
+ */
+export interface Config {
+  env: 'development' | 'production' | 'test';
+  dataDir: string;
+  host: string;
+  port: number;
+  /** Base URL that clients use to reach the API, without the `/api` suffix. */
+  publicUrl: string;
+  database: {
+    /** A PostgreSQL server; `undefined` means the embedded PGlite under `dataDir`. */
+    url: string | undefined;
+    poolMax: number;
+  };
+  temporal: {
+    /** An existing Temporal frontend; `undefined` means `npm start` runs the dev server itself. */
+    address: string | undefined;
+    namespace: string;
+    taskQueue: string;
+    devServerPort: number;
+    devServerUiPort: number;
+    /** Explicit path to the `temporal` CLI, otherwise found on PATH or in `./.tools/bin`. */
+    cliPath: string | undefined;
+  };
+  log: {
+    level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+    pretty: boolean;
+  };
+  http: {
+    bodyLimitBytes: number;
+    corsOrigins: string[];
+    rateLimitPerMinute: number;
+  };
+  auth: {
+    allowRegistration: boolean;
+    signupCreditMicros: number;
+    sessionTtlSeconds: number;
+    loginMaxAttempts: number;
+    loginLockoutSeconds: number;
+  };
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+  readonly variable: string;
+  constructor(variable: string, problem: string) {
+    super(`${variable} ${problem}`);
+    this.variable = variable;
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+class Reader {
+  private readonly env: Env;
+  constructor(env: Env) {
+    this.env = env;
+  }
+
+  string(name: string): string | undefined {
+    const value = this.env[name]?.trim();
+    return value === '' ? undefined : value;
+  }
+
+  integer(name: string, fallback: number, min: number, max: number): number {
+    const raw = this.string(name);
+    if (raw === undefined) return fallback;
+    if (!/^-?\d+$/.test(raw)) throw new ConfigError(name, `must be a whole number, got "${raw}".`);
+    const value = Number(raw);
+    if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}.`);
+    return value;
+  }
+
+  port(name: string, fallback: number): number {
+    return this.integer(name, fallback, 1, 65535);
+  }
+
+  boolean(name: string, fallback: boolean): boolean {
+    const raw = this.string(name)?.toLowerCase();
+    if (raw === undefined) return fallback;
+    if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
+    if (['0', 'false', 'no', 'off'].includes(raw)) return false;
+    throw new ConfigError(name, `must be true or false, got "${raw}".`);
+  }
+
+  oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T {
+    const raw = this.string(name);
+    if (raw === undefined) return fallback;
+    if (!(allowed as readonly string[]).includes(raw)) {
+      throw new ConfigError(name, `must be one of ${allowed.join(', ')}, got "${raw}".`);
+    }
+    return raw as T;
+  }
+
+  url(name: string, protocols: string[]): string | undefined {
+    const raw = this.string(name);
+    if (raw === undefined) return undefined;
+    let parsed: URL;
+    try {
+      parsed = new URL(raw);
+    } catch {
+      throw new ConfigError(name, `must be a URL, got "${redact(raw)}".`);
+    }
+    if (!protocols.includes(parsed.protocol)) {
+      throw new ConfigError(name, `must use ${protocols.join(' or ')}, got "${parsed.protocol}".`);
+    }
+    return raw;
+  }
+
+  /** A duration such as `30d`, `12h`, `15m`, `90s` or a bare number of seconds. */
+  duration(name: string, fallbackSeconds: number): number {
+    const raw = this.string(name);
+    if (raw === undefined) return fallbackSeconds;
+    const match = /^(\d+)\s*([smhd]?)$/.exec(raw);
+    if (!match) throw new ConfigError(name, `must be a duration like 30d, 12h, 15m or 90s, got "${raw}".`);
+    const unit = { '': 1, s: 1, m: 60, h: 3600, d: 86400 }[match[2] as '' | 's' | 'm' | 'h' | 'd'];
+    const seconds = Number(match[1]) * unit;
+    if (seconds <= 0) throw new ConfigError(name, 'must be longer than zero.');
+    return seconds;
+  }
+
+  usd(name: string, fallback: number): number {
+    const raw = this.string(name);
+    if (raw === undefined) return fallback;
+    if (!/^\d+(\.\d{1,6})?$/.test(raw)) throw new ConfigError(name, `must be an amount in USD like 5 or 2.50, got "${raw}".`);
+    return Math.round(Number(raw) * 1_000_000);
+  }
+
+  bytes(name: string, fallback: number): number {
+    const raw = this.string(name);
+    if (raw === undefined) return fallback;
+    const match = /^(\d+)\s*(b|kb|mb)?$/i.exec(raw);
+    if (!match) throw new ConfigError(name, `must be a size like 1mb or 512kb, got "${raw}".`);
+    const unit = { b: 1, kb: 1024, mb: 1024 * 1024 }[(match[2] ?? 'b').toLowerCase() as 'b' | 'kb' | 'mb'];
+    return Number(match[1]) * unit;
+  }
+
+  list(name: string): string[] {
+    return (this.string(name) ?? '').split(',').map((item) => item.trim()).filter(Boolean);
+  }
+}
+
+function redact(url: string): string {
+  return url.replace(/\/\/[^@/]*@/, '//***@');
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const read = new Reader(env);
+  const nodeEnv = read.oneOf('NODE_ENV', ['development', 'production', 'test'] as const, 'development');
+  const port = read.port('PORT', 8080);
+  const host = read.string('HOST') ?? '127.0.0.1';
+  const publicUrl = (read.url('PUBLIC_URL', ['http:', 'https:']) ?? `http://localhost:${port}`).replace(/\/+$/, '');
+  const temporalPort = read.port('TEMPORAL_PORT', 7233);
+  const temporalUiPort = read.port('TEMPORAL_UI_PORT', 8233);
+  if (temporalPort === temporalUiPort) throw new ConfigError('TEMPORAL_UI_PORT', 'must differ from TEMPORAL_PORT.');
+
+  const logFormat = read.oneOf('LOG_FORMAT', ['auto', 'json', 'pretty'] as const, 'auto');
+  const temporalAddress = read.string('TEMPORAL_ADDRESS');
+  if (temporalAddress !== undefined && !/^[\w.-]+:\d{1,5}$/.test(temporalAddress)) {
+    throw new ConfigError('TEMPORAL_ADDRESS', `must look like host:port, got "${temporalAddress}".`);
+  }
+
+  return {
+    env: nodeEnv,
+    dataDir: path.resolve(read.string('DATA_DIR') ?? '.data'),
+    host,
+    port,
+    publicUrl,
+    database: {
+      url: read.url('DATABASE_URL', ['postgres:', 'postgresql:']),
+      poolMax: read.integer('DATABASE_POOL_MAX', 10, 1, 500),
+    },
+    temporal: {
+      address: temporalAddress,
+      namespace: read.string('TEMPORAL_NAMESPACE') ?? 'default',
+      taskQueue: read.string('TEMPORAL_TASK_QUEUE') ?? 'parley',
+      devServerPort: temporalPort,
+      devServerUiPort: temporalUiPort,
+      cliPath: read.string('TEMPORAL_CLI'),
+    },
+    log: {
+      level: read.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
+      pretty: logFormat === 'pretty' || (logFormat === 'auto' && process.stdout.isTTY === true),
+    },
+    http: {
+      bodyLimitBytes: read.bytes('BODY_LIMIT', 1024 * 1024),
+      corsOrigins: read.list('CORS_ORIGINS'),
+      rateLimitPerMinute: read.integer('RATE_LIMIT_PER_MINUTE', 600, 1, 1_000_000),
+    },
+    auth: {
+      allowRegistration: read.boolean('ALLOW_REGISTRATION', nodeEnv !== 'production'),
+      signupCreditMicros: read.usd('SIGNUP_CREDIT_USD', 0),
+      sessionTtlSeconds: read.duration('SESSION_TTL', 30 * 86400),
+      loginMaxAttempts: read.integer('LOGIN_MAX_ATTEMPTS', 5, 1, 1000),
+      loginLockoutSeconds: read.duration('LOGIN_LOCKOUT', 60),
+    },
+  };
+}

@@ -1,0 +1,62 @@
+import { fileURLToPath } from 'node:url';
+import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel } from '@temporalio/worker';
+import { createActivities, type ActivityDependencies } from '../../activities/index.ts';
+import type { Config } from '../config.ts';
+import type { Logger } from '../logger.ts';
+
+export const workflowsPath = fileURLToPath(new URL('../../workflows/index.ts', import.meta.url));
+
+let runtimeInstalled = false;
+
+/** Temporal's core logs through our logger; installable once per process, before the first worker. */
+function installRuntime(logger: Logger): void {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  const levels: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = {
+    TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error',
+  };
+  const temporalLogger = logger.child({ component: 'temporal' });
+  Runtime.install({
+    logger: new DefaultLogger('WARN', (entry) => {
+      temporalLogger[levels[entry.level]]({ ...entry.meta }, entry.message);
+    }),
+  });
+}
+
+export interface StartedWorker {
+  worker: Worker;
+  /** Resolves when the worker has stopped polling and finished its in-flight tasks. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a worker on the configured task queue. `workflowBundlePath` lets tests bundle the workflow code
+ * once for the whole run instead of once per worker.
+ */
+export async function startWorker(options: {
+  config: Pick<Config, 'temporal'>;
+  address: string;
+  deps: ActivityDependencies;
+  workflowBundlePath?: string;
+}): Promise<StartedWorker> {
+  installRuntime(options.deps.logger);
+  const connection = await NativeConnection.connect({ address: options.address });
+  const worker = await Worker.create({
+    connection,
+    namespace: options.config.temporal.namespace,
+    taskQueue: options.config.temporal.taskQueue,
+    activities: createActivities(options.deps),
+    ...(options.workflowBundlePath
+      ? { workflowBundle: { codePath: options.workflowBundlePath } }
+      : { workflowsPath }),
+  });
+  const running = worker.run();
+  return {
+    worker,
+    stop: async () => {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await running;
+      await connection.close();
+    },
+  };
+}

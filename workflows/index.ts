@@ -1,0 +1,1 @@
+export { platformSelfCheckWorkflow } from './platform-self-check.ts';
