@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 
 /**
@@ -54,6 +55,12 @@ export class ConfigError extends Error {
 }
 
 type Env = Record<string, string | undefined>;
+
+/** Reads `.env` (or PARLEY_ENV_FILE) into process.env, without overriding what the environment already sets. */
+export function loadEnvFile(): void {
+  const file = process.env.PARLEY_ENV_FILE ?? '.env';
+  if (fs.existsSync(file)) process.loadEnvFile(file);
+}
 
 class Reader {
   private readonly env: Env;

@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig } from './config.ts';
+import { ConfigError, loadConfig, loadEnvFile } from './config.ts';
 import { createLogger } from './logger.ts';
 import { startPlatform, type Role } from './platform.ts';
 
@@ -23,6 +23,7 @@ function banner(platform: Awaited<ReturnType<typeof startPlatform>>, dataDir: st
 async function main(): Promise<void> {
   const role = (process.argv[2] ?? 'all') as Role;
   if (!roles.includes(role)) throw new Error(`Unknown role "${role}": use one of ${roles.join(', ')}.`);
+  loadEnvFile();
   const config = loadConfig();
   const logger = createLogger(config);
   const platform = await startPlatform({ config, logger, role });

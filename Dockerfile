@@ -1,0 +1,41 @@
+# Parley runs its TypeScript directly through Node's type stripping, so there is no build stage:
+# the image is production dependencies plus the sources.
+
+FROM node:24-bookworm-slim AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+# Both stages share one base image, so native packages (swc, the Temporal core bridge) resolved here for
+# this libc and architecture run unchanged in the runtime stage.
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+
+FROM node:24-bookworm-slim AS runtime
+# espeak-ng is the text-to-speech engine used when no speech provider is configured.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends espeak-ng \
+ && rm -rf /var/lib/apt/lists/*
+
+ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080 LOG_FORMAT=json
+WORKDIR /app
+
+# Code stays owned by root so the running user cannot rewrite it; only the data directory (used by the
+# embedded `all` role) is writable.
+COPY --from=deps /app/node_modules ./node_modules
+COPY package.json ./
+COPY src ./src
+COPY workflows ./workflows
+COPY activities ./activities
+COPY migrations ./migrations
+COPY scripts ./scripts
+RUN mkdir -p /app/.data && chown node:node /app/.data
+
+USER node
+EXPOSE 8080
+
+# Slim images have no curl; Node's fetch does the probe. Liveness only: readiness (/api/ready) depends on
+# Postgres and Temporal, and an orchestrator should not restart the api because a dependency is down.
+# The worker role serves no HTTP, so compose overrides this check for it.
+HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8080) + '/api/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+
+ENTRYPOINT ["node", "src/main.ts"]
+CMD ["api"]

@@ -1,0 +1,64 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { bundleWorkflowCode } from '@temporalio/worker';
+import type { TestProject } from 'vitest/node';
+import { connectPostgres, migrateLatest, openEmbedded } from '../../src/db/database.ts';
+import { createLogger } from '../../src/logger.ts';
+import { ensureTemporalCli, startTemporalDevServer } from '../../src/temporal/dev-server.ts';
+import { workflowsPath } from '../../src/temporal/worker.ts';
+import { freePort } from '../support/ports.ts';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    temporalAddress: string;
+    databaseUrl: string | undefined;
+    pgliteTemplate: string | undefined;
+    workflowBundlePath: string;
+  }
+}
+
+/**
+ * Once per run: a real Temporal dev server, the database migrated once (a PGlite template that each test
+ * file loads, or the PostgreSQL server of DATABASE_URL), and the workflow code bundled once.
+ */
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const logger = createLogger({ log: { level: 'warn', pretty: false } });
+  const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-test-'));
+
+  const temporal = await startTemporalDevServer({
+    cliPath: ensureTemporalCli(process.env.TEMPORAL_CLI, logger),
+    port: await freePort(),
+    uiPort: await freePort(),
+    logger,
+  });
+
+  const databaseUrl = process.env.DATABASE_URL || undefined;
+  let pgliteTemplate: string | undefined;
+  if (databaseUrl) {
+    const database = await connectPostgres(databaseUrl, 2);
+    await migrateLatest(database.knex);
+    await database.close();
+  } else {
+    const database = await openEmbedded({});
+    await migrateLatest(database.knex);
+    pgliteTemplate = path.join(workDir, 'template.tar');
+    fs.writeFileSync(pgliteTemplate, Buffer.from(await (await database.embedded.dump()).arrayBuffer()));
+    await database.close();
+  }
+
+  const quiet = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} };
+  const { code } = await bundleWorkflowCode({ workflowsPath, logger: quiet });
+  const workflowBundlePath = path.join(workDir, 'workflows.js');
+  fs.writeFileSync(workflowBundlePath, code);
+
+  project.provide('temporalAddress', temporal.address);
+  project.provide('databaseUrl', databaseUrl);
+  project.provide('pgliteTemplate', pgliteTemplate);
+  project.provide('workflowBundlePath', workflowBundlePath);
+
+  return async () => {
+    await temporal.stop();
+    fs.rmSync(workDir, { recursive: true, force: true });
+  };
+}

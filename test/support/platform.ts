@@ -1,0 +1,108 @@
+import fs from 'node:fs';
+import http from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { inject } from 'vitest';
+import { createApp } from '../../src/api/app.ts';
+import { loadConfig, type Config } from '../../src/config.ts';
+import { connectPostgres, openEmbedded, type Database } from '../../src/db/database.ts';
+import { createLogger } from '../../src/logger.ts';
+import { createTemporalClient, type TemporalClient } from '../../src/temporal/client.ts';
+import { startWorker, type StartedWorker } from '../../src/temporal/worker.ts';
+
+export interface TestResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export interface RequestOptions {
+  body?: unknown;
+  token?: string;
+  headers?: Record<string, string>;
+}
+
+export interface TestPlatform {
+  config: Config;
+  database: Database;
+  temporal: TemporalClient;
+  worker: StartedWorker | undefined;
+  baseUrl: string;
+  request<T = any>(method: string, path: string, options?: RequestOptions): Promise<TestResponse<T>>;
+  close(): Promise<void>;
+}
+
+/** The database of this test file: a fresh clone of the migrated PGlite template, or the shared server. */
+export async function openTestDatabase(): Promise<Database> {
+  const url = inject('databaseUrl');
+  if (url) return connectPostgres(url, 5);
+  const template = inject('pgliteTemplate');
+  if (!template) throw new Error('the global setup provided no database');
+  return openEmbedded({ loadDataDir: new Blob([fs.readFileSync(template)]) });
+}
+
+/**
+ * The real app on a real port, over this file's database and the run's Temporal dev server, with a task queue
+ * of its own so workers of other files never take its tasks.
+ */
+export async function startTestPlatform(options: { worker?: boolean; env?: Record<string, string> } = {}): Promise<TestPlatform> {
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    LOG_FORMAT: 'json',
+    TEMPORAL_ADDRESS: inject('temporalAddress'),
+    TEMPORAL_TASK_QUEUE: `test-${randomUUID()}`,
+    ...options.env,
+  });
+  const logger = createLogger(config);
+  const database = await openTestDatabase();
+  const temporal = createTemporalClient(config, config.temporal.address ?? '');
+  const worker = options.worker
+    ? await startWorker({
+      config,
+      address: config.temporal.address ?? '',
+      deps: { knex: database.knex, logger },
+      workflowBundlePath: inject('workflowBundlePath'),
+    })
+    : undefined;
+  const app = createApp({ config, logger, knex: database.knex, temporal });
+  const server = http.createServer(app.callback());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  const baseUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+
+  return {
+    config,
+    database,
+    temporal,
+    worker,
+    baseUrl,
+    async request(method, path, requestOptions = {}) {
+      const headers: Record<string, string> = { accept: 'application/json', ...requestOptions.headers };
+      if (requestOptions.token) headers.authorization = `Bearer ${requestOptions.token}`;
+      let body: string | undefined;
+      if (requestOptions.body !== undefined) {
+        body = typeof requestOptions.body === 'string' ? requestOptions.body : JSON.stringify(requestOptions.body);
+        headers['content-type'] ??= 'application/json';
+      }
+      const response = await fetch(`${baseUrl}/api${path}`, { method, headers, body });
+      const text = await response.text();
+      let parsed: unknown = text;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        // not JSON: the test sees the text
+      }
+      return { status: response.status, headers: response.headers, body: parsed as any, text };
+    },
+    async close() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await worker?.stop();
+      await temporal.close();
+      await database.close();
+    },
+  };
+}

@@ -1,0 +1,72 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.ts';
+
+function configError(env: Record<string, string>): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('loadConfig', () => {
+  it('gives the embedded defaults when nothing is set', () => {
+    const config = loadConfig({});
+    expect(config.port).toBe(8080);
+    expect(config.temporal.devServerPort).toBe(7233);
+    expect(config.temporal.devServerUiPort).toBe(8233);
+    expect(config.temporal.address).toBeUndefined();
+    expect(config.database.url).toBeUndefined();
+    expect(config.dataDir).toBe(path.resolve('.data'));
+    expect(config.publicUrl).toBe('http://localhost:8080');
+    expect(config.auth.allowRegistration).toBe(true);
+    expect(config.auth.sessionTtlSeconds).toBe(30 * 86400);
+    expect(config.http.rateLimitPerMinute).toBe(600);
+  });
+
+  it('turns registration off by default in production, and lets it be turned back on', () => {
+    expect(loadConfig({ NODE_ENV: 'production' }).auth.allowRegistration).toBe(false);
+    expect(loadConfig({ NODE_ENV: 'production', ALLOW_REGISTRATION: 'true' }).auth.allowRegistration).toBe(true);
+  });
+
+  it('parses durations, sizes, money and lists', () => {
+    const config = loadConfig({ SESSION_TTL: '12h', BODY_LIMIT: '2mb', SIGNUP_CREDIT_USD: '2.5', CORS_ORIGINS: 'https://a.example, https://b.example' });
+    expect(config.auth.sessionTtlSeconds).toBe(43200);
+    expect(config.http.bodyLimitBytes).toBe(2 * 1024 * 1024);
+    expect(config.auth.signupCreditMicros).toBe(2_500_000);
+    expect(config.http.corsOrigins).toEqual(['https://a.example', 'https://b.example']);
+  });
+
+  it('keeps the public URL without a trailing slash', () => {
+    expect(loadConfig({ PUBLIC_URL: 'https://voice.example.com/' }).publicUrl).toBe('https://voice.example.com');
+  });
+
+  it.each([
+    ['PORT', 'eighty', 'PORT must be a whole number, got "eighty".'],
+    ['PORT', '70000', 'PORT must be between 1 and 65535, got 70000.'],
+    ['TEMPORAL_PORT', '0', 'TEMPORAL_PORT must be between 1 and 65535, got 0.'],
+    ['NODE_ENV', 'staging', 'NODE_ENV must be one of development, production, test, got "staging".'],
+    ['DATABASE_URL', 'mysql://x@y/z', 'DATABASE_URL must use postgres: or postgresql:, got "mysql:".'],
+    ['DATABASE_URL', 'not a url', 'DATABASE_URL must be a URL, got "not a url".'],
+    ['TEMPORAL_ADDRESS', 'http://temporal:7233', 'TEMPORAL_ADDRESS must look like host:port, got "http://temporal:7233".'],
+    ['ALLOW_REGISTRATION', 'maybe', 'ALLOW_REGISTRATION must be true or false, got "maybe".'],
+    ['SESSION_TTL', 'forever', 'SESSION_TTL must be a duration like 30d, 12h, 15m or 90s, got "forever".'],
+    ['SIGNUP_CREDIT_USD', '-5', 'SIGNUP_CREDIT_USD must be an amount in USD like 5 or 2.50, got "-5".'],
+    ['LOG_LEVEL', 'loud', 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "loud".'],
+  ])('stops on a wrong %s (%s) with a message naming it', (variable, value, message) => {
+    const error = configError({ [variable]: value });
+    expect(error.variable).toBe(variable);
+    expect(error.message).toBe(message);
+  });
+
+  it('does not print the password of a malformed database URL', () => {
+    expect(configError({ DATABASE_URL: 'postgres://user:secret@host:port/db' }).message).not.toContain('secret');
+  });
+
+  it('refuses the same port for Temporal and its UI', () => {
+    expect(configError({ TEMPORAL_PORT: '9000', TEMPORAL_UI_PORT: '9000' }).variable).toBe('TEMPORAL_UI_PORT');
+  });
+});

@@ -1,0 +1,42 @@
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { acquireDataDirLock, DataDirLockedError } from '../../src/db/data-dir-lock.ts';
+
+describe('acquireDataDirLock', () => {
+  const dirs: string[] = [];
+  const tempDir = () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-lock-'));
+    dirs.push(dir);
+    return dir;
+  };
+  afterEach(() => {
+    for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('writes the owner pid and removes the lock on release', () => {
+    const dir = tempDir();
+    const release = acquireDataDirLock(dir);
+    expect(fs.readFileSync(path.join(dir, 'parley.lock'), 'utf8')).toBe(String(process.pid));
+    release();
+    expect(fs.existsSync(path.join(dir, 'parley.lock'))).toBe(false);
+  });
+
+  it('refuses a directory held by another live process, naming its pid', () => {
+    const dir = tempDir();
+    fs.writeFileSync(path.join(dir, 'parley.lock'), String(process.ppid));
+    expect(() => acquireDataDirLock(dir)).toThrow(DataDirLockedError);
+    expect(() => acquireDataDirLock(dir)).toThrow(`in use by a running Parley process (pid ${process.ppid})`);
+  });
+
+  it('takes over a lock left by a process that has died', () => {
+    const dir = tempDir();
+    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']).stdout.toString();
+    fs.writeFileSync(path.join(dir, 'parley.lock'), dead);
+    const release = acquireDataDirLock(dir);
+    expect(fs.readFileSync(path.join(dir, 'parley.lock'), 'utf8')).toBe(String(process.pid));
+    release();
+  });
+});

@@ -1,0 +1,28 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    // The JSON report lets .ci/run print one plain "N passed, N failed" line per run.
+    reporters: ['default', 'json'],
+    outputFile: { json: 'test-results/vitest.json' },
+    projects: [
+      {
+        test: {
+          name: 'unit',
+          include: ['test/unit/**/*.test.ts'],
+        },
+      },
+      {
+        test: {
+          name: 'integration',
+          include: ['test/integration/**/*.test.ts'],
+          globalSetup: ['test/integration/global-setup.ts'],
+          testTimeout: 30_000,
+          hookTimeout: 120_000,
+          // Two cores: two files at a time keeps PGlite start-up and Temporal polling from starving each other.
+          maxWorkers: 2,
+        },
+      },
+    ],
+  },
+});
