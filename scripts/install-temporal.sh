@@ -36,7 +36,7 @@ fi
 
 if command -v go >/dev/null 2>&1; then
   say "building github.com/temporalio/cli/cmd/temporal@$go_version with go install (a few minutes on first run)"
-  if GOBIN="$bin_dir" GOFLAGS="${GOFLAGS:-} -trimpath" go install "github.com/temporalio/cli/cmd/temporal@$go_version"; then
+  if GOBIN="$bin_dir" go install "github.com/temporalio/cli/cmd/temporal@$go_version"; then
     say "installed $bin_dir/temporal ($go_version, built from source)"
     exit 0
   fi

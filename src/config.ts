@@ -35,6 +35,8 @@ export interface Config {
     bodyLimitBytes: number;
     corsOrigins: string[];
     rateLimitPerMinute: number;
+    /** Whether X-Forwarded-* headers name the client: only behind a proxy that sets them. */
+    trustProxy: boolean;
   };
   auth: {
     allowRegistration: boolean;
@@ -197,6 +199,7 @@ export function loadConfig(env: Env = process.env): Config {
       bodyLimitBytes: read.bytes('BODY_LIMIT', 1024 * 1024),
       corsOrigins: read.list('CORS_ORIGINS'),
       rateLimitPerMinute: read.integer('RATE_LIMIT_PER_MINUTE', 600, 1, 1_000_000),
+      trustProxy: read.boolean('TRUST_PROXY', false),
     },
     auth: {
       allowRegistration: read.boolean('ALLOW_REGISTRATION', nodeEnv !== 'production'),

@@ -117,7 +117,7 @@ export async function startPlatform(options: { config: Config; logger: Logger; r
 
     let apiUrl: string | undefined;
     if (role !== 'worker') {
-      const app = createApp({ config, logger, knex: database.knex, temporal });
+      const { app } = createApp({ config, logger, knex: database.knex, temporal });
       const server = http.createServer(app.callback());
       await listen(server, config.port, config.host);
       closers.add('the HTTP server', () => new Promise<void>((resolve) => {

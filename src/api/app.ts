@@ -3,10 +3,21 @@ import Router from '@koa/router';
 import type { Config } from '../config.ts';
 import type { Knex } from '../db/database.ts';
 import type { Logger } from '../logger.ts';
+import { apiKeyRoutes } from '../resources/api-keys/routes.ts';
+import { authRoutes } from '../resources/auth/routes.ts';
+import { tokenResolver } from '../resources/auth/tokens.ts';
+import { userRoutes } from '../resources/users/routes.ts';
 import type { TemporalClient } from '../temporal/client.ts';
+import { docsRoutes } from './docs.ts';
 import { healthRoutes } from './health.ts';
+import { authenticate } from './middleware/auth.ts';
+import { jsonBody } from './middleware/body.ts';
+import { corsPolicy } from './middleware/cors.ts';
 import { errorHandler } from './middleware/errors.ts';
+import { rateLimit } from './middleware/rate-limit.ts';
 import { requestContext } from './middleware/request-context.ts';
+import { buildOpenApiDocument } from './openapi.ts';
+import { mountRoutes, type RouteDefinition } from './routing.ts';
 
 export interface AppDeps {
   config: Config;
@@ -15,16 +26,45 @@ export interface AppDeps {
   temporal: TemporalClient;
 }
 
-/** The Koa application: request context first, then the error mapper, then the routes under `/api`. */
-export function createApp(deps: AppDeps): Koa {
-  const app = new Koa({ proxy: true });
+/** Every route of the API, relative to `/api`, in the order they are matched. */
+export function apiRoutes(deps: AppDeps, document: () => Record<string, unknown>): RouteDefinition[] {
+  const { knex, config } = deps;
+  return [
+    ...healthRoutes({ knex, temporal: deps.temporal }),
+    ...docsRoutes(document),
+    ...authRoutes({ knex, config }),
+    ...userRoutes({ knex }),
+    ...apiKeyRoutes({ knex }),
+  ];
+}
+
+const publicPaths = /^\/(api\/conversations(\/|$)|widget)/;
+
+export interface Api {
+  app: Koa;
+  router: Router;
+  routes: RouteDefinition[];
+  openapi: Record<string, unknown>;
+}
+
+/** The Koa application: request context, error mapper and CORS first, then the routes under `/api`. */
+export function createApp(deps: AppDeps): Api {
+  const app = new Koa({ proxy: deps.config.http.trustProxy });
   app.use(requestContext(deps.logger));
   app.use(errorHandler());
+  app.use(corsPolicy(deps.config.http.corsOrigins, (path) => publicPaths.test(path)));
 
-  const api = new Router({ prefix: '/api' });
-  const health = healthRoutes({ knex: deps.knex, temporal: deps.temporal });
-  api.use(health.routes(), health.allowedMethods());
-  app.use(api.routes());
-  app.use(api.allowedMethods());
-  return app;
+  let openapi: Record<string, unknown> = {};
+  const routes = apiRoutes(deps, () => openapi);
+  openapi = buildOpenApiDocument(routes, { serverUrl: `${deps.config.publicUrl}/api`, version: '0.1.0' });
+
+  const router = new Router({ prefix: '/api' });
+  mountRoutes(router, routes, {
+    authenticate: authenticate(tokenResolver(deps.knex)),
+    rateLimit: rateLimit(deps.config.http.rateLimitPerMinute),
+    jsonBody: jsonBody(deps.config.http.bodyLimitBytes),
+  });
+  app.use(router.routes());
+  app.use(router.allowedMethods());
+  return { app, router, routes, openapi };
 }

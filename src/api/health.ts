@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type Koa from 'koa';
-import Router from '@koa/router';
+import { Type } from '@sinclair/typebox';
 import type { Knex } from 'knex';
 import type { TemporalClient } from '../temporal/client.ts';
 import { workflowIds } from '../temporal/names.ts';
 import { platformSelfCheckWorkflow } from '../../workflows/index.ts';
+import { defineRoute, type RouteDefinition } from './routing.ts';
 
 export interface ReadinessDeps {
   knex: Knex;
@@ -57,19 +57,45 @@ export async function readiness(deps: ReadinessDeps, deep: boolean): Promise<Rec
   return checks;
 }
 
+const Checks = Type.Record(Type.String(), Type.String(), { examples: [{ database: 'ok', temporal: 'ok' }] });
+
 /** `GET /api/health` (liveness) and `GET /api/ready` (readiness, `?deep=true` for the full chain). */
-export function healthRoutes(deps: ReadinessDeps): Router {
-  const router = new Router();
-  router.get('/health', (ctx: Koa.Context) => {
-    ctx.body = { status: 'ok' };
-  });
-  router.get('/ready', async (ctx: Koa.Context) => {
-    const checks = await readiness(deps, ctx.query.deep === 'true' || ctx.query.deep === '1');
-    const down = Object.entries(checks).filter(([, result]) => result !== 'ok').map(([name]) => name);
-    ctx.status = down.length === 0 ? 200 : 503;
-    ctx.body = down.length === 0
-      ? { status: 'ok', checks }
-      : { status: 'unavailable', message: `Not ready: ${down.join(', ')} ${down.length === 1 ? 'is' : 'are'} down.`, checks };
-  });
-  return router;
+export function healthRoutes(deps: ReadinessDeps): RouteDefinition[] {
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/health',
+      tag: 'Operations',
+      summary: 'Liveness: 200 while the process lives',
+      auth: false,
+      responses: { 200: { description: 'Alive', schema: Type.Object({ status: Type.Literal('ok') }) } },
+      handle: () => ({ body: { status: 'ok' } }),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/ready',
+      tag: 'Operations',
+      summary: 'Readiness: 200 when the database and Temporal answer, else 503 naming what is down',
+      auth: false,
+      query: Type.Object({
+        deep: Type.Optional(Type.Boolean({ description: 'Also run a workflow through a worker into the database.' })),
+      }),
+      responses: {
+        200: { description: 'Ready', schema: Type.Object({ status: Type.Literal('ok'), checks: Checks }) },
+        503: {
+          description: 'Something is down',
+          schema: Type.Object({ status: Type.Literal('unavailable'), message: Type.String(), checks: Checks }),
+        },
+      },
+      async handle({ query }) {
+        const checks = await readiness(deps, query.deep === true);
+        const down = Object.entries(checks).filter(([, result]) => result !== 'ok').map(([name]) => name);
+        if (down.length === 0) return { body: { status: 'ok', checks } };
+        return {
+          status: 503,
+          body: { status: 'unavailable', message: `Not ready: ${down.join(', ')} ${down.length === 1 ? 'is' : 'are'} down.`, checks },
+        };
+      },
+    }),
+  ];
 }

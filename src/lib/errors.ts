@@ -31,9 +31,14 @@ export class NotFoundError extends AppError {
   }
 }
 
+/** 401 is `{message}` on every route, as Laravel answers it. */
 export class UnauthenticatedError extends AppError {
-  constructor() {
-    super(401, 'Unauthenticated.');
+  constructor(message = 'Unauthenticated.') {
+    super(401, message);
+  }
+
+  override body(): Record<string, unknown> {
+    return { message: this.message };
   }
 }
 

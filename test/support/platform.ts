@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
-import { createApp } from '../../src/api/app.ts';
+import { createApp, type Api } from '../../src/api/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { connectPostgres, openEmbedded, type Database } from '../../src/db/database.ts';
 import { createLogger } from '../../src/logger.ts';
@@ -28,6 +28,7 @@ export interface TestPlatform {
   temporal: TemporalClient;
   worker: StartedWorker | undefined;
   baseUrl: string;
+  api: Api;
   request<T = any>(method: string, path: string, options?: RequestOptions): Promise<TestResponse<T>>;
   close(): Promise<void>;
 }
@@ -65,8 +66,8 @@ export async function startTestPlatform(options: { worker?: boolean; env?: Recor
       workflowBundlePath: inject('workflowBundlePath'),
     })
     : undefined;
-  const app = createApp({ config, logger, knex: database.knex, temporal });
-  const server = http.createServer(app.callback());
+  const api = createApp({ config, logger, knex: database.knex, temporal });
+  const server = http.createServer(api.app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
   const baseUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
@@ -77,6 +78,7 @@ export async function startTestPlatform(options: { worker?: boolean; env?: Recor
     temporal,
     worker,
     baseUrl,
+    api,
     async request(method, path, requestOptions = {}) {
       const headers: Record<string, string> = { accept: 'application/json', ...requestOptions.headers };
       if (requestOptions.token) headers.authorization = `Bearer ${requestOptions.token}`;

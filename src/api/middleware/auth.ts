@@ -1,0 +1,23 @@
+import type Koa from 'koa';
+import { UnauthenticatedError } from '../../lib/errors.ts';
+import type { TokenKind } from '../../resources/auth/model.ts';
+
+/** Who is calling, put on `ctx.state.auth` by `authenticate` for the handlers after it. */
+export interface AuthContext {
+  user: { id: number; name: string; email: string; planId: string };
+  tokenId: number;
+  tokenKind: TokenKind;
+}
+
+export type ResolveToken = (plain: string) => Promise<AuthContext | undefined>;
+
+/** Bearer authentication by API key or session token; anything missing, unknown, revoked or expired is 401. */
+export function authenticate(resolve: ResolveToken): Koa.Middleware {
+  return async (ctx, next) => {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('authorization'));
+    const auth = match?.[1] ? await resolve(match[1]) : undefined;
+    if (!auth) throw new UnauthenticatedError();
+    ctx.state.auth = auth;
+    await next();
+  };
+}

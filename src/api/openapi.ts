@@ -1,0 +1,100 @@
+import type { TSchema } from '@sinclair/typebox';
+import { errorBody } from '../lib/errors.ts';
+import type { RouteDefinition } from './routing.ts';
+import { ErrorBody, MessageBody, StatusErrorBody, TooManyAttemptsBody, ValidationErrorBody } from './schemas.ts';
+
+type JsonObject = Record<string, unknown>;
+
+/** A TypeBox schema as plain JSON: its symbol-keyed metadata is dropped. */
+function plain(schema: TSchema): JsonObject {
+  return JSON.parse(JSON.stringify(schema)) as JsonObject;
+}
+
+function parameters(route: RouteDefinition): JsonObject[] {
+  const list: JsonObject[] = [];
+  for (const [location, schema] of [['path', route.params], ['query', route.query]] as const) {
+    if (!schema) continue;
+    const object = plain(schema) as { properties?: Record<string, JsonObject>; required?: string[] };
+    for (const [name, property] of Object.entries(object.properties ?? {})) {
+      const { description, ...rest } = property;
+      list.push({
+        name,
+        in: location,
+        required: location === 'path' || (object.required ?? []).includes(name),
+        ...(description ? { description } : {}),
+        schema: rest,
+      });
+    }
+  }
+  return list;
+}
+
+function errorSchemaFor(route: RouteDefinition): TSchema {
+  if (route.errorStyle === 'error') return ErrorBody;
+  if (route.errorStyle === 'status') return StatusErrorBody;
+  return MessageBody;
+}
+
+function json(schema: TSchema | undefined, contentType = 'application/json'): JsonObject | undefined {
+  return schema ? { content: { [contentType]: { schema: plain(schema) } } } : undefined;
+}
+
+function operationId(route: RouteDefinition): string {
+  const words = route.path.split(/[^A-Za-z0-9]+/).filter(Boolean);
+  return [route.method.toLowerCase(), ...words].map((word, index) => (index === 0 ? word : word[0]?.toUpperCase() + word.slice(1))).join('');
+}
+
+function operation(route: RouteDefinition): JsonObject {
+  const responses: Record<string, JsonObject> = {};
+  for (const [status, response] of Object.entries(route.responses)) {
+    responses[status] = { description: response.description, ...json(response.schema, response.contentType) };
+  }
+  if (route.auth) responses['401'] ??= { description: 'Missing, unknown, revoked or expired credential', ...json(MessageBody) };
+  if (route.body || route.query || route.params) responses['422'] ??= { description: 'Validation failed', ...json(ValidationErrorBody) };
+  if (route.body && route.bodyType !== 'multipart') {
+    responses['400'] ??= { description: 'Malformed JSON body', ...json(errorSchemaFor(route)) };
+    responses['413'] ??= { description: 'Body too large', ...json(errorSchemaFor(route)) };
+  }
+  responses['429'] ??= { description: 'Rate limit reached', ...json(TooManyAttemptsBody) };
+  responses['500'] ??= { description: 'Unexpected error (details are in the server log, under the request id)', ...json(errorSchemaFor(route)) };
+
+  return {
+    operationId: operationId(route),
+    summary: route.summary,
+    ...(route.description ? { description: route.description } : {}),
+    tags: [route.tag],
+    security: route.auth ? [{ bearerAuth: [] }] : [],
+    parameters: parameters(route),
+    ...(route.body
+      ? { requestBody: { required: true, ...json(route.body, route.bodyType === 'multipart' ? 'multipart/form-data' : 'application/json') } }
+      : {}),
+    responses,
+  };
+}
+
+/** The OpenAPI 3.1 document of the given routes, generated from the schemas their validators use. */
+export function buildOpenApiDocument(routes: RouteDefinition[], options: { serverUrl: string; version: string }): JsonObject {
+  const paths: Record<string, Record<string, JsonObject>> = {};
+  for (const route of routes) {
+    paths[route.path] ??= {};
+    (paths[route.path] as Record<string, JsonObject>)[route.method.toLowerCase()] = operation(route);
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Parley API',
+      version: options.version,
+      description:
+        'Self-hostable AI voice assistants. Authenticated routes take `Authorization: Bearer <token>` with an API key or a ' +
+        'session token. Validation errors are 422 with `{"message", "errors": {"field": ["..."]}}`; unexpected errors are ' +
+        `500 ${JSON.stringify(errorBody('message', 'Server Error'))} with the details in the server log under the X-Request-Id.`,
+    },
+    servers: [{ url: options.serverUrl }],
+    components: {
+      securitySchemes: {
+        bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key (POST /user/api-keys) or a session token (POST /auth/login).' },
+      },
+    },
+    paths,
+  };
+}
