@@ -15,6 +15,8 @@ export const MESSAGES = 'x-messages';
 function createAjv(coerceTypes: boolean): Ajv {
   const ajv = new Ajv({
     allErrors: true,
+    // Puts each failing keyword's schema on its error: custom texts and "between" need the field's schema.
+    verbose: true,
     // Unknown fields are dropped where a schema closes its object, never stored.
     removeAdditional: true,
     useDefaults: true,

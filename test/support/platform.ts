@@ -5,7 +5,7 @@ import { inject } from 'vitest';
 import { createApp, type Api } from '../../src/api/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { connectPostgres, openEmbedded, type Database } from '../../src/db/database.ts';
-import { createLogger } from '../../src/logger.ts';
+import { createLogger, type Logger } from '../../src/logger.ts';
 import { createTemporalClient, type TemporalClient } from '../../src/temporal/client.ts';
 import { startWorker, type StartedWorker } from '../../src/temporal/worker.ts';
 
@@ -46,7 +46,7 @@ export async function openTestDatabase(): Promise<Database> {
  * The real app on a real port, over this file's database and the run's Temporal dev server, with a task queue
  * of its own so workers of other files never take its tasks.
  */
-export async function startTestPlatform(options: { worker?: boolean; env?: Record<string, string> } = {}): Promise<TestPlatform> {
+export async function startTestPlatform(options: { worker?: boolean; env?: Record<string, string>; logger?: Logger } = {}): Promise<TestPlatform> {
   const config = loadConfig({
     NODE_ENV: 'test',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
@@ -55,7 +55,7 @@ export async function startTestPlatform(options: { worker?: boolean; env?: Recor
     TEMPORAL_TASK_QUEUE: `test-${randomUUID()}`,
     ...options.env,
   });
-  const logger = createLogger(config);
+  const logger = options.logger ?? createLogger(config);
   const database = await openTestDatabase();
   const temporal = createTemporalClient(config, config.temporal.address ?? '');
   const worker = options.worker

@@ -1,0 +1,57 @@
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
+
+describe('the OpenAPI document', () => {
+  let platform: TestPlatform;
+  beforeAll(async () => {
+    platform = await startTestPlatform();
+  });
+  afterAll(() => platform.close());
+
+  it('is served at /api/openapi.json and is valid OpenAPI 3.1', async () => {
+    const response = await platform.request('GET', '/openapi.json');
+    expect(response.status).toBe(200);
+    expect(response.body.openapi).toBe('3.1.0');
+    const validator = new Validator();
+    const result = await validator.validate(response.body);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+  });
+
+  it('describes every route the router serves, with its method', async () => {
+    const document = (await platform.request('GET', '/openapi.json')).body as { paths: Record<string, Record<string, unknown>> };
+    const served = platform.api.router.stack.flatMap((layer) =>
+      layer.methods.filter((method) => method !== 'HEAD').map((method) => `${method} ${layer.path.replace(/^\/api/, '').replace(/:(\w+)/g, '{$1}')}`));
+    expect(served.length).toBeGreaterThan(5);
+    for (const route of served) {
+      const [method, path] = route.split(' ') as [string, string];
+      expect(document.paths[path]?.[method.toLowerCase()], route).toBeDefined();
+    }
+  });
+
+  it('marks authenticated routes with the bearer scheme and documents their 401 and 422', async () => {
+    const document = (await platform.request('GET', '/openapi.json')).body;
+    expect(document.components.securitySchemes.bearerAuth).toEqual(expect.objectContaining({ type: 'http', scheme: 'bearer' }));
+    const create = document.paths['/user/api-keys'].post;
+    expect(create.security).toEqual([{ bearerAuth: [] }]);
+    expect(create.requestBody.content['application/json'].schema.required).toEqual(['name']);
+    expect(Object.keys(create.responses)).toEqual(expect.arrayContaining(['201', '401', '422', '429', '500']));
+    expect(document.paths['/auth/login'].post.security).toEqual([]);
+  });
+
+  it('has a readable reference page at /api/docs whose assets come from this server', async () => {
+    const page = await fetch(`${platform.baseUrl}/api/docs`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toContain('text/html');
+    const html = await page.text();
+    expect(html).not.toMatch(/https?:\/\//);
+    for (const asset of ['swagger-ui.css', 'swagger-ui-bundle.js', 'swagger-ui-standalone-preset.js']) {
+      expect(html).toContain(`docs/assets/${asset}`);
+      const file = await fetch(`${platform.baseUrl}/api/docs/assets/${asset}`);
+      expect(file.status, asset).toBe(200);
+      expect((await file.arrayBuffer()).byteLength, asset).toBeGreaterThan(1000);
+    }
+    expect((await fetch(`${platform.baseUrl}/api/docs/assets/..%2Fpackage.json`)).status).toBe(404);
+  });
+});
