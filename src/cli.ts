@@ -150,6 +150,8 @@ export async function runCli(
   }
   const database = await open(config);
   try {
+    // So that the first command on a fresh data directory (say, user:create) finds its tables.
+    if (!name.startsWith('migrate')) await migrateLatest(database.knex);
     await command.run({ config, database, options: values, print: (value) => out(JSON.stringify(value)) });
     return 0;
   } finally {
