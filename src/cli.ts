@@ -37,6 +37,8 @@ async function userByEmail(database: Database, email: string): Promise<User> {
 
 interface Command {
   summary: string;
+  /** The migration commands themselves; every other command first brings the schema up to date. */
+  managesSchema?: boolean;
   options: Record<string, { type: 'string' | 'boolean'; required?: boolean; description: string }>;
   run(context: { config: Config; database: Database; options: Options; print: (value: unknown) => void }): Promise<void>;
 }
@@ -44,6 +46,7 @@ interface Command {
 export const commands: Record<string, Command> = {
   migrate: {
     summary: 'apply every pending migration',
+    managesSchema: true,
     options: {},
     async run({ database, print }) {
       print({ applied: await migrateLatest(database.knex) });
@@ -51,6 +54,7 @@ export const commands: Record<string, Command> = {
   },
   'migrate:rollback': {
     summary: 'undo the latest batch of migrations',
+    managesSchema: true,
     options: {},
     async run({ database, print }) {
       print({ rolled_back: await migrateRollback(database.knex) });
@@ -151,7 +155,7 @@ export async function runCli(
   const database = await open(config);
   try {
     // So that the first command on a fresh data directory (say, user:create) finds its tables.
-    if (!name.startsWith('migrate')) await migrateLatest(database.knex);
+    if (!command.managesSchema) await migrateLatest(database.knex);
     await command.run({ config, database, options: values, print: (value) => out(JSON.stringify(value)) });
     return 0;
   } finally {

@@ -22,7 +22,7 @@ describe('the OpenAPI document', () => {
   it('describes every route the router serves, with its method', async () => {
     const document = (await platform.request('GET', '/openapi.json')).body as { paths: Record<string, Record<string, unknown>> };
     const served = platform.api.router.stack.flatMap((layer) =>
-      layer.methods.filter((method) => method !== 'HEAD').map((method) => `${method} ${layer.path.replace(/^\/api/, '').replace(/:(\w+)/g, '{$1}')}`));
+      layer.methods.filter((method) => method !== 'HEAD').map((method) => `${method} ${String(layer.path).replace(/^\/api/, '').replace(/:(\w+)/g, '{$1}')}`));
     expect(served.length).toBeGreaterThan(5);
     for (const route of served) {
       const [method, path] = route.split(' ') as [string, string];
