@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { decodeAppKey } from './lib/secrets.ts';
 
 /**
  * Every environment variable Parley reads, parsed and validated once at start-up.
@@ -12,6 +13,8 @@ export interface Config {
   port: number;
   /** Base URL that clients use to reach the API, without the `/api` suffix. */
   publicUrl: string;
+  /** Base64 of 32 bytes that encrypt secrets at rest; unset means `DATA_DIR/app.key` (embedded default only). */
+  appKey: string | undefined;
   database: {
     /** A PostgreSQL server; `undefined` means the embedded PGlite under `dataDir`. */
     url: string | undefined;
@@ -173,12 +176,18 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('TEMPORAL_ADDRESS', `must look like host:port, got "${temporalAddress}".`);
   }
 
+  const appKey = read.string('APP_KEY');
+  if (appKey !== undefined && !decodeAppKey(appKey)) {
+    throw new ConfigError('APP_KEY', 'must be 32 random bytes in base64 (make one with: openssl rand -base64 32).');
+  }
+
   return {
     env: nodeEnv,
     dataDir: path.resolve(read.string('DATA_DIR') ?? '.data'),
     host,
     port,
     publicUrl,
+    appKey,
     database: {
       url: read.url('DATABASE_URL', ['postgres:', 'postgresql:']),
       poolMax: read.integer('DATABASE_POOL_MAX', 10, 1, 500),

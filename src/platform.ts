@@ -3,6 +3,7 @@ import path from 'node:path';
 import { createApp } from './api/app.ts';
 import type { Config } from './config.ts';
 import { acquireDataDirLock } from './db/data-dir-lock.ts';
+import { resolveAppKey } from './lib/app-key.ts';
 import { connectPostgres, migrateLatest, openEmbedded, type Database } from './db/database.ts';
 import type { Logger } from './logger.ts';
 import { createTemporalClient, type TemporalClient } from './temporal/client.ts';
@@ -80,6 +81,8 @@ export async function startPlatform(options: { config: Config; logger: Logger; r
       'shares them. On one machine, use npm start, which runs every role with the embedded defaults.',
     );
   }
+  // Before anything starts: a cluster without APP_KEY is refused here, with the reason.
+  const appKey = resolveAppKey(config, logger);
   const closers = new Closers();
   try {
     const database = await openConfiguredDatabase(config, closers);
@@ -117,7 +120,7 @@ export async function startPlatform(options: { config: Config; logger: Logger; r
 
     let apiUrl: string | undefined;
     if (role !== 'worker') {
-      const { app } = createApp({ config, logger, knex: database.knex, temporal });
+      const { app } = createApp({ config, logger, knex: database.knex, temporal, appKey });
       const server = http.createServer(app.callback());
       await listen(server, config.port, config.host);
       closers.add('the HTTP server', () => new Promise<void>((resolve) => {

@@ -2,10 +2,15 @@ import Koa from 'koa';
 import Router from '@koa/router';
 import type { Config } from '../config.ts';
 import type { Knex } from '../db/database.ts';
+import { createSecretBox } from '../lib/secrets.ts';
 import type { Logger } from '../logger.ts';
 import { apiKeyRoutes } from '../resources/api-keys/routes.ts';
+import { assistantRoutes } from '../resources/assistants/routes.ts';
 import { authRoutes } from '../resources/auth/routes.ts';
 import { tokenResolver } from '../resources/auth/tokens.ts';
+import { catalogRoutes } from '../resources/catalogs/routes.ts';
+import { phoneNumberAssignmentRoutes } from '../resources/phone-numbers/routes.ts';
+import { toolRoutes } from '../resources/tools/routes.ts';
 import { userRoutes } from '../resources/users/routes.ts';
 import type { TemporalClient } from '../temporal/client.ts';
 import { docsRoutes } from './docs.ts';
@@ -24,17 +29,24 @@ export interface AppDeps {
   logger: Logger;
   knex: Knex;
   temporal: TemporalClient;
+  /** Encrypts secrets at rest (lib/secrets.ts); from APP_KEY or DATA_DIR/app.key. */
+  appKey: Buffer;
 }
 
 /** Every route of the API, relative to `/api`, in the order they are matched. */
 export function apiRoutes(deps: AppDeps, document: () => Record<string, unknown>): RouteDefinition[] {
   const { knex, config } = deps;
+  const secrets = createSecretBox(deps.appKey);
   return [
     ...healthRoutes({ knex, temporal: deps.temporal }),
     ...docsRoutes(document),
     ...authRoutes({ knex, config }),
     ...userRoutes({ knex }),
     ...apiKeyRoutes({ knex }),
+    ...toolRoutes({ knex, secrets }),
+    ...catalogRoutes({ knex }),
+    ...phoneNumberAssignmentRoutes({ knex }),
+    ...assistantRoutes({ knex, secrets, publicUrl: config.publicUrl }),
   ];
 }
 

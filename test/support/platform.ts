@@ -1,10 +1,11 @@
 import fs from 'node:fs';
 import http from 'node:http';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
 import { createApp, type Api } from '../../src/api/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { connectPostgres, openEmbedded, type Database } from '../../src/db/database.ts';
+import { decodeAppKey } from '../../src/lib/secrets.ts';
 import { createLogger, type Logger } from '../../src/logger.ts';
 import { createTemporalClient, type TemporalClient } from '../../src/temporal/client.ts';
 import { startWorker, type StartedWorker } from '../../src/temporal/worker.ts';
@@ -66,7 +67,9 @@ export async function startTestPlatform(options: { worker?: boolean; env?: Recor
       workflowBundlePath: inject('workflowBundlePath'),
     })
     : undefined;
-  const api = createApp({ config, logger, knex: database.knex, temporal });
+  // A fresh app key per platform unless a test names one with APP_KEY.
+  const appKey = (config.appKey ? decodeAppKey(config.appKey) : undefined) ?? randomBytes(32);
+  const api = createApp({ config, logger, knex: database.knex, temporal, appKey });
   const server = http.createServer(api.app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();

@@ -1,0 +1,154 @@
+import { Type } from '@sinclair/typebox';
+import { defineRoute, type RouteDefinition } from '../../api/routing.ts';
+import { IdParams, MessageBody } from '../../api/schemas.ts';
+import type { RequestState } from '../../api/state.ts';
+import { AppError } from '../../lib/errors.ts';
+import { lengthAwarePage } from '../../lib/pagination.ts';
+import type { SecretBox } from '../../lib/secrets.ts';
+import type { Knex } from 'knex';
+import { AssistantEnvelope, AssistantItem, AssistantPage, EmptyDataMessage, OutboundItem } from './responses.ts';
+import { AssistantIdBody, CreateAssistantBody, ListQuery, UpdateAssistantBody, WebhookBody } from './schemas.ts';
+import { assistantItem, assistantSummary, outboundItem, type AssistantExtras } from './serialize.ts';
+import {
+  createAssistant, deleteAssistant, getAssistant, listAssistants, outboundAssistants, setWebhook, updateAssistant,
+} from './service.ts';
+
+export interface AssistantRouteDeps {
+  knex: Knex;
+  secrets: SecretBox;
+  /** Base URL of the API's clients, for page links. */
+  publicUrl: string;
+}
+
+const TAG = 'Assistants';
+const notFound = { description: 'No such assistant of the caller', schema: MessageBody };
+
+export function assistantRoutes(deps: AssistantRouteDeps): RouteDefinition[] {
+  const create = (path: string, summary: string) => defineRoute({
+    method: 'POST',
+    path,
+    tag: TAG,
+    summary,
+    auth: true,
+    body: CreateAssistantBody,
+    responses: {
+      201: { description: 'Created', schema: AssistantEnvelope('Assistant created successfully') },
+      500: { description: 'Creation failed for an unexpected reason', schema: MessageBody },
+    },
+    async handle({ auth, body, ctx }) {
+      try {
+        const assistant = await createAssistant(deps, auth.user.id, body);
+        return { status: 201, body: { message: 'Assistant created successfully', data: assistantSummary(assistant) } };
+      } catch (error) {
+        if (error instanceof AppError) throw error;
+        (ctx.state as RequestState).log.error({ err: error }, 'assistant creation failed');
+        throw new AppError(500, 'Assistant creation failed');
+      }
+    },
+  });
+  const item = (row: Parameters<typeof assistantItem>[0], extras: AssistantExtras) => assistantItem(row, extras, deps.secrets);
+
+  return [
+    create('/user/assistant', 'Create an assistant (current or legacy body)'),
+    create('/user/assistants', 'Create an assistant (same as POST /user/assistant)'),
+    defineRoute({
+      method: 'GET',
+      path: '/user/assistants/get',
+      tag: TAG,
+      summary: "List the caller's assistants, paginated",
+      auth: true,
+      query: ListQuery,
+      responses: { 200: { description: 'A page of assistants', schema: AssistantPage } },
+      async handle({ auth, query, ctx }) {
+        const page = { page: query.page ?? 1, perPage: query.per_page ?? 10 };
+        const { assistants, extras, total } = await listAssistants(deps, auth.user.id, page);
+        return {
+          body: lengthAwarePage({
+            data: assistants.map((assistant) => item(assistant, extras.get(assistant.id) as AssistantExtras)),
+            total,
+            page,
+            path: `${deps.publicUrl}/api/user/assistants/get`,
+            query: ctx.query,
+          }),
+        };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/user/assistants/outbound',
+      tag: TAG,
+      summary: "The caller's outbound assistants (a bare array)",
+      auth: true,
+      responses: { 200: { description: 'The outbound assistants', schema: Type.Array(OutboundItem) } },
+      async handle({ auth }) {
+        return { body: (await outboundAssistants(deps, auth.user.id)).map(outboundItem) };
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/user/assistants/enable-webhook',
+      tag: TAG,
+      summary: 'Turn on the post-call webhook of an assistant',
+      auth: true,
+      body: WebhookBody,
+      responses: { 200: { description: 'Enabled', schema: EmptyDataMessage('Webhook enabled successfully') }, 404: notFound },
+      async handle({ auth, body }) {
+        await setWebhook(deps, auth.user.id, body.assistant_id, body.webhook_url);
+        return { body: { message: 'Webhook enabled successfully', data: [] } };
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/user/assistants/disable-webhook',
+      tag: TAG,
+      summary: 'Turn off the post-call webhook of an assistant (its URL is cleared)',
+      auth: true,
+      body: AssistantIdBody,
+      responses: { 200: { description: 'Disabled', schema: EmptyDataMessage('Webhook disabled successfully') }, 404: notFound },
+      async handle({ auth, body }) {
+        await setWebhook(deps, auth.user.id, body.assistant_id, null);
+        return { body: { message: 'Webhook disabled successfully', data: [] } };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/user/assistant/{id}',
+      tag: TAG,
+      summary: 'Get one assistant (the object itself, as in the list)',
+      auth: true,
+      params: IdParams,
+      responses: { 200: { description: 'The assistant', schema: AssistantItem }, 404: notFound },
+      async handle({ auth, params }) {
+        const { assistant, extras } = await getAssistant(deps, auth.user.id, params.id);
+        return { body: item(assistant, extras) };
+      },
+    }),
+    defineRoute({
+      method: 'PUT',
+      path: '/user/assistant/{id}',
+      tag: TAG,
+      summary: 'Update an assistant (partial; arrays and objects are replaced whole, null clears)',
+      auth: true,
+      params: IdParams,
+      body: UpdateAssistantBody,
+      responses: { 200: { description: 'Updated', schema: AssistantEnvelope('Assistant updated successfully') }, 404: notFound },
+      async handle({ auth, params, body }) {
+        const assistant = await updateAssistant(deps, auth.user.id, params.id, body);
+        return { body: { message: 'Assistant updated successfully', data: assistantSummary(assistant) } };
+      },
+    }),
+    defineRoute({
+      method: 'DELETE',
+      path: '/user/assistant/{id}',
+      tag: TAG,
+      summary: 'Delete an assistant',
+      auth: true,
+      params: IdParams,
+      responses: { 200: { description: 'Deleted', schema: MessageBody }, 404: notFound },
+      async handle({ auth, params }) {
+        await deleteAssistant(deps, auth.user.id, params.id);
+        return { body: { message: 'Assistant deleted successfully' } };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,116 @@
+import { randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
+import { NotFoundError, ValidationError } from '../../lib/errors.ts';
+import { pageWindow, type PageRequest } from '../../lib/pagination.ts';
+import type { SecretBox } from '../../lib/secrets.ts';
+import { Language } from '../catalogs/model.ts';
+import { Assistant } from './model.ts';
+import { normalizeRequest } from './normalize.ts';
+import { PHONE_NUMBER_TAKEN, resolveAssistant } from './rules.ts';
+import type { CurrentBody, LegacyBody } from './schemas.ts';
+import type { AssistantExtras } from './serialize.ts';
+
+export interface AssistantDeps {
+  knex: Knex;
+  secrets: SecretBox;
+}
+
+const NOT_FOUND = 'Assistant not found';
+
+// The partial unique index lets only one inbound assistant hold a number, even when two requests race.
+function isInboundNumberTaken(error: unknown): boolean {
+  return (error as { code?: string; constraint?: string }).code === '23505'
+    && (error as { constraint?: string }).constraint === 'assistants_inbound_number_unique';
+}
+
+async function replaceTools(trx: Knex, assistantId: number, toolIds: number[] | undefined): Promise<void> {
+  if (toolIds === undefined) return;
+  await trx('assistant_tools').where({ assistantId }).delete();
+  if (toolIds.length > 0) await trx('assistant_tools').insert(toolIds.map((toolId) => ({ assistantId, toolId })));
+}
+
+export async function createAssistant(deps: AssistantDeps, userId: number, body: CurrentBody | LegacyBody): Promise<Assistant> {
+  const request = normalizeRequest(body);
+  try {
+    return await deps.knex.transaction(async (trx) => {
+      const { settings, toolIds } = await resolveAssistant({ ...deps, knex: trx }, userId, request);
+      const assistant = await Assistant.query(trx).insertAndFetch({ ...settings, uuid: randomUUID(), userId });
+      await replaceTools(trx, assistant.id, toolIds);
+      return assistant;
+    });
+  } catch (error) {
+    if (isInboundNumberTaken(error)) throw ValidationError.of('phone_number_id', PHONE_NUMBER_TAKEN);
+    throw error;
+  }
+}
+
+async function findOwn(knex: Knex, userId: number, id: number): Promise<Assistant> {
+  const assistant = await Assistant.query(knex).findOne({ id, userId });
+  if (!assistant) throw new NotFoundError(NOT_FOUND);
+  return assistant;
+}
+
+export async function updateAssistant(deps: AssistantDeps, userId: number, id: number, body: CurrentBody | LegacyBody): Promise<Assistant> {
+  const request = normalizeRequest(body);
+  try {
+    return await deps.knex.transaction(async (trx) => {
+      const existing = await Assistant.query(trx).findOne({ id, userId }).forUpdate();
+      if (!existing) throw new NotFoundError(NOT_FOUND);
+      const { settings, toolIds } = await resolveAssistant({ ...deps, knex: trx }, userId, request, existing);
+      const updated = await existing.$query(trx).patchAndFetch({ ...settings, updatedAt: new Date() });
+      await replaceTools(trx, id, toolIds);
+      return updated;
+    });
+  } catch (error) {
+    if (isInboundNumberTaken(error)) throw ValidationError.of('phone_number_id', PHONE_NUMBER_TAKEN);
+    throw error;
+  }
+}
+
+export async function deleteAssistant(deps: AssistantDeps, userId: number, id: number): Promise<void> {
+  const deleted = await Assistant.query(deps.knex).delete().where({ id, userId });
+  if (deleted === 0) throw new NotFoundError(NOT_FOUND);
+}
+
+/** What the list item shows beyond the row: attached tool ids and the language's name. */
+export async function assistantExtras(knex: Knex, assistants: Assistant[]): Promise<Map<number, AssistantExtras>> {
+  const ids = assistants.map((assistant) => assistant.id);
+  const links = ids.length === 0 ? [] : await knex('assistant_tools').whereIn('assistant_id', ids).orderBy('tool_id') as { assistantId: number; toolId: number }[];
+  const languageIds = [...new Set(assistants.map((assistant) => assistant.languageId).filter((id) => id !== null))];
+  const languages = languageIds.length === 0 ? [] : await Language.query(knex).whereIn('id', languageIds);
+  const names = new Map(languages.map((language) => [language.id, language.name]));
+  return new Map(assistants.map((assistant) => [assistant.id, {
+    toolIds: links.filter((link) => link.assistantId === assistant.id).map((link) => link.toolId),
+    languageName: assistant.languageId === null ? null : names.get(assistant.languageId) ?? null,
+  }]));
+}
+
+export async function getAssistant(deps: AssistantDeps, userId: number, id: number): Promise<{ assistant: Assistant; extras: AssistantExtras }> {
+  const assistant = await findOwn(deps.knex, userId, id);
+  const extras = (await assistantExtras(deps.knex, [assistant])).get(assistant.id) as AssistantExtras;
+  return { assistant, extras };
+}
+
+export async function listAssistants(deps: AssistantDeps, userId: number, page: PageRequest): Promise<{
+  assistants: Assistant[];
+  extras: Map<number, AssistantExtras>;
+  total: number;
+}> {
+  const { offset, limit } = pageWindow(page);
+  const [assistants, total] = await Promise.all([
+    Assistant.query(deps.knex).where({ userId }).orderBy('id').offset(offset).limit(limit),
+    Assistant.query(deps.knex).where({ userId }).resultSize(),
+  ]);
+  return { assistants, extras: await assistantExtras(deps.knex, assistants), total };
+}
+
+export async function outboundAssistants(deps: AssistantDeps, userId: number): Promise<Assistant[]> {
+  return Assistant.query(deps.knex).where({ userId, type: 'outbound' }).orderBy('id');
+}
+
+export async function setWebhook(deps: AssistantDeps, userId: number, id: number, webhookUrl: string | null): Promise<void> {
+  const changed = await Assistant.query(deps.knex)
+    .patch({ isWebhookActive: webhookUrl !== null, webhookUrl, updatedAt: new Date() })
+    .where({ id, userId });
+  if (changed === 0) throw new NotFoundError(NOT_FOUND);
+}

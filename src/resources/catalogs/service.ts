@@ -1,0 +1,50 @@
+import type { Knex } from 'knex';
+import { ValidationError } from '../../lib/errors.ts';
+import { Language, LanguageModel, SynthesizerProvider, TranscriberProvider, Voice, type ModelType, type VoiceMode } from './model.ts';
+
+/** Public voices and the user's own, optionally for one engine mode and one language (multilingual voices included). */
+export async function listVoices(knex: Knex, userId: number, filter: { mode?: VoiceMode | undefined; languageId?: number | undefined }): Promise<Voice[]> {
+  const query = Voice.query(knex)
+    .where((scope) => scope.whereNull('userId').orWhere({ userId }))
+    .orderBy('id');
+  if (filter.mode) query.where({ mode: filter.mode });
+  if (filter.languageId !== undefined) {
+    const languageId = filter.languageId;
+    query.where((scope) => scope.where({ languageId }).orWhereNull('languageId'));
+  }
+  return query;
+}
+
+export async function listLanguages(knex: Knex): Promise<Language[]> {
+  return Language.query(knex).orderBy('id');
+}
+
+export async function listModels(knex: Knex, type: ModelType): Promise<LanguageModel[]> {
+  return LanguageModel.query(knex).where({ type }).orderBy('id');
+}
+
+async function languageOrFail(knex: Knex, languageId: number): Promise<Language> {
+  const language = await Language.query(knex).findById(languageId);
+  if (!language) throw ValidationError.of('language_id', 'The selected language id is invalid.');
+  return language;
+}
+
+// Providers that speak a language: those listing its code, and those that speak every language (null).
+const SPEAKS = 'language_codes is null or language_codes @> jsonb_build_array(?::text)';
+
+export async function listSynthesizerProviders(knex: Knex, languageId?: number): Promise<SynthesizerProvider[]> {
+  const query = SynthesizerProvider.query(knex).orderBy('id');
+  if (languageId !== undefined) query.whereRaw(SPEAKS, [(await languageOrFail(knex, languageId)).iso2]);
+  return query;
+}
+
+export async function listTranscriberProviders(knex: Knex, languageId?: number): Promise<TranscriberProvider[]> {
+  const query = TranscriberProvider.query(knex).orderBy('id');
+  if (languageId !== undefined) query.whereRaw(SPEAKS, [(await languageOrFail(knex, languageId)).iso2]);
+  return query;
+}
+
+/** The first transcriber (lowest id) that speaks the language: the default when an assistant names none. */
+export async function defaultTranscriber(knex: Knex, language: Language): Promise<TranscriberProvider | undefined> {
+  return (await listTranscriberProviders(knex, language.id))[0];
+}
