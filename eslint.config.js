@@ -28,6 +28,16 @@ export default tseslint.config(
     },
   },
   {
+    // The widget is a plain browser script: no types, no Node.
+    files: ['web/**/*.js'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      parserOptions: { projectService: false, project: false },
+      sourceType: 'script',
+      globals: { window: 'readonly', document: 'readonly', localStorage: 'readonly', fetch: 'readonly', console: 'readonly', TextDecoder: 'readonly', URL: 'readonly' },
+    },
+  },
+  {
     files: ['workflows/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', {
@@ -45,6 +55,8 @@ export default tseslint.config(
       '@typescript-eslint/no-unsafe-member-access': 'off',
       '@typescript-eslint/no-unsafe-assignment': 'off',
       '@typescript-eslint/no-unsafe-argument': 'off',
+      '@typescript-eslint/no-unsafe-call': 'off',
+      '@typescript-eslint/no-unsafe-return': 'off',
       // Tests read JSON responses whose shape each assertion states.
       '@typescript-eslint/no-explicit-any': 'off',
     },
