@@ -1,16 +1,20 @@
 import type { Knex } from 'knex';
+import type { Config } from '../src/config.ts';
 import type { Logger } from '../src/logger.ts';
+import { createDocumentActivities } from './documents.ts';
 import { createSelfCheckActivities } from './self-check.ts';
 
 export interface ActivityDependencies {
   knex: Knex;
   logger: Logger;
+  config: Pick<Config, 'fetch' | 'embeddings' | 'storage'>;
 }
 
 /** Every activity, built over its dependencies so tests can hand in their own database and fakes. */
 export function createActivities(deps: ActivityDependencies) {
   return {
     ...createSelfCheckActivities(deps),
+    ...createDocumentActivities(deps),
   };
 }
 

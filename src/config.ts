@@ -48,6 +48,26 @@ export interface Config {
     loginMaxAttempts: number;
     loginLockoutSeconds: number;
   };
+  /** The guarded client for user-supplied URLs (lib/safe-fetch.ts): scraping, tools, webhooks. */
+  fetch: {
+    /** Host names, addresses or CIDR ranges let through although private; empty in production. */
+    allowHosts: string[];
+    timeoutMs: number;
+    maxBytes: number;
+    userAgent: string;
+  };
+  /** An OpenAI-compatible `/v1/embeddings` service; `undefined` means retrieval uses full text alone. */
+  embeddings: {
+    baseUrl: string;
+    model: string;
+    dimensions: number;
+    apiKey: string | undefined;
+    batchSize: number;
+  } | undefined;
+  storage: {
+    /** Where uploaded files and ingestion work files live. */
+    dir: string;
+  };
 }
 
 export class ConfigError extends Error {
@@ -217,5 +237,31 @@ export function loadConfig(env: Env = process.env): Config {
       loginMaxAttempts: read.integer('LOGIN_MAX_ATTEMPTS', 5, 1, 1000),
       loginLockoutSeconds: read.duration('LOGIN_LOCKOUT', 60),
     },
+    fetch: {
+      allowHosts: read.list('FETCH_ALLOW_HOSTS'),
+      timeoutMs: read.duration('FETCH_TIMEOUT', 15) * 1000,
+      maxBytes: read.bytes('FETCH_MAX_BYTES', 5 * 1024 * 1024),
+      userAgent: read.string('FETCH_USER_AGENT') ?? 'ParleyBot/0.1',
+    },
+    embeddings: readEmbeddings(read),
+    storage: {
+      dir: path.resolve(read.string('STORAGE_DIR') ?? path.join(read.string('DATA_DIR') ?? '.data', 'uploads')),
+    },
+  };
+}
+
+function readEmbeddings(read: Reader): Config['embeddings'] {
+  const baseUrl = read.url('EMBEDDINGS_BASE_URL', ['http:', 'https:']);
+  if (baseUrl === undefined) return undefined;
+  const model = read.string('EMBEDDINGS_MODEL');
+  if (model === undefined) throw new ConfigError('EMBEDDINGS_MODEL', 'is required when EMBEDDINGS_BASE_URL is set.');
+  // pgvector's HNSW index takes at most 2000 dimensions of `vector`.
+  if (read.string('EMBEDDINGS_DIMENSIONS') === undefined) throw new ConfigError('EMBEDDINGS_DIMENSIONS', 'is required when EMBEDDINGS_BASE_URL is set.');
+  return {
+    baseUrl: baseUrl.replace(/\/+$/, ''),
+    model,
+    dimensions: read.integer('EMBEDDINGS_DIMENSIONS', 0, 1, 2000),
+    apiKey: read.string('EMBEDDINGS_API_KEY'),
+    batchSize: read.integer('EMBEDDINGS_BATCH_SIZE', 64, 1, 2048),
   };
 }

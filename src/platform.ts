@@ -114,7 +114,7 @@ export async function startPlatform(options: { config: Config; logger: Logger; r
     closers.add('the Temporal client', () => temporal.close());
 
     if (role !== 'api') {
-      const worker = await startWorker({ config, address: temporalAddress, deps: { knex: database.knex, logger } });
+      const worker = await startWorker({ config, address: temporalAddress, deps: { knex: database.knex, logger, config } });
       closers.add('the Temporal worker', () => worker.stop());
     }
 

@@ -1,1 +1,2 @@
 export { platformSelfCheckWorkflow } from './platform-self-check.ts';
+export { documentIngestionWorkflow } from './document-ingestion.ts';

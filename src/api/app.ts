@@ -4,11 +4,16 @@ import type { Config } from '../config.ts';
 import type { Knex } from '../db/database.ts';
 import { createSecretBox } from '../lib/secrets.ts';
 import type { Logger } from '../logger.ts';
+import { createEmbeddingsProvider, describeEmbeddings } from '../providers/embeddings/index.ts';
+import { createFilesystemStorage } from '../providers/storage/filesystem.ts';
 import { apiKeyRoutes } from '../resources/api-keys/routes.ts';
 import { assistantRoutes } from '../resources/assistants/routes.ts';
 import { authRoutes } from '../resources/auth/routes.ts';
 import { tokenResolver } from '../resources/auth/tokens.ts';
 import { catalogRoutes } from '../resources/catalogs/routes.ts';
+import { documentKeys } from '../resources/documents/files.ts';
+import { documentRoutes } from '../resources/documents/routes.ts';
+import { knowledgebaseRoutes } from '../resources/knowledgebases/routes.ts';
 import { phoneNumberAssignmentRoutes } from '../resources/phone-numbers/routes.ts';
 import { toolRoutes } from '../resources/tools/routes.ts';
 import { userRoutes } from '../resources/users/routes.ts';
@@ -19,6 +24,7 @@ import { authenticate } from './middleware/auth.ts';
 import { jsonBody } from './middleware/body.ts';
 import { corsPolicy } from './middleware/cors.ts';
 import { errorHandler } from './middleware/errors.ts';
+import { multipartBody } from './middleware/multipart.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
 import { requestContext } from './middleware/request-context.ts';
 import { buildOpenApiDocument } from './openapi.ts';
@@ -37,8 +43,9 @@ export interface AppDeps {
 export function apiRoutes(deps: AppDeps, document: () => Record<string, unknown>): RouteDefinition[] {
   const { knex, config } = deps;
   const secrets = createSecretBox(deps.appKey);
+  const storage = createFilesystemStorage(config.storage.dir);
   return [
-    ...healthRoutes({ knex, temporal: deps.temporal }),
+    ...healthRoutes({ knex, temporal: deps.temporal, embeddings: describeEmbeddings(config) }),
     ...docsRoutes(document),
     ...authRoutes({ knex, config }),
     ...userRoutes({ knex }),
@@ -47,6 +54,8 @@ export function apiRoutes(deps: AppDeps, document: () => Record<string, unknown>
     ...catalogRoutes({ knex }),
     ...phoneNumberAssignmentRoutes({ knex }),
     ...assistantRoutes({ knex, secrets, publicUrl: config.publicUrl }),
+    ...knowledgebaseRoutes({ knex, temporal: deps.temporal, storage, embeddings: createEmbeddingsProvider(config), logger: deps.logger }),
+    ...documentRoutes({ knex, temporal: deps.temporal, storage, logger: deps.logger }),
   ];
 }
 
@@ -75,6 +84,13 @@ export function createApp(deps: AppDeps): Api {
     authenticate: authenticate(tokenResolver(deps.knex)),
     rateLimit: rateLimit(deps.config.http.rateLimitPerMinute),
     jsonBody: jsonBody(deps.config.http.bodyLimitBytes),
+    multipartBody: multipartBody({
+      storage: createFilesystemStorage(deps.config.storage.dir),
+      maxFileBytes: 20 * 1024 * 1024,
+      fileField: 'file',
+      keyFor: documentKeys.upload,
+      json: jsonBody(deps.config.http.bodyLimitBytes),
+    }),
   });
   app.use(router.routes());
   app.use(router.allowedMethods());

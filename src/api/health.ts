@@ -9,9 +9,14 @@ import { defineRoute, type RouteDefinition } from './routing.ts';
 export interface ReadinessDeps {
   knex: Knex;
   temporal: TemporalClient;
+  /** How knowledge base search runs (lib: describeEmbeddings); shown, never a reason to be unready. */
+  embeddings?: string;
 }
 
 type CheckResult = 'ok' | `down: ${string}`;
+
+// Checks that only inform; every other check must be 'ok' for the service to be ready.
+const informational = new Set(['embeddings']);
 
 async function check(run: () => Promise<unknown>): Promise<CheckResult> {
   try {
@@ -35,12 +40,12 @@ async function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Pr
 }
 
 /** The checks behind `GET /api/ready`; `deep` also runs a workflow through a worker into the database. */
-export async function readiness(deps: ReadinessDeps, deep: boolean): Promise<Record<string, CheckResult>> {
+export async function readiness(deps: ReadinessDeps, deep: boolean): Promise<Record<string, string>> {
   const [database, temporal] = await Promise.all([
     check(() => withTimeout(deps.knex.raw('select 1'), 2000, 'the database')),
     check(() => deps.temporal.ping(2000)),
   ]);
-  const checks: Record<string, CheckResult> = { database, temporal };
+  const checks: Record<string, string> = { database, temporal };
   if (deep) {
     checks.worker = database === 'ok' && temporal === 'ok'
       ? await check(() => {
@@ -54,6 +59,7 @@ export async function readiness(deps: ReadinessDeps, deep: boolean): Promise<Rec
       })
       : 'down: needs the database and Temporal';
   }
+  if (deps.embeddings !== undefined) checks.embeddings = deps.embeddings;
   return checks;
 }
 
@@ -89,7 +95,7 @@ export function healthRoutes(deps: ReadinessDeps): RouteDefinition[] {
       },
       async handle({ query }) {
         const checks = await readiness(deps, query.deep === true);
-        const down = Object.entries(checks).filter(([, result]) => result !== 'ok').map(([name]) => name);
+        const down = Object.entries(checks).filter(([name, result]) => !informational.has(name) && result !== 'ok').map(([name]) => name);
         if (down.length === 0) return { body: { status: 'ok', checks } };
         return {
           status: 503,

@@ -13,4 +13,5 @@ export const searchAttributeFlags = Object.values(searchAttributes).map((key) =>
 /** Readable workflow ids, stable per business record so a duplicate start finds the running one. */
 export const workflowIds = {
   selfCheck: (checkId: string) => `self-check-${checkId}`,
+  document: (documentId: number) => `document-${documentId}`,
 };

@@ -20,14 +20,14 @@ describe('health and readiness', () => {
   it('is ready when the database and Temporal answer', async () => {
     const response = await platform.request('GET', '/ready');
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({ status: 'ok', checks: { database: 'ok', temporal: 'ok' } });
+    expect(response.body).toEqual({ status: 'ok', checks: { database: 'ok', temporal: 'ok', embeddings: 'not configured: knowledge base search uses full text only' } });
   });
 
   it('runs the self-check workflow through a worker into the database when asked to go deep', async () => {
     const before = await platform.database.knex('platform_checks').count({ count: '*' }).first();
     const response = await platform.request('GET', '/ready?deep=true');
     expect(response.status).toBe(200);
-    expect(response.body.checks).toEqual({ database: 'ok', temporal: 'ok', worker: 'ok' });
+    expect(response.body.checks).toEqual({ database: 'ok', temporal: 'ok', worker: 'ok', embeddings: 'not configured: knowledge base search uses full text only' });
     const after = await platform.database.knex('platform_checks').count({ count: '*' }).first();
     expect(Number(after?.count)).toBe(Number(before?.count) + 1);
   });

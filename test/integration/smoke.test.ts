@@ -62,7 +62,7 @@ describe('npm start with nothing configured (the embedded default)', () => {
           const response = await fetch(ready);
           return response.status === 200 ? await response.json() as Record<string, unknown> : undefined;
         });
-        expect(body).toEqual({ status: 'ok', checks: { database: 'ok', temporal: 'ok', worker: 'ok' } });
+        expect(body).toEqual({ status: 'ok', checks: { database: 'ok', temporal: 'ok', worker: 'ok', embeddings: 'not configured: knowledge base search uses full text only' } });
         expect(parley.output()).toContain(`API          http://localhost:${env.PORT}/api`);
         expect(parley.output()).toContain(`Temporal UI  http://127.0.0.1:${env.TEMPORAL_UI_PORT}`);
 

@@ -63,7 +63,7 @@ export async function startTestPlatform(options: { worker?: boolean; env?: Recor
     ? await startWorker({
       config,
       address: config.temporal.address ?? '',
-      deps: { knex: database.knex, logger },
+      deps: { knex: database.knex, logger, config },
       workflowBundlePath: inject('workflowBundlePath'),
     })
     : undefined;

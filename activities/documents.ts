@@ -1,0 +1,227 @@
+import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
+import type { Knex } from 'knex';
+import pgvector from 'pgvector';
+import type { Config } from '../src/config.ts';
+import { createSafeFetch } from '../src/lib/safe-fetch.ts';
+import type { Logger } from '../src/logger.ts';
+import { createEmbeddingsProvider, EmbeddingsError } from '../src/providers/embeddings/index.ts';
+import { createFilesystemStorage } from '../src/providers/storage/filesystem.ts';
+import type { FileStorage } from '../src/providers/storage/index.ts';
+import { chunkSections } from '../src/resources/documents/ingestion/chunk.ts';
+import { crawlWebsite } from '../src/resources/documents/ingestion/crawl.ts';
+import {
+  DocumentRejectedError,
+  extractDocx,
+  extractHtml,
+  extractPdf,
+  extractTxt,
+  type Section,
+} from '../src/resources/documents/ingestion/extract.ts';
+import { documentKeys } from '../src/resources/documents/files.ts';
+import { Document } from '../src/resources/documents/model.ts';
+import { recomputeKnowledgebaseStatus } from '../src/resources/knowledgebases/status.ts';
+
+/** What `progressQuery` answers while a document is ingested. */
+export interface IngestionProgress {
+  step: 'acquiring' | 'extracting' | 'chunking' | 'embedding' | 'finishing' | 'active' | 'failed' | 'deleted';
+  /** Pages fetched, or 1 for a file. */
+  sources: number;
+  /** Pages skipped (refused, not HTML, robots.txt, errors). */
+  skipped: number;
+  sections: number;
+  chunks: number;
+  embedded: number;
+  error?: string;
+}
+
+interface ManifestEntry {
+  key: string;
+  kind: 'html' | 'pdf' | 'docx' | 'txt';
+  url?: string;
+}
+
+const insertBatchSize = 200;
+
+function inActivity(): Context | undefined {
+  try {
+    return Context.current();
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Heartbeats every second while a step runs, so that Temporal knows the worker lives and a cancellation
+ * (the document was deleted) reaches the step within about a second, through `signal`.
+ */
+async function heartbeating<T>(run: (signal: AbortSignal | undefined) => Promise<T>): Promise<T> {
+  const context = inActivity();
+  if (!context) return run(undefined);
+  context.heartbeat();
+  const timer = setInterval(() => context.heartbeat(), 1000);
+  try {
+    return await run(context.cancellationSignal);
+  } catch (error) {
+    if (context.cancellationSignal.aborted) throw new CancelledFailure('The document was deleted.');
+    throw error;
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+function rejected(message: string): ApplicationFailure {
+  return ApplicationFailure.nonRetryable(message, 'DocumentRejected');
+}
+
+async function loadDocument(knex: Knex, documentId: number): Promise<Document> {
+  const document = await Document.query(knex).findById(documentId);
+  if (!document) throw ApplicationFailure.nonRetryable(`Document ${documentId} no longer exists.`, 'DocumentGone');
+  return document;
+}
+
+async function readJson<T>(storage: FileStorage, key: string): Promise<T> {
+  return JSON.parse((await storage.read(key)).toString('utf8')) as T;
+}
+
+export interface DocumentActivityDependencies {
+  knex: Knex;
+  logger: Logger;
+  config: Pick<Config, 'fetch' | 'embeddings' | 'storage'>;
+}
+
+export function createDocumentActivities({ knex, logger, config }: DocumentActivityDependencies) {
+  const storage = createFilesystemStorage(config.storage.dir);
+  const safeFetch = createSafeFetch(config.fetch);
+  const embeddings = createEmbeddingsProvider(config);
+
+  return {
+    /** Website: crawl into work files. File: point at the stored upload. Rewrites the same keys on retry. */
+    async acquireDocumentSource({ documentId }: { documentId: number }): Promise<{ sources: number; skipped: number }> {
+      const document = await loadDocument(knex, documentId);
+      if (document.type !== 'website') {
+        if (!document.fileKey || !(await storage.exists(document.fileKey))) throw rejected('The uploaded file is missing.');
+        await storage.write(documentKeys.manifest(documentId), JSON.stringify([{ key: document.fileKey, kind: document.type }]));
+        return { sources: 1, skipped: 0 };
+      }
+      const crawl = await heartbeating((signal) => crawlWebsite({
+        seeds: document.urls ?? [],
+        linkLimit: document.relativeLinksLimit ?? 10,
+        fetch: safeFetch,
+        userAgent: config.fetch.userAgent,
+        signal,
+      }));
+      if (crawl.pages.length === 0) {
+        throw rejected(crawl.skipped[0]?.reason ? `No page could be read. ${crawl.skipped[0].reason}` : 'No page could be read.');
+      }
+      const manifest: ManifestEntry[] = [];
+      for (const [index, page] of crawl.pages.entries()) {
+        const key = documentKeys.source(documentId, index);
+        await storage.write(key, page.html);
+        manifest.push({ key, kind: 'html', url: page.url });
+      }
+      await storage.write(documentKeys.manifest(documentId), JSON.stringify(manifest));
+      if (crawl.skipped.length > 0) logger.info({ documentId, skipped: crawl.skipped }, 'pages skipped while crawling');
+      return { sources: crawl.pages.length, skipped: crawl.skipped.length };
+    },
+
+    /** Text with its structure (headings, pages, URLs), written as one work file. */
+    async extractDocumentText({ documentId }: { documentId: number }): Promise<{ sections: number; characters: number }> {
+      await loadDocument(knex, documentId);
+      const manifest = await readJson<ManifestEntry[]>(storage, documentKeys.manifest(documentId));
+      const sections: Section[] = [];
+      try {
+        for (const entry of manifest) {
+          const data = await storage.read(entry.key);
+          if (entry.kind === 'html') sections.push(...extractHtml(data.toString('utf8'), entry.url ?? ''));
+          else if (entry.kind === 'pdf') sections.push(...await extractPdf(data));
+          else if (entry.kind === 'docx') sections.push(...await extractDocx(data));
+          else sections.push(...extractTxt(data));
+        }
+      } catch (error) {
+        if (error instanceof DocumentRejectedError) throw rejected(error.message);
+        throw error;
+      }
+      const characters = sections.reduce((sum, section) => sum + section.text.length, 0);
+      if (characters === 0) {
+        const what = manifest[0]?.kind === 'html' ? 'the pages' : 'the file';
+        throw rejected(`No text could be extracted from ${what}.`);
+      }
+      await storage.write(documentKeys.sections(documentId), JSON.stringify(sections));
+      return { sections: sections.length, characters };
+    },
+
+    /** Replaces the document's chunks in one transaction, so a retry never leaves duplicates or halves. */
+    async chunkDocumentText({ documentId }: { documentId: number }): Promise<{ chunks: number }> {
+      const document = await loadDocument(knex, documentId);
+      const chunks = chunkSections(await readJson<Section[]>(storage, documentKeys.sections(documentId)));
+      await knex.transaction(async (trx) => {
+        await trx('document_chunks').where({ documentId }).delete();
+        for (let start = 0; start < chunks.length; start += insertBatchSize) {
+          await trx('document_chunks').insert(chunks.slice(start, start + insertBatchSize).map((chunk, offset) => ({
+            documentId,
+            knowledgebaseId: document.knowledgebaseId,
+            position: start + offset,
+            content: chunk.content,
+            metadata: JSON.stringify(chunk.metadata),
+            tokenCount: chunk.tokenCount,
+          })));
+        }
+      });
+      return { chunks: chunks.length };
+    },
+
+    /**
+     * Embeds the chunks that have no vector of the configured model yet, a batch per request and a batch
+     * per update, so a retry resumes where the last attempt stopped. Without a provider, nothing to do.
+     */
+    async embedDocumentChunks({ documentId }: { documentId: number }): Promise<{ embedded: number }> {
+      await loadDocument(knex, documentId);
+      if (!embeddings) return { embedded: 0 };
+      return heartbeating(async (signal) => {
+        let embedded = 0;
+        for (;;) {
+          const batch: { id: number; content: string }[] = await knex('document_chunks')
+            .where({ documentId })
+            .where((query) => query.whereNull('embedding').orWhereNot('embeddingModel', embeddings.model))
+            .orderBy('position')
+            .limit(embeddings.batchSize)
+            .select('id', 'content');
+          if (batch.length === 0) return { embedded };
+          let vectors: number[][];
+          try {
+            vectors = await embeddings.embed(batch.map((row) => row.content), { signal });
+          } catch (error) {
+            if (error instanceof EmbeddingsError && !error.retryable) throw rejected(`Embedding failed: ${error.message}`);
+            throw error;
+          }
+          await knex.raw(
+            `update document_chunks as c set embedding = v.embedding::vector, embedding_model = ?
+             from (values ${batch.map(() => '(?::bigint, ?)').join(', ')}) as v(id, embedding)
+             where c.id = v.id`,
+            [embeddings.model, ...batch.flatMap((row, index) => [row.id, pgvector.toSql(vectors[index] ?? [])])],
+          );
+          embedded += batch.length;
+        }
+      });
+    },
+
+    /** Sets the final status (with the reason of a failure) and the knowledge base's status; drops work files. */
+    async finishDocument(input: { documentId: number; status: 'active' | 'failed'; error?: string }): Promise<void> {
+      const document = await Document.query(knex).findById(input.documentId);
+      if (!document) {
+        await storage.deletePrefix(documentKeys.work(input.documentId));
+        return;
+      }
+      await Document.query(knex).findById(input.documentId).patch({ status: input.status, error: input.error ?? null, updatedAt: new Date() });
+      if (input.status === 'failed') await knex('document_chunks').where({ documentId: input.documentId }).delete();
+      await recomputeKnowledgebaseStatus(knex, document.knowledgebaseId);
+      await storage.deletePrefix(documentKeys.work(input.documentId));
+    },
+
+    /** After a cancellation (the document was deleted): whatever the interrupted step wrote goes too. */
+    async discardDocumentWork({ documentId }: { documentId: number }): Promise<void> {
+      await knex('document_chunks').where({ documentId }).delete();
+      await storage.deletePrefix(documentKeys.work(documentId));
+    },
+  };
+}

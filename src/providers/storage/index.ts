@@ -1,0 +1,29 @@
+import type { Readable } from 'node:stream';
+
+/**
+ * Where uploaded files and ingestion work files live, addressed by keys like `documents/42/source.pdf`.
+ * The filesystem implementation serves one machine or a shared volume; an object store fits the same shape.
+ */
+export interface FileStorage {
+  /** Writes a stream under `key`; rejects with `StoredFileTooLargeError` (nothing kept) past `maxBytes`. */
+  writeStream(key: string, source: Readable, options?: { maxBytes?: number }): Promise<{ size: number }>;
+  write(key: string, data: Buffer | string): Promise<void>;
+  read(key: string): Promise<Buffer>;
+  /** `undefined` when nothing is stored under `key`. */
+  readIfExists(key: string): Promise<Buffer | undefined>;
+  exists(key: string): Promise<boolean>;
+  /** Removes one key; missing keys are fine, so deletion is idempotent. */
+  delete(key: string): Promise<void>;
+  /** Removes every key under a prefix such as `documents/42/`. */
+  deletePrefix(prefix: string): Promise<void>;
+}
+
+export class StoredFileTooLargeError extends Error {
+  override name = 'StoredFileTooLargeError';
+  readonly maxBytes: number;
+  constructor(maxBytes: number) {
+    super(`The file is larger than ${maxBytes} bytes.`);
+    this.maxBytes = maxBytes;
+  }
+}
+
