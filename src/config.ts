@@ -255,11 +255,11 @@ function readEmbeddings(read: Reader): Config['embeddings'] {
   if (baseUrl === undefined) return undefined;
   const model = read.string('EMBEDDINGS_MODEL');
   if (model === undefined) throw new ConfigError('EMBEDDINGS_MODEL', 'is required when EMBEDDINGS_BASE_URL is set.');
-  // pgvector's HNSW index takes at most 2000 dimensions of `vector`.
   if (read.string('EMBEDDINGS_DIMENSIONS') === undefined) throw new ConfigError('EMBEDDINGS_DIMENSIONS', 'is required when EMBEDDINGS_BASE_URL is set.');
   return {
     baseUrl: baseUrl.replace(/\/+$/, ''),
     model,
+    // pgvector indexes a `vector` of at most 2000 dimensions.
     dimensions: read.integer('EMBEDDINGS_DIMENSIONS', 0, 1, 2000),
     apiKey: read.string('EMBEDDINGS_API_KEY'),
     batchSize: read.integer('EMBEDDINGS_BATCH_SIZE', 64, 1, 2048),
