@@ -41,6 +41,14 @@ export interface Config {
     /** Whether X-Forwarded-* headers name the client: only behind a proxy that sets them. */
     trustProxy: boolean;
   };
+  llm: {
+    /** An OpenAI-compatible endpoint (…/v1); unset means no language model, and chats say how to set one. */
+    baseUrl: string | undefined;
+    apiKey: string | undefined;
+    timeoutMs: number;
+    /** The model name sent when an assistant's model is not in the models catalog. */
+    defaultModel: string;
+  };
   auth: {
     allowRegistration: boolean;
     signupCreditMicros: number;
@@ -229,6 +237,12 @@ export function loadConfig(env: Env = process.env): Config {
       corsOrigins: read.list('CORS_ORIGINS'),
       rateLimitPerMinute: read.integer('RATE_LIMIT_PER_MINUTE', 600, 1, 1_000_000),
       trustProxy: read.boolean('TRUST_PROXY', false),
+    },
+    llm: {
+      baseUrl: read.url('LLM_BASE_URL', ['http:', 'https:'])?.replace(/\/+$/, ''),
+      apiKey: read.string('LLM_API_KEY'),
+      timeoutMs: read.duration('LLM_TIMEOUT', 60) * 1000,
+      defaultModel: read.string('LLM_MODEL') ?? 'gpt-4o-mini',
     },
     auth: {
       allowRegistration: read.boolean('ALLOW_REGISTRATION', nodeEnv !== 'production'),
