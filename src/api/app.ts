@@ -2,15 +2,18 @@ import Koa from 'koa';
 import Router from '@koa/router';
 import type { Config } from '../config.ts';
 import type { Knex } from '../db/database.ts';
+import { createSafeFetch } from '../lib/safe-fetch.ts';
 import { createSecretBox } from '../lib/secrets.ts';
 import type { Logger } from '../logger.ts';
 import { createEmbeddingsProvider, describeEmbeddings } from '../providers/embeddings/index.ts';
+import { createLanguageModel } from '../providers/llm/index.ts';
 import { createFilesystemStorage } from '../providers/storage/filesystem.ts';
 import { apiKeyRoutes } from '../resources/api-keys/routes.ts';
 import { assistantRoutes } from '../resources/assistants/routes.ts';
 import { authRoutes } from '../resources/auth/routes.ts';
 import { tokenResolver } from '../resources/auth/tokens.ts';
 import { catalogRoutes } from '../resources/catalogs/routes.ts';
+import { conversationRoutes } from '../resources/conversations/routes.ts';
 import { documentKeys } from '../resources/documents/files.ts';
 import { documentRoutes } from '../resources/documents/routes.ts';
 import { knowledgebaseRoutes } from '../resources/knowledgebases/routes.ts';
@@ -29,6 +32,7 @@ import { rateLimit } from './middleware/rate-limit.ts';
 import { requestContext } from './middleware/request-context.ts';
 import { buildOpenApiDocument } from './openapi.ts';
 import { mountRoutes, type RouteDefinition } from './routing.ts';
+import { webRoutes } from './web.ts';
 
 export interface AppDeps {
   config: Config;
@@ -56,6 +60,16 @@ export function apiRoutes(deps: AppDeps, document: () => Record<string, unknown>
     ...assistantRoutes({ knex, secrets, publicUrl: config.publicUrl }),
     ...knowledgebaseRoutes({ knex, temporal: deps.temporal, storage, embeddings: createEmbeddingsProvider(config), logger: deps.logger }),
     ...documentRoutes({ knex, temporal: deps.temporal, storage, logger: deps.logger }),
+    ...conversationRoutes({
+      knex,
+      secrets,
+      safeFetch: createSafeFetch(config.fetch),
+      embeddings: createEmbeddingsProvider(config),
+      model: createLanguageModel(config),
+      defaultModel: config.llm.defaultModel,
+      logger: deps.logger,
+      publicUrl: config.publicUrl,
+    }),
   ];
 }
 
@@ -94,5 +108,6 @@ export function createApp(deps: AppDeps): Api {
   });
   app.use(router.routes());
   app.use(router.allowedMethods());
+  app.use(webRoutes().routes());
   return { app, router, routes, openapi };
 }

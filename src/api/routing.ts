@@ -47,8 +47,6 @@ export interface RouteDefinition<
   /** Bodies are JSON unless a route takes uploads. */
   bodyType?: 'json' | 'multipart';
   responses: Record<number, { description: string; schema?: TSchema; contentType?: string }>;
-  /** Routes of the conversation endpoints and widget answer any origin. */
-  publicCors?: boolean;
   handle(input: RouteInput<P, Q, B, A>): Promise<RouteResult> | RouteResult;
 }
 

@@ -80,8 +80,17 @@ export class ValidationError extends AppError {
     return new ValidationError({ [field]: [message] });
   }
 
-  override body(): Record<string, unknown> {
+  /** Laravel's shape, except on the conversation routes, which answer `{status:false, error}` with the first text. */
+  override body(style: ErrorStyle): Record<string, unknown> {
+    if (style === 'status') return { status: false, error: Object.values(this.errors).flat()[0] ?? this.message };
     return { message: this.message, errors: this.errors };
+  }
+}
+
+/** A charge the balance does not cover. */
+export class InsufficientBalanceError extends AppError {
+  constructor() {
+    super(400, 'Insufficient balance. Please top up your account.');
   }
 }
 

@@ -1,0 +1,123 @@
+import { PassThrough } from 'node:stream';
+import { defineRoute, type RouteDefinition } from '../../api/routing.ts';
+import { StatusErrorBody } from '../../api/schemas.ts';
+import type { AgentEvent } from '../../agent/turn.ts';
+import type { ConversationType } from './model.ts';
+import { listConversations } from './list.ts';
+import {
+  ConversationHistory, ConversationList, ConversationListQuery, ConversationParams, MessageReply, SendMessageBody, StartConversationBody,
+  StartedConversation,
+} from './schemas.ts';
+import { historyItem } from './serialize.ts';
+import { acceptMessage, conversationHistory, replyTo, startConversation, type ConversationDeps } from './service.ts';
+
+function sseEvent(name: string, data: unknown): string {
+  return `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+export function conversationRoutes(deps: ConversationDeps & { publicUrl: string }): RouteDefinition[] {
+  return [
+    defineRoute({
+      method: 'POST',
+      path: '/conversations',
+      tag: 'Conversations',
+      summary: 'Start a text conversation with an assistant (public: the assistant is named by its UUID)',
+      auth: false,
+      errorStyle: 'status',
+      body: StartConversationBody,
+      responses: {
+        200: { description: 'Started, with the initial message when the assistant has one', schema: StartedConversation },
+        400: { description: "The owner's balance is not positive (widget conversations)", schema: StatusErrorBody },
+        404: { description: 'Assistant not found', schema: StatusErrorBody },
+      },
+      async handle({ body }) {
+        const { conversation, history } = await startConversation(deps, {
+          assistantUuid: body.assistant_id,
+          type: (body.type ?? 'widget') as ConversationType,
+          variables: body.variables ?? {},
+        });
+        return { body: { status: true, conversation_id: conversation.uuid, history: history.map(historyItem) } };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/conversations/{uuid}',
+      tag: 'Conversations',
+      summary: 'The history of a conversation, oldest message first',
+      auth: false,
+      errorStyle: 'status',
+      params: ConversationParams,
+      responses: {
+        200: { description: 'The history', schema: ConversationHistory },
+        404: { description: 'Conversation not found', schema: StatusErrorBody },
+      },
+      async handle({ params }) {
+        const { conversation, history } = await conversationHistory(deps.knex, params.uuid);
+        return { body: { status: true, history: history.map(historyItem), variables: conversation.variables } };
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/conversations/{uuid}/messages',
+      tag: 'Conversations',
+      summary: 'Send a message and get the assistant\'s reply',
+      description:
+        'Widget conversations are charged 0.01 USD per user message; test conversations are free. With ' +
+        '`Accept: text/event-stream` the reply streams as server-sent events: `token` `{text}`, `tool_call` ' +
+        '`{name, arguments, result}`, then `done` (the JSON reply) or `error` `{status:false, error}`.',
+      auth: false,
+      errorStyle: 'status',
+      params: ConversationParams,
+      body: SendMessageBody,
+      responses: {
+        200: { description: 'The reply (or an event stream)', schema: MessageReply },
+        400: { description: 'Insufficient balance, or the model failed ("Failed to process message: …")', schema: StatusErrorBody },
+        404: { description: 'Conversation not found', schema: StatusErrorBody },
+        422: { description: 'The message is missing or too long', schema: StatusErrorBody },
+        503: { description: 'No language model is configured', schema: StatusErrorBody },
+      },
+      async handle({ params, body, ctx }) {
+        const turn = await acceptMessage(deps, params.uuid, body.message);
+        if (!ctx.get('accept').includes('text/event-stream')) {
+          const { reply, functionCalls } = await replyTo(deps, turn);
+          return { body: { status: true, message: reply, function_calls: functionCalls } };
+        }
+        const stream = new PassThrough();
+        const forward = (event: AgentEvent) => {
+          stream.write(event.type === 'token' ? sseEvent('token', { text: event.text }) : sseEvent('tool_call', event.call));
+        };
+        void replyTo(deps, turn, forward).then(
+          ({ reply, functionCalls }) => stream.end(sseEvent('done', { status: true, message: reply, function_calls: functionCalls })),
+          (error: unknown) => {
+            const known = error instanceof Error && 'status' in error;
+            if (!known) deps.logger.error({ err: error, requestId: ctx.state.requestId as string }, 'conversation turn failed');
+            stream.end(sseEvent('error', { status: false, error: known ? error.message : 'Server Error' }));
+          },
+        );
+        return { body: stream, type: 'text/event-stream', headers: { 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' } };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/user/conversations',
+      tag: 'Conversations',
+      summary: "The caller's conversations, newest first, with cursor pagination",
+      auth: true,
+      query: ConversationListQuery,
+      responses: { 200: { description: 'A page of conversations', schema: ConversationList } },
+      async handle({ auth, query }) {
+        return {
+          body: await listConversations(deps.knex, {
+            userId: auth.user.id,
+            type: query.type,
+            assistantId: query.assistant_id,
+            perPage: query.per_page ?? 15,
+            cursor: query.cursor,
+            path: `${deps.publicUrl}/api/user/conversations`,
+            query,
+          }),
+        };
+      },
+    }),
+  ];
+}
