@@ -1,0 +1,50 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Router from '@koa/router';
+
+const webDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'web');
+const uuidShape = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function demoPage(assistantId: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <title>Parley widget demo</title>
+  <style>
+    body { font-family: Georgia, serif; max-width: 680px; margin: 40px auto; padding: 0 20px; color: #333; line-height: 1.6; }
+    code { background: #f2f2f2; padding: 2px 5px; border-radius: 4px; }
+  </style>
+</head>
+<body>
+  <h1>Parley widget demo</h1>
+  <p>This page stands in for your website. The chat button in the corner is the widget, added with one tag:</p>
+  <p><code>&lt;script src="/widget.js" data-assistant-id="${assistantId}" async&gt;&lt;/script&gt;</code></p>
+  <p>Messages here start a <em>widget</em> conversation, charged to the assistant owner's balance.</p>
+  <script src="/widget.js" data-assistant-id="${assistantId}" async></script>
+</body>
+</html>`;
+}
+
+/** The embeddable widget script and a demo page that embeds it, outside `/api`. */
+export function webRoutes(): Router {
+  const router = new Router();
+  router.get('/widget.js', (ctx) => {
+    ctx.type = 'application/javascript; charset=utf-8';
+    ctx.set('Cache-Control', 'public, max-age=300');
+    ctx.body = fs.createReadStream(path.join(webDir, 'widget.js'));
+  });
+  router.get('/widget/demo', (ctx) => {
+    const assistantId = typeof ctx.query.assistant_id === 'string' ? ctx.query.assistant_id : '';
+    ctx.type = 'text/html; charset=utf-8';
+    if (!uuidShape.test(assistantId)) {
+      ctx.status = 400;
+      ctx.body = '<!doctype html><title>Parley widget demo</title><p>Add <code>?assistant_id=</code> with the UUID of one of your assistants.</p>';
+      return;
+    }
+    ctx.body = demoPage(assistantId);
+  });
+  return router;
+}

@@ -1,0 +1,239 @@
+/*
+ * Parley chat widget. Embed with:
+ *   <script src="https://your-parley/widget.js" data-assistant-id="ASSISTANT-UUID" async></script>
+ * It renders inside a shadow root, so the host page's styles cannot reach it and its styles cannot leak out.
+ */
+(() => {
+  const script = document.currentScript;
+  if (!script) return;
+  const assistantId = script.getAttribute('data-assistant-id');
+  if (!assistantId) {
+    console.error('Parley widget: the script tag needs a data-assistant-id attribute.');
+    return;
+  }
+  const apiBase = new URL('/api', script.src).toString();
+  const title = script.getAttribute('data-title') || 'Chat with us';
+  const storageKey = `parley:conversation:${assistantId}`;
+
+  const plainWords = {
+    'Insufficient balance. Please top up your account.': 'This chat is unavailable right now. Please try again later.',
+    'Assistant not found': 'This chat is not set up correctly (unknown assistant).',
+    'Conversation not found': 'That conversation has expired. A new one has started.',
+  };
+  const say = (error) => plainWords[error] || error || 'Something went wrong. Please try again.';
+
+  const host = document.createElement('div');
+  host.setAttribute('data-parley-widget', '');
+  const root = host.attachShadow({ mode: 'open' });
+  root.innerHTML = `
+    <style>
+      :host { all: initial; }
+      * { box-sizing: border-box; font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
+      .launcher { position: fixed; right: 20px; bottom: 20px; width: 56px; height: 56px; border-radius: 50%; border: 0;
+        background: #2f54eb; color: #fff; display: grid; place-items: center; cursor: pointer; box-shadow: 0 4px 14px rgba(0,0,0,.25); z-index: 2147483646; }
+      .launcher:focus-visible, button:focus-visible, textarea:focus-visible { outline: 3px solid #ffbf47; outline-offset: 2px; }
+      .panel { position: fixed; right: 20px; bottom: 88px; width: 360px; max-width: calc(100vw - 40px); height: 520px;
+        max-height: calc(100vh - 120px); display: flex; flex-direction: column; background: #fff; color: #1f1f1f;
+        border-radius: 12px; box-shadow: 0 8px 30px rgba(0,0,0,.25); overflow: hidden; z-index: 2147483647; }
+      .panel[hidden] { display: none; }
+      header { display: flex; align-items: center; justify-content: space-between; padding: 12px 16px; background: #2f54eb; color: #fff; }
+      header h2 { margin: 0; font-size: 16px; font-weight: 600; }
+      header button { background: transparent; border: 0; color: #fff; font-size: 22px; cursor: pointer; line-height: 1; }
+      .messages { flex: 1; overflow-y: auto; padding: 12px; display: flex; flex-direction: column; gap: 8px; background: #f6f7fb; }
+      .message { max-width: 85%; padding: 8px 12px; border-radius: 12px; white-space: pre-wrap; word-wrap: break-word; font-size: 14px; line-height: 1.4; }
+      .assistant { align-self: flex-start; background: #fff; border: 1px solid #e4e6ef; }
+      .user { align-self: flex-end; background: #2f54eb; color: #fff; }
+      .tool { align-self: flex-start; font-size: 12px; color: #6b7280; padding: 0 4px; }
+      .error { align-self: stretch; font-size: 13px; color: #a8071a; background: #fff1f0; border: 1px solid #ffccc7; border-radius: 8px; padding: 8px 10px; }
+      form { display: flex; gap: 8px; padding: 10px; border-top: 1px solid #e4e6ef; background: #fff; }
+      textarea { flex: 1; resize: none; height: 40px; padding: 9px 10px; border: 1px solid #d0d4e0; border-radius: 8px; font-size: 14px; color: #1f1f1f; }
+      form button { padding: 0 14px; border: 0; border-radius: 8px; background: #2f54eb; color: #fff; font-size: 14px; cursor: pointer; }
+      form button:disabled { opacity: .5; cursor: default; }
+      @media (max-width: 480px) {
+        .panel { right: 0; bottom: 0; width: 100vw; max-width: 100vw; height: 100vh; max-height: 100vh; border-radius: 0; }
+        .launcher { right: 14px; bottom: 14px; }
+      }
+    </style>
+    <button class="launcher" type="button" aria-label="Open chat" aria-expanded="false" aria-controls="parley-panel"><svg viewBox="0 0 24 24" width="26" height="26" aria-hidden="true" focusable="false"><path fill="currentColor" d="M4 4h16a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H9l-5 4v-4a2 2 0 0 1-2-2V6a2 2 0 0 1 2-2zm3 6a1.5 1.5 0 1 0 0 3 1.5 1.5 0 0 0 0-3zm5 0a1.5 1.5 0 1 0 0 3 1.5 1.5 0 0 0 0-3zm5 0a1.5 1.5 0 1 0 0 3 1.5 1.5 0 0 0 0-3z"/></svg></button>
+    <section class="panel" id="parley-panel" role="dialog" aria-label="${title.replace(/"/g, '&quot;')}" hidden>
+      <header><h2></h2><button type="button" class="close" aria-label="Close chat">&times;</button></header>
+      <div class="messages" role="log" aria-live="polite" aria-relevant="additions text"></div>
+      <form>
+        <label for="parley-input" style="position:absolute;left:-9999px">Your message</label>
+        <textarea id="parley-input" maxlength="2000" placeholder="Type a message…" rows="1"></textarea>
+        <button type="submit">Send</button>
+      </form>
+    </section>`;
+  root.querySelector('h2').textContent = title;
+
+  const launcher = root.querySelector('.launcher');
+  const panel = root.querySelector('.panel');
+  const list = root.querySelector('.messages');
+  const form = root.querySelector('form');
+  const input = root.querySelector('textarea');
+  const send = root.querySelector('form button');
+  let conversationId = null;
+  let starting = null;
+
+  const add = (kind, text) => {
+    const element = document.createElement('div');
+    element.className = `message ${kind}`;
+    element.textContent = text;
+    list.append(element);
+    list.scrollTop = list.scrollHeight;
+    return element;
+  };
+  const note = (kind, text) => {
+    const element = document.createElement('div');
+    element.className = kind;
+    element.textContent = text;
+    list.append(element);
+    list.scrollTop = list.scrollHeight;
+  };
+  const render = (history) => {
+    list.replaceChildren();
+    for (const entry of history) {
+      if (entry.role === 'user') add('user', entry.content);
+      else {
+        for (const call of entry.function_calls || []) note('tool', `Used ${call.name.replace(/_/g, ' ')}`);
+        if (entry.content) add('assistant', entry.content);
+      }
+    }
+  };
+
+  async function json(response) {
+    try { return await response.json(); } catch { return {}; }
+  }
+
+  async function startConversation() {
+    const saved = localStorage.getItem(storageKey);
+    if (saved) {
+      const response = await fetch(`${apiBase}/conversations/${saved}`, { headers: { accept: 'application/json' } });
+      if (response.ok) {
+        conversationId = saved;
+        render((await json(response)).history || []);
+        return;
+      }
+      localStorage.removeItem(storageKey);
+    }
+    const response = await fetch(`${apiBase}/conversations`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify({ assistant_id: assistantId, type: 'widget' }),
+    });
+    const body = await json(response);
+    if (!response.ok || !body.status) throw new Error(body.error);
+    conversationId = body.conversation_id;
+    localStorage.setItem(storageKey, conversationId);
+    render(body.history || []);
+  }
+
+  function ensureConversation() {
+    starting ??= startConversation().catch((error) => {
+      starting = null;
+      note('error', say(error.message));
+      throw error;
+    });
+    return starting;
+  }
+
+  /** Reads server-sent events from a fetch response, calling `onEvent(name, data)` for each. */
+  async function readEvents(response, onEvent) {
+    const reader = response.body.getReader();
+    const decoder = new TextDecoder();
+    let buffer = '';
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buffer += decoder.decode(value, { stream: true });
+      let end;
+      while ((end = buffer.indexOf('\n\n')) !== -1) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        let name = 'message';
+        let data = '';
+        for (const line of block.split('\n')) {
+          if (line.startsWith('event: ')) name = line.slice(7);
+          else if (line.startsWith('data: ')) data += line.slice(6);
+        }
+        onEvent(name, data ? JSON.parse(data) : null);
+      }
+    }
+  }
+
+  async function sendMessage(text) {
+    await ensureConversation();
+    add('user', text);
+    send.disabled = true;
+    let bubble = null;
+    try {
+      const response = await fetch(`${apiBase}/conversations/${conversationId}/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+        body: JSON.stringify({ message: text }),
+      });
+      if (!response.ok || !(response.headers.get('content-type') || '').includes('text/event-stream')) {
+        const body = await json(response);
+        if (response.status === 404) {
+          localStorage.removeItem(storageKey);
+          starting = null;
+        }
+        note('error', say(body.error));
+        return;
+      }
+      await readEvents(response, (name, data) => {
+        if (name === 'token') {
+          bubble ??= add('assistant', '');
+          bubble.textContent += data.text;
+          list.scrollTop = list.scrollHeight;
+        } else if (name === 'tool_call') {
+          note('tool', `Used ${data.name.replace(/_/g, ' ')}`);
+          bubble = null;
+        } else if (name === 'done') {
+          if (!bubble && data.message) add('assistant', data.message);
+        } else if (name === 'error') {
+          note('error', say(data.error));
+        }
+      });
+    } catch {
+      note('error', 'The connection failed. Please check your network and try again.');
+    } finally {
+      send.disabled = false;
+      input.focus();
+    }
+  }
+
+  const open = (show) => {
+    panel.hidden = !show;
+    launcher.setAttribute('aria-expanded', String(show));
+    launcher.setAttribute('aria-label', show ? 'Close chat' : 'Open chat');
+    if (show) {
+      input.focus();
+      ensureConversation().catch(() => undefined);
+    } else {
+      launcher.focus();
+    }
+  };
+  launcher.addEventListener('click', () => open(panel.hidden));
+  root.querySelector('.close').addEventListener('click', () => open(false));
+  panel.addEventListener('keydown', (event) => {
+    if (event.key === 'Escape') open(false);
+  });
+  input.addEventListener('keydown', (event) => {
+    if (event.key === 'Enter' && !event.shiftKey) {
+      event.preventDefault();
+      form.requestSubmit();
+    }
+  });
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const text = input.value.trim();
+    if (!text || send.disabled) return;
+    input.value = '';
+    sendMessage(text).catch(() => undefined);
+  });
+
+  const mount = () => document.body.append(host);
+  if (document.body) mount();
+  else document.addEventListener('DOMContentLoaded', mount);
+})();
