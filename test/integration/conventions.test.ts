@@ -30,6 +30,18 @@ describe('GET /api/user/me', () => {
     expect(response.body).toEqual({ name: 'Test User', email: user.email, total_balance: 10.29 });
   });
 
+  it('keeps the running balance equal to the sum of the ledger', async () => {
+    const user = await createTestUser(platform.database.knex, { balanceUsd: 3 });
+    for (const [index, amount] of [0.5, -1.25, 0.000001, -0.3].entries()) {
+      await recordEntry(platform.database.knex, { userId: user.id, amountMicros: usdToMicros(amount), kind: 'adjustment', idempotencyKey: `sum-${user.id}-${index}` });
+    }
+    const ledger = await platform.database.knex('balance_transactions').where({ userId: user.id }).sum({ total: 'amount_micros' }).first();
+    const running = await platform.database.knex('user_balances').where({ userId: user.id }).first();
+    expect(Number(ledger?.total)).toBe(1_950_001);
+    expect(Number(running.micros)).toBe(1_950_001);
+    expect((await platform.request('GET', '/user/me', { token: user.token })).body.total_balance).toBe(1.950001);
+  });
+
   it('reports 0 for a new account', async () => {
     const user = await createTestUser(platform.database.knex);
     expect((await platform.request('GET', '/user/me', { token: user.token })).body.total_balance).toBe(0);

@@ -34,17 +34,13 @@ export async function recordEntry(knex: Knex, input: LedgerEntryInput): Promise<
 
 /**
  * Takes `amountMicros` from the user's balance, or refuses without writing anything when the balance does not
- * cover it. The user's row is locked first, so concurrent charges are checked one after another and can
- * never together drive the balance below zero; a retry with the same key returns the entry already written.
- * Must run inside a transaction. Two statements on the usual path: this runs on every charged chat message.
+ * cover it. The user's running balance row is locked first, so concurrent charges are checked one after
+ * another and can never together drive the balance below zero (a user without the row has nothing to spend);
+ * a retry with the same key returns the entry already written. Must run inside a transaction.
  */
 export async function chargeWithinBalance(trx: Knex.Transaction, input: LedgerEntryInput): Promise<BalanceTransaction> {
-  const { rows } = await trx.raw<{ rows: { balance: string | number }[] }>(
-    `select (select coalesce(sum(amount_micros), 0) from balance_transactions where user_id = users.id) as balance
-       from users where id = ? for update`,
-    [input.userId],
-  );
-  if (Number(rows[0]?.balance ?? 0) < input.amountMicros) {
+  const row = await trx('user_balances').where({ userId: input.userId }).forUpdate().first<{ micros: number } | undefined>('micros');
+  if ((row?.micros ?? 0) < input.amountMicros) {
     const retried = await BalanceTransaction.query(trx).findOne({ idempotencyKey: input.idempotencyKey });
     if (retried) return retried;
     throw new InsufficientBalanceError();
@@ -52,7 +48,8 @@ export async function chargeWithinBalance(trx: Knex.Transaction, input: LedgerEn
   return recordEntry(trx, { ...input, amountMicros: -input.amountMicros });
 }
 
+/** The user's balance: the sum of their ledger entries, kept current by the ledger's trigger. */
 export async function balanceMicros(knex: Knex, userId: number): Promise<number> {
-  const row = await knex('balance_transactions').where({ userId }).sum({ total: 'amount_micros' }).first() as { total: string | number | null } | undefined;
-  return Number(row?.total ?? 0);
+  const row = await knex('user_balances').where({ userId }).first<{ micros: number } | undefined>('micros');
+  return row?.micros ?? 0;
 }
