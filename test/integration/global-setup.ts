@@ -1,7 +1,9 @@
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
+import knexFactory from 'knex';
 import type { TestProject } from 'vitest/node';
 import { connectPostgres, migrateLatest, openEmbedded } from '../../src/db/database.ts';
 import { createLogger } from '../../src/logger.ts';
@@ -19,6 +21,30 @@ declare module 'vitest' {
 }
 
 /**
+ * A database of this run's own on the server of `url`, so runs never see each other's data or migrations.
+ * Without the privilege to create one, the tests use the given database itself.
+ */
+async function createScratchDatabase(url: string): Promise<{ url: string; drop(): Promise<void> } | undefined> {
+  const admin = knexFactory({ client: 'pg', connection: url, pool: { min: 0, max: 1 } });
+  const name = `parley_test_${randomBytes(6).toString('hex')}`;
+  try {
+    await admin.raw(`create database ${name}`);
+  } catch {
+    await admin.destroy();
+    return undefined;
+  }
+  const scratchUrl = new URL(url);
+  scratchUrl.pathname = `/${name}`;
+  return {
+    url: scratchUrl.toString(),
+    drop: async () => {
+      await admin.raw(`drop database if exists ${name} with (force)`);
+      await admin.destroy();
+    },
+  };
+}
+
+/**
  * Once per run: a real Temporal dev server, the database migrated once (a PGlite template that each test
  * file loads, or the PostgreSQL server of DATABASE_URL), and the workflow code bundled once.
  */
@@ -33,7 +59,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
     logger,
   });
 
-  const databaseUrl = process.env.DATABASE_URL || undefined;
+  const serverUrl = process.env.DATABASE_URL || undefined;
+  const scratch = serverUrl ? await createScratchDatabase(serverUrl) : undefined;
+  const databaseUrl = scratch?.url ?? serverUrl;
   let pgliteTemplate: string | undefined;
   if (databaseUrl) {
     const database = await connectPostgres(databaseUrl, 2);
@@ -58,6 +86,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('workflowBundlePath', workflowBundlePath);
 
   return async () => {
+    await scratch?.drop();
     await temporal.stop();
     fs.rmSync(workDir, { recursive: true, force: true });
   };
