@@ -26,6 +26,7 @@ COPY workflows ./workflows
 COPY activities ./activities
 COPY migrations ./migrations
 COPY scripts ./scripts
+COPY web ./web
 RUN mkdir -p /app/.data && chown node:node /app/.data
 
 USER node

@@ -159,6 +159,13 @@ describe('Dockerfile', () => {
     expect(instructions.filter((line) => /^FROM\s/i.test(line)).length).toBeGreaterThanOrEqual(2);
   });
 
+  it('copies every folder the application reads at run time into the final stage', () => {
+    const finalStage = instructions.slice(instructions.findLastIndex((line) => /^FROM\s/i.test(line)));
+    const copied = finalStage.filter((line) => /^COPY\s/i.test(line)).map((line) => line.split(/\s+/)[1]);
+    // Code runs from source (type stripping), migrations are read at start, web/ serves the widget.
+    for (const folder of ['src', 'workflows', 'activities', 'migrations', 'web']) expect(copied, folder).toContain(folder);
+  });
+
   it('switches to a non-root user for the final stage', () => {
     const finalStage = instructions.slice(instructions.findLastIndex((line) => /^FROM\s/i.test(line)));
     const users = finalStage.filter((line) => /^USER\s/i.test(line)).map((line) => line.split(/\s+/)[1] ?? '');
