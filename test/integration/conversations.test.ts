@@ -123,7 +123,7 @@ describe('text conversations', () => {
     expect(JSON.stringify(search.result)).toContain('closed on Sundays');
     const toolMessage = llm.requests.at(-1)?.messages.find((message) => message.role === 'tool');
     expect(toolMessage?.content).toContain('closed on Sundays');
-  });
+  }, 60_000); // a real ingestion workflow runs first, alongside other files' ingestions
 
   it('streams the reply as server-sent events: tokens, tool calls, then done', async () => {
     const owner = await createTestUser(platform.database.knex, { balanceUsd: 1 });

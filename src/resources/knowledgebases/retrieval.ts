@@ -31,7 +31,6 @@ interface ChunkRow {
   id: number;
   document_id: number;
   document_name: string;
-  score: number;
   content: string;
   metadata: ChunkMetadata;
 }
@@ -56,10 +55,72 @@ export function fullTextQuery(query: string, operator: '|' | '&' = '|'): string 
 }
 
 /**
- * Hybrid search in one knowledge base of one user: full-text rank (`ts_rank_cd` over the generated
- * tsvector, GIN index) and vector similarity (cosine, HNSW index of the configured dimension) are fused by
- * reciprocal rank fusion. Without an embeddings provider, full text alone. A knowledge base of another
- * user yields nothing, as if empty. This is what the assistant calls.
+ * Reciprocal rank fusion of ranked id lists (best first): each list gives an id `1 / (k + rank)`, and the
+ * sums order the result; ties go to the smaller id so the order is stable.
+ */
+export function fuseRankings(rankings: number[][], k = rrfK): { id: number; score: number }[] {
+  const scores = new Map<number, number>();
+  for (const ranking of rankings) {
+    ranking.forEach((id, index) => scores.set(id, (scores.get(id) ?? 0) + 1 / (k + index + 1)));
+  }
+  return [...scores.entries()].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score || a.id - b.id);
+}
+
+type Ranker = (trx: Knex.Transaction) => Promise<number[]>;
+
+/** Runs a ranking in a transaction of its own, so its planner settings stay local to it. */
+function ranked(knex: Knex, settings: string[], rank: Ranker): Promise<number[]> {
+  return knex.transaction(async (trx) => {
+    for (const setting of settings) await trx.raw(setting);
+    return rank(trx);
+  });
+}
+
+/** Chunks holding every word rank above those holding some; within each group, by ts_rank. */
+function rankByText(knex: Knex, options: RetrievalOptions, terms: string): Promise<number[]> {
+  const settings = options.exact ? ['set local enable_indexscan = off', 'set local enable_bitmapscan = off'] : [];
+  return ranked(knex, settings, async (trx) => {
+    const { rows } = await trx.raw<{ rows: { id: number }[] }>(
+      `select m.id from (
+         (select id, tsv from document_chunks where knowledgebase_id = :kb and tsv @@ to_tsquery('english', :allTerms) limit :bound)
+         union
+         (select id, tsv from document_chunks where knowledgebase_id = :kb and tsv @@ to_tsquery('english', :anyTerms) limit :bound)
+       ) m
+       order by m.tsv @@ to_tsquery('english', :allTerms) desc, ts_rank(m.tsv, to_tsquery('english', :anyTerms)) desc, m.id
+       limit :limit`,
+      { kb: options.knowledgebaseId, anyTerms: terms, allTerms: fullTextQuery(options.query, '&') || terms, bound: anyTermBound, limit: candidates },
+    );
+    return rows.map((row) => Number(row.id));
+  });
+}
+
+/** The nearest chunks by cosine distance, through the partial HNSW index of this dimension. */
+function rankByVector(knex: Knex, options: RetrievalOptions, vector: number[], dimensions: number, model: string): Promise<number[]> {
+  const settings = options.exact
+    ? ['set local enable_indexscan = off', 'set local enable_bitmapscan = off']
+    // Without iterative scans, HNSW returns its ef_search nearest chunks of *all* knowledge bases and the filter
+    // to this one may leave fewer than asked; relaxed order keeps going until enough pass (pgvector 0.8).
+    : ["set local hnsw.iterative_scan = 'relaxed_order'", 'set local hnsw.ef_search = 100'];
+  return ranked(knex, settings, async (trx) => {
+    // The cast and the vector_dims condition match the partial HNSW index of this dimension, and the order is
+    // the distance alone: any tie-breaker would keep the index from ordering the scan. Named bindings must not
+    // share a name with a type cast (`::vector`), or knex would replace the cast.
+    const { rows } = await trx.raw<{ rows: { id: number }[] }>(
+      `select id from document_chunks
+       where knowledgebase_id = :kb and vector_dims(embedding) = ${dimensions} and embedding_model = :embeddingModel
+       order by embedding::vector(${dimensions}) <=> (:queryVector)::vector(${dimensions})
+       limit :limit`,
+      { kb: options.knowledgebaseId, embeddingModel: model, queryVector: pgvector.toSql(vector), limit: candidates },
+    );
+    return rows.map((row) => Number(row.id));
+  });
+}
+
+/**
+ * Hybrid search in one knowledge base of one user: the full-text ranking (the generated tsvector, GIN
+ * index) and the vector ranking (cosine, HNSW index of the configured dimension) run at the same time, on
+ * connections of their own, and are fused by reciprocal rank fusion. Without an embeddings provider, full
+ * text alone. A knowledge base of another user yields nothing, as if empty. This is what the assistant calls.
  */
 export async function searchKnowledgebase(
   deps: { knex: Knex; embeddings: EmbeddingsProvider | undefined },
@@ -67,82 +128,33 @@ export async function searchKnowledgebase(
 ): Promise<RetrievalResult> {
   const terms = fullTextQuery(options.query);
   const vector = deps.embeddings ? (await deps.embeddings.embed([options.query]))[0] : undefined;
-  const dimensions = deps.embeddings?.dimensions ?? 0;
   const mode = vector ? 'hybrid' : 'full_text';
   if (!terms && !vector) return { mode, chunks: [] };
+  const owned: unknown = await deps.knex('knowledgebases').where({ id: options.knowledgebaseId, userId: options.userId }).first('id');
+  if (!owned) return { mode, chunks: [] };
 
-  return deps.knex.transaction(async (trx) => {
-    if (options.exact) {
-      await trx.raw('set local enable_indexscan = off');
-      await trx.raw('set local enable_bitmapscan = off');
-    } else if (vector) {
-      // Without it, HNSW returns its ef_search nearest chunks of *all* knowledge bases and the filter to
-      // this one may leave fewer than asked; iterative scans keep going until enough pass (pgvector 0.8).
-      await trx.raw("set local hnsw.iterative_scan = 'relaxed_order'");
-      // The default of 40 candidates is as many as the fusion takes; a wider search keeps recall high.
-      await trx.raw('set local hnsw.ef_search = 100');
-    }
-    const owned: unknown = await trx('knowledgebases').where({ id: options.knowledgebaseId, userId: options.userId }).first('id');
-    if (!owned) return { mode, chunks: [] };
-
-    // Named bindings must not share a name with a type cast (`::vector`), or knex would replace the cast.
-    const bindings: Record<string, unknown> = {
-      kb: options.knowledgebaseId,
-      anyTerms: terms || 'a',
-      allTerms: fullTextQuery(options.query, '&') || 'a',
-      bound: anyTermBound,
-      limit: candidates,
-      topK: options.topK,
-      rrfK,
-    };
-    // Chunks holding every word rank above those holding some; within each group, by ts_rank_cd.
-    const fullText = terms
-      ? `select id, row_number() over (order by has_all desc, score desc, id) as rank from (
-           select m.id, m.tsv @@ to_tsquery('english', :allTerms) as has_all, ts_rank_cd(m.tsv, to_tsquery('english', :anyTerms)) as score
-           from (
-             (select id, tsv from document_chunks where knowledgebase_id = :kb and tsv @@ to_tsquery('english', :allTerms) limit :bound)
-             union
-             (select id, tsv from document_chunks where knowledgebase_id = :kb and tsv @@ to_tsquery('english', :anyTerms) limit :bound)
-           ) m
-         ) ranked
-         order by rank limit :limit`
-      : 'select null::bigint as id, null::bigint as rank where false';
-    let semantic = 'select null::bigint as id, null::bigint as rank where false';
-    if (vector) {
-      bindings.queryVector = pgvector.toSql(vector);
-      bindings.embeddingModel = deps.embeddings?.model;
-      // The cast and the vector_dims condition match the partial HNSW index of this dimension.
-      semantic = `select id, row_number() over (order by distance, id) as rank from (
-          select id, embedding::vector(${dimensions}) <=> (:queryVector)::vector(${dimensions}) as distance
-          from document_chunks
-          where knowledgebase_id = :kb and vector_dims(embedding) = ${dimensions} and embedding_model = :embeddingModel
-          order by embedding::vector(${dimensions}) <=> (:queryVector)::vector(${dimensions})
-          limit :limit
-        ) nearest`;
-    }
-    const { rows } = await trx.raw<{ rows: ChunkRow[] }>(`
-      with full_text as (${fullText}), semantic as (${semantic}),
-      fused as (
-        select coalesce(f.id, s.id) as id,
-               coalesce(1.0 / (:rrfK + f.rank), 0) + coalesce(1.0 / (:rrfK + s.rank), 0) as score
-        from full_text f full outer join semantic s on f.id = s.id
-      )
-      select c.id, c.document_id, d.name as document_name, fused.score::float8 as score, c.content, c.metadata
-      from fused
-      join document_chunks c on c.id = fused.id
-      join documents d on d.id = c.document_id
-      order by fused.score desc, c.id
-      limit :topK`, bindings);
-    return {
-      mode,
-      chunks: rows.map((row) => ({
-        chunkId: row.id,
-        documentId: row.document_id,
-        documentName: row.document_name,
-        score: row.score,
-        text: row.content,
-        metadata: row.metadata,
-      })),
-    };
-  });
+  const rankings = await Promise.all([
+    terms ? rankByText(deps.knex, options, terms) : Promise.resolve([]),
+    vector && deps.embeddings
+      ? rankByVector(deps.knex, options, vector, deps.embeddings.dimensions, deps.embeddings.model)
+      : Promise.resolve([]),
+  ]);
+  const best = fuseRankings(rankings).slice(0, options.topK);
+  if (best.length === 0) return { mode, chunks: [] };
+  const rows = await deps.knex.raw<{ rows: ChunkRow[] }>(
+    `select c.id, c.document_id, d.name as document_name, c.content, c.metadata
+     from document_chunks c join documents d on d.id = c.document_id
+     where c.id = any(?)`,
+    [best.map((entry) => entry.id)],
+  );
+  const byId = new Map(rows.rows.map((row) => [Number(row.id), row]));
+  return {
+    mode,
+    chunks: best.flatMap(({ id, score }) => {
+      const row = byId.get(id);
+      return row
+        ? [{ chunkId: id, documentId: Number(row.document_id), documentName: row.document_name, score, text: row.content, metadata: row.metadata }]
+        : [];
+    }),
+  };
 }
