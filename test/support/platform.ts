@@ -40,7 +40,19 @@ export async function openTestDatabase(): Promise<Database> {
   if (url) return connectPostgres(url, 5);
   const template = inject('pgliteTemplate');
   if (!template) throw new Error('the global setup provided no database');
-  return openEmbedded({ loadDataDir: new Blob([fs.readFileSync(template)]) });
+  const database = await openEmbedded({ loadDataDir: new Blob([fs.readFileSync(template)]) });
+  // Files running at once each number their records from the same template, but share one Temporal
+  // namespace, where workflow ids are built from record ids (`document-1`): a disjoint id range per file
+  // keeps one file's workflow from being taken for another's.
+  // VITEST_POOL_ID is unique among the files running at one time; the random part keeps apart the files that
+  // run one after another in a pool (a workflow can outlive its file). Ids stay within 32-bit sequences.
+  const pool = Number(process.env.VITEST_POOL_ID ?? 1) % 10;
+  const offset = pool * 200_000_000 + Math.floor(Math.random() * 199) * 1_000_000 + 1;
+  await database.knex.raw(`do $$ declare s record; begin
+    for s in select sequencename from pg_sequences where schemaname = 'public' loop
+      execute format('alter sequence %I restart with ${offset}', s.sequencename);
+    end loop; end $$`);
+  return database;
 }
 
 /**

@@ -105,14 +105,15 @@ function rankByVector(knex: Knex, options: RetrievalOptions, vector: number[], d
     // The cast and the vector_dims condition match the partial HNSW index of this dimension, and the order is
     // the distance alone: any tie-breaker would keep the index from ordering the scan. Named bindings must not
     // share a name with a type cast (`::vector`), or knex would replace the cast.
-    const { rows } = await trx.raw<{ rows: { id: number }[] }>(
-      `select id from document_chunks
+    const { rows } = await trx.raw<{ rows: { id: number; distance: number }[] }>(
+      `select id, embedding::vector(${dimensions}) <=> (:queryVector)::vector(${dimensions}) as distance from document_chunks
        where knowledgebase_id = :kb and vector_dims(embedding) = ${dimensions} and embedding_model = :embeddingModel
        order by embedding::vector(${dimensions}) <=> (:queryVector)::vector(${dimensions})
        limit :limit`,
       { kb: options.knowledgebaseId, embeddingModel: model, queryVector: pgvector.toSql(vector), limit: candidates },
     );
-    return rows.map((row) => Number(row.id));
+    // Equal distances come back in any order; the id decides, as it does for the text ranking.
+    return rows.sort((a, b) => a.distance - b.distance || Number(a.id) - Number(b.id)).map((row) => Number(row.id));
   });
 }
 
