@@ -125,6 +125,24 @@ describe('text conversations', () => {
     expect(toolMessage?.content).toContain('closed on Sundays');
   }, 60_000); // a real ingestion workflow runs first, alongside other files' ingestions
 
+  it('puts retrieved passages in the system prompt when the knowledge base is used in prompt mode', async () => {
+    const owner = await createTestUser(platform.database.knex, { balanceUsd: 1 });
+    const kb = await platform.request('POST', '/user/knowledgebases', { token: owner.token, body: { name: 'Returns' } });
+    const kbId = (kb.body.data?.id ?? kb.body.id) as number;
+    const doc = await uploadDocument(platform, owner.token, kbId, { name: 'Returns policy', type: 'txt' }, {
+      name: 'returns.txt', data: Buffer.from('Returns policy\n\nUnworn shoes can be returned within 30 days with the receipt.'), type: 'text/plain',
+    });
+    expect((await waitForDocument(platform, owner.token, kbId, doc.body.data.id)).status).toBe('active');
+    const assistant = await createTestAssistant(platform, owner, { knowledgebase_id: kbId, knowledgebase_mode: 'prompt' });
+    const { body } = await start({ assistant_id: assistant.uuid, type: 'test' });
+    llm.script({ reply: 'You have 30 days.' });
+    expect((await send(body.conversation_id, 'Can I return shoes?')).body.message).toBe('You have 30 days.');
+    const request = llm.requests.at(-1);
+    expect(request?.messages[0]?.role).toBe('system');
+    expect(request?.messages[0]?.content).toContain('returned within 30 days');
+    expect(request?.tools?.map((tool) => tool.function.name)).toEqual(['end_call']);
+  }, 60_000);
+
   it('streams the reply as server-sent events: tokens, tool calls, then done', async () => {
     const owner = await createTestUser(platform.database.knex, { balanceUsd: 1 });
     const assistant = await createTestAssistant(platform, owner);
