@@ -214,6 +214,9 @@ describe('text conversations', () => {
     expect(await balance(platform, owner)).toBe(0);
     const charges = await platform.database.knex('balance_transactions').where({ userId: owner.id, kind: 'conversation_message' }).count({ count: '*' }).first();
     expect(Number(charges?.count)).toBe(20);
+    // The opening line, then 20 questions and their 20 answers; the refused 30 leave nothing behind.
+    const listed = await platform.request('GET', `/user/conversations?assistant_id=${assistant.uuid}`, { token: owner.token });
+    expect(listed.body.data[0]).toMatchObject({ message_count: 41, total_cost: 0.2 });
   });
 
   it('answers 404 for an unknown conversation or assistant', async () => {

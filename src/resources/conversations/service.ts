@@ -100,9 +100,10 @@ export async function acceptMessage(deps: ConversationDeps, uuid: string, messag
         idempotencyKey: chargeKey,
       });
     }
-    await Conversation.query(trx).findById(conversation.id).patch({
-      messageCount: conversation.messageCount + 1,
-      totalCostMicros: conversation.totalCostMicros + (chargeKey ? WIDGET_MESSAGE_MICROS : 0),
+    // Increments in SQL: messages of one conversation may arrive at the same time.
+    await trx('conversations').where({ id: conversation.id }).update({
+      messageCount: trx.raw('message_count + 1'),
+      totalCostMicros: trx.raw('total_cost_micros + ?', [chargeKey ? WIDGET_MESSAGE_MICROS : 0]),
       updatedAt: new Date(),
     });
     return { conversation, profile, model, userMessage, chargeKey, history };
