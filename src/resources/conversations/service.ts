@@ -152,9 +152,6 @@ export async function replyTo(
       ...(onEvent ? { onEvent } : {}),
     });
     await deps.knex.transaction(async (trx) => {
-      // The reply is not money: it need not wait for its WAL flush (a crash within a fraction of a second could
-      // lose its text). The charge above was committed durably.
-      await trx.raw('set local synchronous_commit = off');
       await ConversationMessage.query(trx).insert({
         conversationId: turn.conversation.id,
         role: 'assistant',
