@@ -21,6 +21,7 @@ import { createApiKey } from '../src/resources/api-keys/service.ts';
 import { createUser } from '../src/resources/users/service.ts';
 import { createTemporalClient } from '../src/temporal/client.ts';
 import { startFakeLlmServer } from '../test/fakes/llm-server.ts';
+import { listenOnLoopback } from '../test/support/ports.ts';
 
 const { values } = parseArgs({
   options: {
@@ -47,9 +48,8 @@ async function main(): Promise<void> {
   const temporal = createTemporalClient(config, config.temporal.address ?? '127.0.0.1:7233');
   const { app } = createApp({ config, logger: createLogger(config), knex: database.knex, temporal, appKey: randomBytes(32) });
   const server = http.createServer(app.callback());
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  const base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/api`;
+  const listening = await listenOnLoopback(server);
+  const base = `${listening.url}/api`;
 
   const call = async (method: string, url: string, body?: unknown, token?: string) => {
     const response = await fetch(`${base}${url}`, {
@@ -100,7 +100,7 @@ async function main(): Promise<void> {
   console.log(`overhead / turn time at p50: ${(percentile(overheads, 50) / percentile(totals, 50)).toFixed(3)}`);
   console.log(`throughput: ${(turns / (elapsed / 1000)).toFixed(1)} turns/s`);
 
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await listening.close();
   await temporal.close();
   await database.close();
   await llm.close();

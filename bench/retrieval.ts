@@ -22,6 +22,7 @@ import type { EmbeddingsProvider } from '../src/providers/embeddings/index.ts';
 import { searchKnowledgebase } from '../src/resources/knowledgebases/retrieval.ts';
 import { createUser } from '../src/resources/users/service.ts';
 import { startFakeEmbeddingsServer } from '../test/fakes/embeddings-server.ts';
+import { listenOnLoopback } from '../test/support/ports.ts';
 
 const { values } = parseArgs({
   options: {
@@ -143,12 +144,7 @@ async function startSite(): Promise<{ url: string; close(): Promise<void> }> {
     response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
     response.end(`<!doctype html><html><head><title>Page ${page}</title></head><body><nav>${links}</nav><article><h1>Page ${page}</h1>${paragraphs}</article></body></html>`);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  return {
-    url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
+  return listenOnLoopback(server);
 }
 
 async function measureIngestion(database: Database, userId: number, knowledgebaseId: number) {

@@ -7,6 +7,7 @@ import { createTestAssistant } from '../support/assistants.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { createTestUser, type TestUser } from '../support/users.ts';
 import { startFakeLlmServer, type FakeLlmServer } from '../fakes/llm-server.ts';
+import { listenOnLoopback, type LoopbackServer } from '../support/ports.ts';
 
 const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const screenshots = path.resolve('test-results', 'screenshots');
@@ -17,13 +18,11 @@ describe('the chat widget in a browser', () => {
   let browser: Browser;
   let owner: TestUser;
   let assistantUuid: string;
-  let toolServer: http.Server;
+  let toolServer: LoopbackServer;
 
   beforeAll(async () => {
-    toolServer = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"eta":"tomorrow"}'));
-    await new Promise<void>((resolve) => toolServer.listen(0, '127.0.0.1', resolve));
-    const toolAddress = toolServer.address();
-    const toolUrl = `http://127.0.0.1:${typeof toolAddress === 'object' && toolAddress ? toolAddress.port : 0}/eta`;
+    toolServer = await listenOnLoopback(http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"eta":"tomorrow"}')));
+    const toolUrl = `${toolServer.url}/eta`;
     llm = await startFakeLlmServer({ chunkSize: 3 });
     platform = await startTestPlatform({ env: { LLM_BASE_URL: llm.baseUrl, LLM_API_KEY: 'test', FETCH_ALLOW_HOSTS: '127.0.0.1' } });
     owner = await createTestUser(platform.database.knex, { balanceUsd: 5 });
@@ -42,7 +41,7 @@ describe('the chat widget in a browser', () => {
     await browser?.close();
     await platform?.close();
     await llm?.close();
-    toolServer?.close();
+    await toolServer?.close();
   });
 
   it('chats with streamed replies and tool activity, and keeps the conversation across a reload', async () => {

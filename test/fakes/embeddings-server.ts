@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import http from 'node:http';
+import { listenOnLoopback } from '../support/ports.ts';
 
 /**
  * An OpenAI-compatible `/v1/embeddings` server with deterministic vectors: each word adds weight to a
@@ -55,18 +56,13 @@ export async function startFakeEmbeddingsServer(options: { dimensions: number; a
       });
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
+  const { url, close } = await listenOnLoopback(server);
   return {
-    url: `http://127.0.0.1:${port}/v1`,
+    url: `${url}/v1`,
     requests,
     failNext(count, status) {
       failures = { count, status };
     },
-    close: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    close,
   };
 }

@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { listenOnLoopback } from '../support/ports.ts';
 
 /** One scripted model turn: a text reply, tool calls, or an HTTP failure. */
 export type FakeTurn =
@@ -106,19 +107,13 @@ export async function startFakeLlmServer(options: { latencyMs?: number; chunkSiz
       })();
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
-
+  const { url, close } = await listenOnLoopback(server);
   return {
-    baseUrl: `http://127.0.0.1:${port}/v1`,
+    baseUrl: `${url}/v1`,
     requests,
     timings,
     script: (...turns) => { queue.push(...turns); },
     respond: (fn) => { decide = fn; },
-    close: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    close,
   };
 }

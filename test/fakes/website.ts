@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { listenOnLoopback } from '../support/ports.ts';
 
 /**
  * A small website for the crawler: linked pages, an off-site link, a page robots.txt forbids, a redirect to
@@ -79,21 +80,18 @@ export async function startTestWebsite(options: { privateTarget: string; hugeByt
         response.end('<h1>Not found</h1>');
     }
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
+  const listening = await listenOnLoopback(server);
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: listening.url,
     hits,
     releaseSlow() {
       for (const release of slowWaiters) release();
       slowWaiters = [];
     },
-    close: () => new Promise<void>((resolve) => {
+    close: () => {
       for (const release of slowWaiters) release();
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+      return listening.close();
+    },
   };
 }
 
@@ -105,15 +103,10 @@ export async function startPrivateServer(): Promise<{ url: string; hits: () => n
     response.writeHead(200, { 'content-type': 'text/html' });
     response.end('<html><body><h1>Internal admin</h1><p>Internal secrets that must never be scraped.</p></body></html>');
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.2', resolve));
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
+  const { url, close } = await listenOnLoopback(server, '127.0.0.2');
   return {
-    url: `http://127.0.0.2:${port}/secret`,
+    url: `${url}/secret`,
     hits: () => count,
-    close: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    close,
   };
 }

@@ -5,6 +5,7 @@ import { runAgentTurn, type AgentEvent } from '../../src/agent/turn.ts';
 import { createSafeFetch } from '../../src/lib/safe-fetch.ts';
 import { OpenAiCompatibleModel } from '../../src/providers/llm/openai-compatible.ts';
 import { startFakeLlmServer, type FakeLlmServer } from '../fakes/llm-server.ts';
+import { listenOnLoopback } from '../support/ports.ts';
 
 /** A tool endpoint on loopback: /weather answers JSON, /broken answers 500, /slow never in time. */
 async function startToolServer(): Promise<{ url: string; seen: { method: string; url: string; body: string; auth: string | undefined }[]; close(): Promise<void> }> {
@@ -23,13 +24,8 @@ async function startToolServer(): Promise<{ url: string; seen: { method: string;
       }
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  return {
-    url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`,
-    seen,
-    close: () => new Promise((resolve) => { server.close(() => resolve()); server.closeAllConnections(); }),
-  };
+  const { url, close } = await listenOnLoopback(server);
+  return { url, seen, close };
 }
 
 describe('runAgentTurn against an OpenAI-compatible server', () => {

@@ -6,6 +6,7 @@ import { uploadDocument, waitForDocument } from '../support/documents.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { createTestUser, type TestUser } from '../support/users.ts';
 import { startFakeLlmServer, type FakeLlmServer } from '../fakes/llm-server.ts';
+import { listenOnLoopback } from '../support/ports.ts';
 
 /** A mid-call tool endpoint: /order answers JSON, /fail answers 503. */
 async function startToolEndpoint() {
@@ -13,12 +14,7 @@ async function startToolEndpoint() {
     if (req.url?.startsWith('/order')) res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"shipped"}');
     else res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":"maintenance"}');
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  return {
-    url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`,
-    close: () => new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); }),
-  };
+  return listenOnLoopback(server);
 }
 
 async function balance(platform: TestPlatform, user: TestUser): Promise<number> {

@@ -2,6 +2,7 @@ import http from 'node:http';
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSafeFetch, FetchRefusedError, isPublicAddress, parseAllowList } from '../../src/lib/safe-fetch.ts';
+import { listenOnLoopback } from '../support/ports.ts';
 
 interface Server {
   url: string;
@@ -15,16 +16,8 @@ async function serve(host: string, handler: http.RequestListener): Promise<Serve
     requests.push(request.headers);
     handler(request, response);
   });
-  await new Promise<void>((resolve) => server.listen(0, host, resolve));
-  const address = server.address();
-  return {
-    url: `http://${host}:${typeof address === 'object' && address ? address.port : 0}`,
-    requests,
-    close: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
-  };
+  const { url, close } = await listenOnLoopback(server, host);
+  return { url, requests, close };
 }
 
 const policy = { allowHosts: [], timeoutMs: 2000, maxBytes: 1024 * 1024, userAgent: 'ParleyTest' };

@@ -9,6 +9,7 @@ import { decodeAppKey } from '../../src/lib/secrets.ts';
 import { createLogger, type Logger } from '../../src/logger.ts';
 import { createTemporalClient, type TemporalClient } from '../../src/temporal/client.ts';
 import { startWorker, type StartedWorker } from '../../src/temporal/worker.ts';
+import { listenOnLoopback } from './ports.ts';
 
 export interface TestResponse<T = any> {
   status: number;
@@ -83,9 +84,7 @@ export async function startTestPlatform(options: { worker?: boolean; env?: Recor
   const appKey = (config.appKey ? decodeAppKey(config.appKey) : undefined) ?? randomBytes(32);
   const api = createApp({ config, logger, knex: database.knex, temporal, appKey });
   const server = http.createServer(api.app.callback());
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  const baseUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  const { url: baseUrl, close: stopServer } = await listenOnLoopback(server);
 
   return {
     config,
@@ -113,10 +112,7 @@ export async function startTestPlatform(options: { worker?: boolean; env?: Recor
       return { status: response.status, headers: response.headers, body: parsed as any, text };
     },
     async close() {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
+      await stopServer();
       await worker?.stop();
       await temporal.close();
       await database.close();
