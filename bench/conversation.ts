@@ -21,6 +21,8 @@ import { createApiKey } from '../src/resources/api-keys/service.ts';
 import { createUser } from '../src/resources/users/service.ts';
 import { createTemporalClient } from '../src/temporal/client.ts';
 import { startFakeLlmServer } from '../test/fakes/llm-server.ts';
+import { createTestAssistant } from '../test/support/assistants.ts';
+import { apiRequest } from '../test/support/http.ts';
 import { listenOnLoopback } from '../test/support/ports.ts';
 
 const { values } = parseArgs({
@@ -49,40 +51,29 @@ async function main(): Promise<void> {
   const { app } = createApp({ config, logger: createLogger(config), knex: database.knex, temporal, appKey: randomBytes(32) });
   const server = http.createServer(app.callback());
   const listening = await listenOnLoopback(server);
-  const base = `${listening.url}/api`;
 
-  const call = async (method: string, url: string, body?: unknown, token?: string) => {
-    const response = await fetch(`${base}${url}`, {
-      method,
-      headers: { 'content-type': 'application/json', accept: 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    if (!response.ok) throw new Error(`${method} ${url}: ${response.status} ${await response.text()}`);
-    return response.json() as Promise<any>;
+  const request = apiRequest(listening.url);
+  const call = async (path: string, body: unknown) => {
+    const response = await request('POST', path, { body });
+    if (response.status !== 200) throw new Error(`POST ${path}: ${response.status} ${response.text}`);
+    return response.body;
   };
 
   const user = await createUser(database.knex, { name: 'Bench', email: `bench-${randomUUID()}@example.test`, creditMicros: usdToMicros(1000), creditKind: 'adjustment' });
   const { token } = await createApiKey(database.knex, user.id, 'bench');
-  const languages = await call('GET', '/user/assistants/languages', undefined, token) as { id: number; iso_2: string }[];
-  const english = languages.find((language) => language.iso_2 === 'en')?.id;
-  const voices = await call('GET', `/user/assistants/voices?mode=pipeline&language_id=${english}`, undefined, token) as { id: number }[];
-  const models = await call('GET', '/user/assistants/models?type=llm', undefined, token) as { id: number }[];
-  const created = await call('POST', '/user/assistant', {
-    name: 'Bench', type: 'outbound', mode: 'pipeline', voice_id: voices[0]?.id, language_id: english, llm_model_id: models[0]?.id,
-    timezone: 'UTC', initial_message: 'Hello!', system_prompt: 'You are a concise assistant.',
-  }, token);
-  const assistant = await call('GET', `/user/assistant/${created.data.id}`, undefined, token);
-  const assistantUuid = (assistant.data?.uuid ?? assistant.uuid) as string;
+  const { uuid: assistantUuid } = await createTestAssistant({ request }, { token }, {
+    name: 'Bench', timezone: 'UTC', initial_message: 'Hello!', system_prompt: 'You are a concise assistant.',
+  });
 
   const overheads: number[] = [];
   const totals: number[] = [];
   const started = performance.now();
   await Promise.all(Array.from({ length: conversations }, async (_, c) => {
-    const { conversation_id: id } = await call('POST', '/conversations', { assistant_id: assistantUuid, type: 'widget' });
+    const { conversation_id: id } = await call('/conversations', { assistant_id: assistantUuid, type: 'widget' });
     for (let m = 0; m < messagesEach; m++) {
       const text = `conversation ${c} message ${m}`;
       const before = performance.now();
-      await call('POST', `/conversations/${id}/messages`, { message: text });
+      await call(`/conversations/${id}/messages`, { message: text });
       const total = performance.now() - before;
       totals.push(total);
       overheads.push(total - (llm.timings.get(text) ?? Number.NaN));

@@ -1,4 +1,5 @@
 import type { SafeFetch } from '../lib/safe-fetch.ts';
+import { textOf } from './template.ts';
 import type { AgentTool } from './turn.ts';
 
 /** A mid-call HTTP tool as the agent needs it: header values already decrypted. */
@@ -26,12 +27,6 @@ export function parametersSchema(parameters: HttpToolSpec['parameters']): Record
 const MAX_RESULT_BYTES = 256 * 1024;
 const MAX_RESULT_TEXT = 8000;
 
-function scalar(value: unknown): string {
-  if (typeof value === 'string') return value;
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  return JSON.stringify(value);
-}
-
 /**
  * Places the arguments in the request: `{name}` placeholders in the endpoint take theirs (URL-encoded), the
  * rest go in the query string for GET and DELETE and in a JSON body otherwise.
@@ -42,12 +37,12 @@ export function buildToolRequest(spec: Pick<HttpToolSpec, 'endpoint' | 'method'>
     if (!(name in rest)) return placeholder;
     const value = rest[name];
     delete rest[name];
-    return encodeURIComponent(scalar(value));
+    return encodeURIComponent(textOf(value));
   });
   if (spec.method === 'GET' || spec.method === 'DELETE') {
     const url = new URL(endpoint);
     for (const [name, value] of Object.entries(rest)) {
-      if (value !== undefined && value !== null) url.searchParams.append(name, scalar(value));
+      if (value !== undefined && value !== null) url.searchParams.append(name, textOf(value));
     }
     return { url: url.toString(), body: undefined };
   }

@@ -55,6 +55,27 @@ export function pageNumbers(currentPage: number, lastPage: number): (number | nu
   return [...start, null, ...range(currentPage - ON_EACH_SIDE, currentPage + ON_EACH_SIDE), null, ...finish];
 }
 
+/**
+ * `path` with the request's query string, `name` set to `value`: in its place when the query has it (as
+ * Laravel's paginators merge it), else last. Lists repeat their key; absent values are left out.
+ */
+export function urlWith(path: string, query: Record<string, unknown>, name: string, value: string): string {
+  const params = new URLSearchParams();
+  let placed = false;
+  for (const [key, item] of Object.entries(query)) {
+    if (key === name) {
+      params.append(name, value);
+      placed = true;
+    } else {
+      for (const entry of Array.isArray(item) ? item as unknown[] : [item]) {
+        if (typeof entry === 'string' || typeof entry === 'number' || typeof entry === 'boolean') params.append(key, String(entry));
+      }
+    }
+  }
+  if (!placed) params.append(name, value);
+  return `${path}?${params.toString()}`;
+}
+
 export function lengthAwarePage<T>(options: {
   data: T[];
   total: number;
@@ -68,22 +89,7 @@ export function lengthAwarePage<T>(options: {
   const { page: currentPage, perPage } = options.page;
   const lastPage = Math.max(Math.ceil(total / perPage), 1);
 
-  const url = (page: number): string => {
-    const params = new URLSearchParams();
-    let placed = false;
-    for (const [key, value] of Object.entries(options.query)) {
-      if (key === 'page') {
-        params.append('page', String(page));
-        placed = true;
-      } else if (Array.isArray(value)) {
-        for (const item of value) params.append(key, item);
-      } else if (value !== undefined) {
-        params.append(key, value);
-      }
-    }
-    if (!placed) params.append('page', String(page));
-    return `${path}?${params.toString()}`;
-  };
+  const url = (page: number): string => urlWith(path, options.query, 'page', String(page));
 
   const from = data.length > 0 ? (currentPage - 1) * perPage + 1 : null;
   const to = from === null ? null : from + data.length - 1;

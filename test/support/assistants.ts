@@ -1,10 +1,9 @@
-import type { TestPlatform } from './platform.ts';
-import type { TestUser } from './users.ts';
+import type { ApiRequest } from './http.ts';
 
 /** Creates an assistant through the API (current spelling), English with the first chat model; returns its ids. */
 export async function createTestAssistant(
-  platform: TestPlatform,
-  owner: TestUser,
+  platform: { request: ApiRequest },
+  owner: { token: string },
   settings: Record<string, unknown> = {},
 ): Promise<{ id: number; uuid: string }> {
   const get = async (path: string) => (await platform.request('GET', path, { token: owner.token })).body as { id: number; iso_2?: string; name?: string }[];

@@ -9,20 +9,10 @@ import { decodeAppKey } from '../../src/lib/secrets.ts';
 import { createLogger, type Logger } from '../../src/logger.ts';
 import { createTemporalClient, type TemporalClient } from '../../src/temporal/client.ts';
 import { startWorker, type StartedWorker } from '../../src/temporal/worker.ts';
+import { apiRequest, type ApiRequest } from './http.ts';
 import { listenOnLoopback } from './ports.ts';
 
-export interface TestResponse<T = any> {
-  status: number;
-  headers: Headers;
-  body: T;
-  text: string;
-}
-
-export interface RequestOptions {
-  body?: unknown;
-  token?: string;
-  headers?: Record<string, string>;
-}
+export type { RequestOptions, TestResponse } from './http.ts';
 
 export interface TestPlatform {
   config: Config;
@@ -31,7 +21,7 @@ export interface TestPlatform {
   worker: StartedWorker | undefined;
   baseUrl: string;
   api: Api;
-  request<T = any>(method: string, path: string, options?: RequestOptions): Promise<TestResponse<T>>;
+  request: ApiRequest;
   close(): Promise<void>;
 }
 
@@ -93,24 +83,7 @@ export async function startTestPlatform(options: { worker?: boolean; env?: Recor
     worker,
     baseUrl,
     api,
-    async request(method, path, requestOptions = {}) {
-      const headers: Record<string, string> = { accept: 'application/json', ...requestOptions.headers };
-      if (requestOptions.token) headers.authorization = `Bearer ${requestOptions.token}`;
-      let body: string | undefined;
-      if (requestOptions.body !== undefined) {
-        body = typeof requestOptions.body === 'string' ? requestOptions.body : JSON.stringify(requestOptions.body);
-        headers['content-type'] ??= 'application/json';
-      }
-      const response = await fetch(`${baseUrl}/api${path}`, { method, headers, body });
-      const text = await response.text();
-      let parsed: unknown = text;
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        // not JSON: the test sees the text
-      }
-      return { status: response.status, headers: response.headers, body: parsed as any, text };
-    },
+    request: apiRequest(baseUrl),
     async close() {
       await stopServer();
       await worker?.stop();

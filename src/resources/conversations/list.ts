@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { microsToUsd } from '../../lib/money.ts';
+import { urlWith } from '../../lib/pagination.ts';
 import { sqlTimestamp } from '../../lib/time.ts';
 
 interface Cursor {
@@ -69,15 +70,7 @@ export async function listConversations(
   const hasPrev = cursor ? (cursor.next ? true : more) : false;
   const nextCursor = hasNext && last ? encodeCursor({ id: last.id, next: true }) : null;
   const prevCursor = hasPrev && first ? encodeCursor({ id: first.id, next: false }) : null;
-  const url = (value: string | null) => {
-    if (!value) return null;
-    const params = new URLSearchParams();
-    for (const [key, item] of Object.entries(input.query)) {
-      if (key !== 'cursor' && (typeof item === 'string' || typeof item === 'number')) params.append(key, String(item));
-    }
-    params.append('cursor', value);
-    return `${input.path}?${params.toString()}`;
-  };
+  const url = (value: string | null) => (value ? urlWith(input.path, input.query, 'cursor', value) : null);
 
   return {
     data: page.map((row) => ({
