@@ -48,6 +48,8 @@ export function apiRoutes(deps: AppDeps, document: () => Record<string, unknown>
   const { knex, config } = deps;
   const secrets = createSecretBox(deps.appKey);
   const storage = createFilesystemStorage(config.storage.dir);
+  // One client for the embeddings service, shared by knowledge base search and the agent's retrieval.
+  const embeddings = createEmbeddingsProvider(config);
   return [
     ...healthRoutes({ knex, temporal: deps.temporal, embeddings: describeEmbeddings(config) }),
     ...docsRoutes(document),
@@ -58,13 +60,13 @@ export function apiRoutes(deps: AppDeps, document: () => Record<string, unknown>
     ...catalogRoutes({ knex }),
     ...phoneNumberAssignmentRoutes({ knex }),
     ...assistantRoutes({ knex, secrets, publicUrl: config.publicUrl }),
-    ...knowledgebaseRoutes({ knex, temporal: deps.temporal, storage, embeddings: createEmbeddingsProvider(config), logger: deps.logger }),
+    ...knowledgebaseRoutes({ knex, temporal: deps.temporal, storage, embeddings, logger: deps.logger }),
     ...documentRoutes({ knex, temporal: deps.temporal, storage, logger: deps.logger }),
     ...conversationRoutes({
       knex,
       secrets,
       safeFetch: createSafeFetch(config.fetch),
-      embeddings: createEmbeddingsProvider(config),
+      embeddings,
       model: createLanguageModel(config),
       defaultModel: config.llm.defaultModel,
       logger: deps.logger,

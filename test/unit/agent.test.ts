@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { SentenceBuffer } from '../../src/agent/sentences.ts';
 import { fillTemplate } from '../../src/agent/template.ts';
 import { buildToolRequest, parametersSchema } from '../../src/agent/tools.ts';
 
@@ -17,23 +16,6 @@ describe('fillTemplate', () => {
   it('writes objects as JSON and leaves text without placeholders alone', () => {
     expect(fillTemplate('{{data}}', { data: { a: 1 } })).toBe('{"a":1}');
     expect(fillTemplate('plain {text} and {{ }}', {})).toBe('plain {text} and {{ }}');
-  });
-});
-
-describe('SentenceBuffer', () => {
-  it('gives each sentence as soon as it ends', () => {
-    const buffer = new SentenceBuffer();
-    expect(buffer.push('Hello the')).toEqual([]);
-    expect(buffer.push('re! How are')).toEqual(['Hello there!']);
-    expect(buffer.push(' you? I am fine')).toEqual(['How are you?']);
-    expect(buffer.flush()).toBe('I am fine');
-    expect(buffer.flush()).toBeUndefined();
-  });
-
-  it('does not cut numbers or a period without a following space', () => {
-    const buffer = new SentenceBuffer();
-    expect(buffer.push('It costs 3.50 dollars. Ok')).toEqual(['It costs 3.50 dollars.']);
-    expect(buffer.push('\nNext line')).toEqual(['Ok']);
   });
 });
 
