@@ -37,26 +37,32 @@ interface AssistantRow {
   knowledgebaseMode: string | null;
   tools: { type: string; data?: { description?: string } | null }[] | null;
   providerModel: string | null;
+  /** The mid-call tools, aggregated by the same query. */
+  httpTools: Pick<Tool, 'name' | 'description' | 'endpoint' | 'method' | 'timeout' | 'headers' | 'schema'>[];
 }
 
-/** Loads an assistant by its public UUID or its id, with its mid-call tools' headers decrypted. */
+/**
+ * Loads an assistant by its public UUID or its id, with its mid-call tools' headers decrypted, in one query.
+ * The id may be a subquery, so a caller holding a conversation's UUID loads its assistant in the same trip.
+ */
 export async function loadAgentProfile(
   deps: { knex: Knex; secrets: SecretBox },
-  where: { uuid: string } | { id: number },
+  where: { uuid: string } | { id: number | Knex.QueryBuilder },
 ): Promise<AgentProfile | undefined> {
+  const tools = deps.knex('tools as t')
+    .join('assistant_tools as at', 'at.tool_id', 't.id')
+    .whereRaw('at.assistant_id = a.id')
+    .select(deps.knex.raw(`coalesce(json_agg(json_build_object(
+      'name', t.name, 'description', t.description, 'endpoint', t.endpoint, 'method', t.method,
+      'timeout', t.timeout, 'headers', t.headers, 'schema', t.schema) order by t.id), '[]')`));
   const row = await deps.knex('assistants as a')
     .leftJoin('language_models as m', 'm.id', 'a.llm_model_id')
     .where('uuid' in where ? { 'a.uuid': where.uuid } : { 'a.id': where.id })
     .first<AssistantRow | undefined>(
       'a.id', 'a.uuid', 'a.user_id', 'a.name', 'a.system_prompt', 'a.initial_message', 'a.variables', 'a.llm_temperature',
-      'a.timezone', 'a.knowledgebase_id', 'a.knowledgebase_mode', 'a.tools', 'm.provider_model',
+      'a.timezone', 'a.knowledgebase_id', 'a.knowledgebase_mode', 'a.tools', 'm.provider_model', tools.as('http_tools'),
     );
   if (!row) return undefined;
-  const tools = await deps.knex('tools as t')
-    .join('assistant_tools as at', 'at.tool_id', 't.id')
-    .where('at.assistant_id', row.id)
-    .orderBy('t.id')
-    .select<Tool[]>('t.*');
   const endCall = (row.tools ?? []).find((tool) => tool.type === 'end_call');
   return {
     assistantId: row.id,
@@ -72,7 +78,7 @@ export async function loadAgentProfile(
     knowledgebaseId: row.knowledgebaseId,
     knowledgebaseMode: row.knowledgebaseMode === 'prompt' ? 'prompt' : 'function_call',
     endCallDescription: endCall?.data?.description,
-    httpTools: tools.map((tool) => ({
+    httpTools: row.httpTools.map((tool) => ({
       name: tool.name,
       description: tool.description,
       endpoint: tool.endpoint,

@@ -1,5 +1,4 @@
 import type { Knex } from 'knex';
-import { InsufficientBalanceError } from '../../lib/errors.ts';
 import { BalanceTransaction } from './model.ts';
 
 export type LedgerKind = 'signup_credit' | 'adjustment';
@@ -33,19 +32,15 @@ export async function recordEntry(knex: Knex, input: LedgerEntryInput): Promise<
 }
 
 /**
- * Takes `amountMicros` from the user's balance, or refuses without writing anything when the balance does not
- * cover it. The user's running balance row is locked first, so concurrent charges are checked one after
- * another and can never together drive the balance below zero (a user without the row has nothing to spend);
- * a retry with the same key returns the entry already written. Must run inside a transaction.
+ * The SQL expression that takes `amountMicros` from the user's balance (migration 20261121300003): it yields
+ * the id of the entry that stands for the key, or null, writing nothing, when the balance does not cover the
+ * amount. Concurrent charges are checked one after another and can never together overdraw; a retried key
+ * returns its entry. Embed it where the charge must be atomic with other writes of the same statement.
  */
-export async function chargeWithinBalance(trx: Knex.Transaction, input: LedgerEntryInput): Promise<BalanceTransaction> {
-  const row = await trx('user_balances').where({ userId: input.userId }).forUpdate().first<{ micros: number } | undefined>('micros');
-  if ((row?.micros ?? 0) < input.amountMicros) {
-    const retried = await BalanceTransaction.query(trx).findOne({ idempotencyKey: input.idempotencyKey });
-    if (retried) return retried;
-    throw new InsufficientBalanceError();
-  }
-  return recordEntry(trx, { ...input, amountMicros: -input.amountMicros });
+export function chargeExpression(knex: Knex, input: LedgerEntryInput): Knex.Raw {
+  return knex.raw('charge_within_balance(?, ?, ?, ?, ?, ?)', [
+    input.userId, input.amountMicros, input.kind, input.reference ?? null, input.description ?? null, input.idempotencyKey,
+  ]);
 }
 
 /** The user's balance: the sum of their ledger entries, kept current by the ledger's trigger. */

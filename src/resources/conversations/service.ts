@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { loadAgentProfile, type AgentProfile } from '../../agent/profile.ts';
-import { openingLine, prepareTurn, type AgentDeps } from '../../agent/session.ts';
+import { openingLine, prepareTurn, type AgentDeps, type HistoryEntry } from '../../agent/session.ts';
 import { runAgentTurn, type AgentEvent, type FunctionCallRecord } from '../../agent/turn.ts';
 import { AppError, InsufficientBalanceError, NotFoundError, ServiceUnavailableError } from '../../lib/errors.ts';
 import type { SecretBox } from '../../lib/secrets.ts';
 import type { Logger } from '../../logger.ts';
 import type { LanguageModel } from '../../providers/llm/types.ts';
-import { balanceMicros, chargeWithinBalance, recordEntry } from '../balance/ledger.ts';
+import { balanceMicros, chargeExpression, recordEntry } from '../balance/ledger.ts';
 import { Conversation, ConversationMessage, type ConversationType } from './model.ts';
 
 export interface ConversationDeps extends AgentDeps {
@@ -61,59 +61,81 @@ export async function conversationHistory(knex: Knex, uuid: string): Promise<{ c
   return { conversation, history };
 }
 
+/** What a turn needs of its conversation. */
+type TurnConversation = Pick<Conversation, 'id' | 'uuid' | 'userId' | 'type' | 'variables'>;
+
 /** A user message accepted and paid for, waiting for the assistant's reply. */
 export interface PendingTurn {
-  conversation: Conversation;
+  conversation: TurnConversation;
   profile: AgentProfile;
   model: LanguageModel;
-  userMessage: ConversationMessage;
+  userMessageId: number;
+  message: string;
   chargeKey: string | undefined;
-  history: ConversationMessage[];
+  history: HistoryEntry[];
+}
+
+/** The conversation with its history, and its assistant's profile: two queries, run side by side. */
+async function loadDialogue(deps: ConversationDeps, uuid: string) {
+  if (!uuidShape.test(uuid)) return { conversation: undefined, profile: undefined };
+  const { knex } = deps;
+  const history = knex('conversation_messages as m')
+    .whereRaw('m.conversation_id = c.id')
+    .select(knex.raw("coalesce(json_agg(json_build_object('role', m.role, 'content', m.content) order by m.id), '[]')"));
+  const [conversation, profile] = await Promise.all([
+    knex('conversations as c')
+      .where('c.uuid', uuid)
+      .first<(TurnConversation & { history: HistoryEntry[] }) | undefined>('c.id', 'c.uuid', 'c.user_id', 'c.type', 'c.variables', history.as('history')),
+    loadAgentProfile(deps, { id: knex('conversations').select('assistant_id').where({ uuid }) }),
+  ]);
+  return { conversation, profile };
 }
 
 /**
- * Checks everything that can refuse a message before anything is spent, then stores the user message and,
- * for a widget conversation, charges it, in one transaction that refuses to overdraw.
+ * Checks everything that can refuse a message before anything is spent, then stores the user message, charges
+ * it (widget conversations) and counts it in one statement: the message is stored only if the charge went
+ * through, and a failure leaves nothing half-written.
  */
 export async function acceptMessage(deps: ConversationDeps, uuid: string, message: string): Promise<PendingTurn> {
-  const conversation = await findConversation(deps.knex, uuid);
+  const { conversation, profile } = await loadDialogue(deps, uuid);
+  if (!conversation) throw new NotFoundError('Conversation not found');
   if (!deps.model) throw new ServiceUnavailableError(NO_MODEL_MESSAGE);
-  const model = deps.model;
-  const [profile, history] = await Promise.all([
-    loadAgentProfile(deps, { id: conversation.assistantId }),
-    ConversationMessage.query(deps.knex).where({ conversationId: conversation.id }).orderBy('id'),
-  ]);
   if (!profile) throw new NotFoundError('Assistant not found');
-  return deps.knex.transaction(async (trx) => {
-    const userMessage = await ConversationMessage.query(trx)
-      .insert({ conversationId: conversation.id, role: 'user', content: message, functionCalls: null })
-      .returning('*');
-    let chargeKey: string | undefined;
-    if (conversation.type === 'widget') {
-      chargeKey = `conversation-message:${userMessage.id}`;
-      await chargeWithinBalance(trx, {
-        userId: conversation.userId,
-        amountMicros: WIDGET_MESSAGE_MICROS,
-        kind: 'conversation_message',
-        reference: `conversation:${conversation.uuid}`,
-        description: 'Widget chat message',
-        idempotencyKey: chargeKey,
-      });
-    }
-    // Increments in SQL: messages of one conversation may arrive at the same time.
-    await trx('conversations').where({ id: conversation.id }).update({
-      messageCount: trx.raw('message_count + 1'),
-      totalCostMicros: trx.raw('total_cost_micros + ?', [chargeKey ? WIDGET_MESSAGE_MICROS : 0]),
-      updatedAt: new Date(),
-    });
-    return { conversation, profile, model, userMessage, chargeKey, history };
-  });
+  const { history, ...turnConversation } = conversation;
+  const chargeKey = conversation.type === 'widget' ? `conversation-message:${randomUUID()}` : undefined;
+  const charge = chargeKey
+    ? chargeExpression(deps.knex, {
+      userId: conversation.userId,
+      amountMicros: WIDGET_MESSAGE_MICROS,
+      kind: 'conversation_message',
+      reference: `conversation:${conversation.uuid}`,
+      description: 'Widget chat message',
+      idempotencyKey: chargeKey,
+    })
+    : deps.knex.raw('null');
+  // The counters are increments in SQL: messages of one conversation may arrive at the same time.
+  const { rows } = await deps.knex.raw<{ rows: { id: number }[] }>(`
+    with charge as (select ?::bigint as entry_id),
+    message as (
+      insert into conversation_messages (conversation_id, role, content)
+      select ?, 'user', ? from charge where ? or charge.entry_id is not null
+      returning id
+    ),
+    counted as (
+      update conversations set message_count = message_count + 1, total_cost_micros = total_cost_micros + ?, updated_at = now()
+      where id = ? and exists (select 1 from message)
+    )
+    select id from message`,
+  [charge, conversation.id, message, !chargeKey, chargeKey ? WIDGET_MESSAGE_MICROS : 0, conversation.id]);
+  const stored = rows[0];
+  if (!stored) throw new InsufficientBalanceError();
+  return { conversation: turnConversation, profile, model: deps.model, userMessageId: stored.id, message, chargeKey, history };
 }
 
 /** Undoes an accepted message whose reply failed: the message goes, and the charge is refunded. */
 async function abandon(deps: ConversationDeps, turn: PendingTurn): Promise<void> {
   await deps.knex.transaction(async (trx) => {
-    await ConversationMessage.query(trx).deleteById(turn.userMessage.id);
+    await ConversationMessage.query(trx).deleteById(turn.userMessageId);
     if (turn.chargeKey) {
       await recordEntry(trx, {
         userId: turn.conversation.userId,
@@ -140,8 +162,8 @@ export async function replyTo(
   try {
     const { messages, tools } = await prepareTurn(deps, turn.profile, {
       variables: turn.conversation.variables,
-      history: turn.history.map((entry) => ({ role: entry.role, content: entry.content })),
-      message: turn.userMessage.content,
+      history: turn.history,
+      message: turn.message,
     });
     const result = await runAgentTurn({
       model: turn.model,
@@ -151,19 +173,14 @@ export async function replyTo(
       tools,
       ...(onEvent ? { onEvent } : {}),
     });
-    await deps.knex.transaction(async (trx) => {
-      await ConversationMessage.query(trx).insert({
-        conversationId: turn.conversation.id,
-        role: 'assistant',
-        content: result.reply,
-        functionCalls: result.functionCalls.length ? result.functionCalls : null,
-      });
-      await trx('conversations').where({ id: turn.conversation.id }).update({
-        messageCount: trx.raw('message_count + 1'),
-        updatedAt: new Date(),
-        ...(result.ended ? { endedAt: new Date() } : {}),
-      });
-    });
+    await deps.knex.raw(`
+      with message as (
+        insert into conversation_messages (conversation_id, role, content, function_calls) values (?, 'assistant', ?, ?::jsonb)
+      )
+      update conversations
+      set message_count = message_count + 1, updated_at = now(), ended_at = case when ? then now() else ended_at end
+      where id = ?`,
+    [turn.conversation.id, result.reply, result.functionCalls.length ? JSON.stringify(result.functionCalls) : null, result.ended, turn.conversation.id]);
     return { reply: result.reply, functionCalls: result.functionCalls };
   } catch (error) {
     await abandon(deps, turn);

@@ -24,7 +24,7 @@ function sealHeaders(secrets: SecretBox, headers: { name: string; value: string 
   return headers.map(({ name, value }) => ({ name, value: secrets.encrypt(value, HEADER_PURPOSE) }));
 }
 
-export function openHeaders(secrets: SecretBox, tool: Tool): { name: string; value: string }[] {
+export function openHeaders(secrets: SecretBox, tool: Pick<Tool, 'headers'>): { name: string; value: string }[] {
   return tool.headers.map(({ name, value }) => ({ name, value: secrets.decrypt(value, HEADER_PURPOSE) }));
 }
 
