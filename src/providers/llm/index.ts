@@ -7,6 +7,5 @@ export type { LanguageModel } from './types.ts';
 /** The configured language model, or `undefined` when none is configured. */
 export function createLanguageModel(config: Pick<Config, 'llm'>): LanguageModel | undefined {
   if (!config.llm.baseUrl) return undefined;
-  // Local servers (Ollama, llama.cpp) take no key, but the client requires one.
-  return new OpenAiCompatibleModel({ baseUrl: config.llm.baseUrl, apiKey: config.llm.apiKey ?? 'none', timeoutMs: config.llm.timeoutMs });
+  return new OpenAiCompatibleModel({ baseUrl: config.llm.baseUrl, apiKey: config.llm.apiKey, timeoutMs: config.llm.timeoutMs });
 }

@@ -35,9 +35,10 @@ export async function recordEntry(knex: Knex, input: LedgerEntryInput): Promise<
  * The SQL expression that takes `amountMicros` from the user's balance (migration 20261121300003): it yields
  * the id of the entry that stands for the key, or null, writing nothing, when the balance does not cover the
  * amount. Concurrent charges are checked one after another and can never together overdraw; a retried key
- * returns its entry. Embed it where the charge must be atomic with other writes of the same statement.
+ * returns its entry. Embed it where the charge must be atomic with other writes of the same statement; the user
+ * may be a column of that statement.
  */
-export function chargeExpression(knex: Knex, input: LedgerEntryInput): Knex.Raw {
+export function chargeExpression(knex: Knex, input: Omit<LedgerEntryInput, 'userId'> & { userId: number | Knex.Raw }): Knex.Raw {
   return knex.raw('charge_within_balance(?, ?, ?, ?, ?, ?)', [
     input.userId, input.amountMicros, input.kind, input.reference ?? null, input.description ?? null, input.idempotencyKey,
   ]);

@@ -75,65 +75,80 @@ export interface PendingTurn {
   history: HistoryEntry[];
 }
 
-/** The conversation with its history, and its assistant's profile: two queries, run side by side. */
-async function loadDialogue(deps: ConversationDeps, uuid: string) {
-  if (!uuidShape.test(uuid)) return { conversation: undefined, profile: undefined };
-  const { knex } = deps;
-  const history = knex('conversation_messages as m')
-    .whereRaw('m.conversation_id = c.id')
-    .select(knex.raw("coalesce(json_agg(json_build_object('role', m.role, 'content', m.content) order by m.id), '[]')"));
-  const [conversation, profile] = await Promise.all([
-    knex('conversations as c')
-      .where('c.uuid', uuid)
-      .first<(TurnConversation & { history: HistoryEntry[] }) | undefined>('c.id', 'c.uuid', 'c.user_id', 'c.type', 'c.variables', history.as('history')),
-    loadAgentProfile(deps, { id: knex('conversations').select('assistant_id').where({ uuid }) }),
-  ]);
-  return { conversation, profile };
+interface AcceptedRow extends TurnConversation {
+  /** Null when the balance did not cover the charge: nothing was written. */
+  messageId: number | null;
+  /** The messages before this one (the statement does not see its own insert). */
+  history: HistoryEntry[];
 }
 
 /**
- * Checks everything that can refuse a message before anything is spent, then stores the user message, charges
- * it (widget conversations) and counts it in one statement: the message is stored only if the charge went
- * through, and a failure leaves nothing half-written.
+ * Stores the user message, charges it (widget conversations) and counts it in one statement, which also
+ * reads the conversation and its history: the message is stored only if the charge went through, and a
+ * failure leaves nothing half-written. No row: there is no such conversation.
  */
-export async function acceptMessage(deps: ConversationDeps, uuid: string, message: string): Promise<PendingTurn> {
-  const { conversation, profile } = await loadDialogue(deps, uuid);
-  if (!conversation) throw new NotFoundError('Conversation not found');
-  if (!deps.model) throw new ServiceUnavailableError(NO_MODEL_MESSAGE);
-  if (!profile) throw new NotFoundError('Assistant not found');
-  const { history, ...turnConversation } = conversation;
-  const chargeKey = conversation.type === 'widget' ? `conversation-message:${randomUUID()}` : undefined;
-  const charge = chargeKey
-    ? chargeExpression(deps.knex, {
-      userId: conversation.userId,
-      amountMicros: WIDGET_MESSAGE_MICROS,
-      kind: 'conversation_message',
-      reference: `conversation:${conversation.uuid}`,
-      description: 'Widget chat message',
-      idempotencyKey: chargeKey,
-    })
-    : deps.knex.raw('null');
+async function storeUserMessage(knex: Knex, uuid: string, message: string, chargeKey: string): Promise<AcceptedRow | undefined> {
+  const charge = chargeExpression(knex, {
+    userId: knex.raw('c.user_id'),
+    amountMicros: WIDGET_MESSAGE_MICROS,
+    kind: 'conversation_message',
+    reference: `conversation:${uuid}`,
+    description: 'Widget chat message',
+    idempotencyKey: chargeKey,
+  });
   // The counters are increments in SQL: messages of one conversation may arrive at the same time.
-  const { rows } = await deps.knex.raw<{ rows: { id: number }[] }>(`
-    with charge as (select ?::bigint as entry_id),
+  const { rows } = await knex.raw<{ rows: AcceptedRow[] }>(`
+    with c as (select id, uuid, user_id, type, variables from conversations where uuid = ?),
+    charge as (
+      select c.id as conversation_id, c.type = 'widget' as charged, case when c.type = 'widget' then ? end as entry_id from c
+    ),
     message as (
       insert into conversation_messages (conversation_id, role, content)
-      select ?, 'user', ? from charge where ? or charge.entry_id is not null
-      returning id
+      select conversation_id, 'user', ? from charge where not charged or entry_id is not null
+      returning id, conversation_id
     ),
     counted as (
-      update conversations set message_count = message_count + 1, total_cost_micros = total_cost_micros + ?, updated_at = now()
-      where id = ? and exists (select 1 from message)
+      update conversations
+      set message_count = message_count + 1, total_cost_micros = total_cost_micros + case when charged then ? else 0 end, updated_at = now()
+      from message, charge where conversations.id = message.conversation_id
     )
-    select id from message`,
-  [charge, conversation.id, message, !chargeKey, chargeKey ? WIDGET_MESSAGE_MICROS : 0, conversation.id]);
-  const stored = rows[0];
-  if (!stored) throw new InsufficientBalanceError();
-  return { conversation: turnConversation, profile, model: deps.model, userMessageId: stored.id, message, chargeKey, history };
+    select c.id, c.uuid, c.user_id as "userId", c.type, c.variables, (select id from message) as "messageId",
+      (select coalesce(json_agg(json_build_object('role', m.role, 'content', m.content) order by m.id), '[]')
+        from conversation_messages m where m.conversation_id = c.id) as history
+    from c`,
+  [uuid, charge, message, WIDGET_MESSAGE_MICROS]);
+  return rows[0];
+}
+
+/**
+ * Accepts a user message: stores and charges it and, side by side, loads the assistant's profile. What can
+ * refuse a message without a write (no such conversation, no model) is checked first.
+ */
+export async function acceptMessage(deps: ConversationDeps, uuid: string, message: string): Promise<PendingTurn> {
+  if (!uuidShape.test(uuid)) throw new NotFoundError('Conversation not found');
+  if (!deps.model) {
+    await findConversation(deps.knex, uuid);
+    throw new ServiceUnavailableError(NO_MODEL_MESSAGE);
+  }
+  const chargeKey = `conversation-message:${randomUUID()}`;
+  const [accepted, profile] = await Promise.all([
+    storeUserMessage(deps.knex, uuid, message, chargeKey),
+    loadAgentProfile(deps, { id: deps.knex('conversations').select('assistant_id').where({ uuid }) }),
+  ]);
+  if (!accepted) throw new NotFoundError('Conversation not found');
+  if (accepted.messageId === null) throw new InsufficientBalanceError();
+  const { messageId, history, ...conversation } = accepted;
+  const turn = { conversation, model: deps.model, userMessageId: messageId, message, chargeKey: conversation.type === 'widget' ? chargeKey : undefined, history };
+  if (!profile) {
+    // The assistant was deleted between the two reads: its conversation goes with it, and so does the charge.
+    await abandon(deps, turn);
+    throw new NotFoundError('Assistant not found');
+  }
+  return { ...turn, profile };
 }
 
 /** Undoes an accepted message whose reply failed: the message goes, and the charge is refunded. */
-async function abandon(deps: ConversationDeps, turn: PendingTurn): Promise<void> {
+async function abandon(deps: ConversationDeps, turn: Omit<PendingTurn, 'profile'>): Promise<void> {
   await deps.knex.transaction(async (trx) => {
     await ConversationMessage.query(trx).deleteById(turn.userMessageId);
     if (turn.chargeKey) {
