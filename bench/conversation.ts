@@ -3,9 +3,12 @@
  * messages through the real HTTP API, against a local OpenAI-compatible server with a fixed latency. For each
  * turn, overhead = the time the client waited − the time the model server spent on that turn's request.
  *
- *   npm run bench:conversation -- [--conversations 20] [--messages 5] [--rounds 1] [--latency 50]
- * Each round starts fresh conversations, so `--conversations 1 --rounds 40` measures one turn at a time with a
- * chat's usual short history. Uses DATABASE_URL when set, otherwise an embedded PGlite in a temporary directory.
+ *   npm run bench:conversation -- [--conversations 1,5,20] [--messages 5] [--turns 200] [--latency 50]
+ * Each concurrency level runs rounds of fresh conversations until it has about `--turns` turns, so every turn
+ * has a chat's usual short history. Besides the overhead, it prints the CPU time per turn of the server's
+ * thread and of the bench's own (clients and fake model): on a small machine the server, PostgreSQL and the
+ * bench share the cores, and as N grows turns wait for CPU. Uses DATABASE_URL when set, otherwise an embedded
+ * PGlite in a temporary directory.
  *
  * The platform runs on the main thread; the fake model and the clients run on a worker thread, so their work
  * does not queue behind the server's on one event loop. The clients keep their connections alive, as a browser
@@ -38,12 +41,16 @@ interface LoadPlan {
   conversations: number;
   messages: number;
   rounds: number;
+  /** Each level's messages are told apart from the others' by this prefix. */
+  level: number;
 }
 
 interface LoadResult {
   overheads: number[];
   totals: number[];
   elapsedMs: number;
+  /** CPU microseconds the worker thread (clients and fake model) spent. */
+  loadCpuMicros: number;
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -72,14 +79,22 @@ function postJson(agent: http.Agent, url: string, body: unknown): Promise<any> {
   });
 }
 
-/** The worker thread: the fake model, then, once the platform is up, the conversations. */
+/** The worker thread: the fake model, then, for each plan the main thread sends, the conversations. */
 async function runLoad(latencyMs: number): Promise<void> {
   const port = parentPort!;
   const llm = await startFakeLlmServer({ latencyMs, chunkSize: 8 });
   llm.respond(() => ({ reply: 'Thank you for your message. Here is a reply of a typical length for a chat turn.' }));
   port.postMessage({ llmUrl: llm.baseUrl });
-  const [plan] = await once(port, 'message') as [LoadPlan];
+  for (;;) {
+    const [plan] = await once(port, 'message') as [LoadPlan | null];
+    if (!plan) break;
+    port.postMessage(await runPlan(plan, llm));
+  }
+  await llm.close();
+}
 
+async function runPlan(plan: LoadPlan, llm: Awaited<ReturnType<typeof startFakeLlmServer>>): Promise<LoadResult> {
+  const cpuBefore = process.threadCpuUsage();
   const agent = new http.Agent({ keepAlive: true, maxSockets: plan.conversations });
   const overheads: number[] = [];
   const totals: number[] = [];
@@ -88,7 +103,7 @@ async function runLoad(latencyMs: number): Promise<void> {
     await Promise.all(Array.from({ length: plan.conversations }, async (_, c) => {
       const { conversation_id: id } = await postJson(agent, `${plan.apiUrl}/api/conversations`, { assistant_id: plan.assistantUuid, type: 'widget' });
       for (let m = 0; m < plan.messages; m++) {
-        const text = `round ${round} conversation ${c} message ${m}`;
+        const text = `level ${plan.level} round ${round} conversation ${c} message ${m}`;
         const before = performance.now();
         await postJson(agent, `${plan.apiUrl}/api/conversations/${id}/messages`, { message: text });
         const total = performance.now() - before;
@@ -97,24 +112,23 @@ async function runLoad(latencyMs: number): Promise<void> {
       }
     }));
   }
-  const result: LoadResult = { overheads, totals, elapsedMs: performance.now() - started };
-  port.postMessage(result);
+  const elapsedMs = performance.now() - started;
   agent.destroy();
-  await llm.close();
+  const cpu = process.threadCpuUsage(cpuBefore);
+  return { overheads, totals, elapsedMs, loadCpuMicros: cpu.user + cpu.system };
 }
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
-      conversations: { type: 'string', default: '20' },
+      conversations: { type: 'string', default: '1,5,20' },
       messages: { type: 'string', default: '5' },
-      rounds: { type: 'string', default: '1' },
+      turns: { type: 'string', default: '200' },
       latency: { type: 'string', default: '50' },
     },
   });
-  const conversations = Number(values.conversations);
+  const levels = values.conversations.split(',').map(Number);
   const messages = Number(values.messages);
-  const rounds = Number(values.rounds);
   const latencyMs = Number(values.latency);
 
   const load = new Worker(new URL(import.meta.url), { workerData: { latencyMs } });
@@ -134,20 +148,29 @@ async function main(): Promise<void> {
     name: 'Bench', timezone: 'UTC', initial_message: 'Hello!', system_prompt: 'You are a concise assistant.',
   });
 
-  const plan: LoadPlan = { apiUrl: listening.url, assistantUuid, conversations, messages, rounds };
-  load.postMessage(plan);
-  const [{ overheads, totals, elapsedMs }] = await once(load, 'message') as [LoadResult];
-  await once(load, 'exit');
-
-  overheads.sort((a, b) => a - b);
-  totals.sort((a, b) => a - b);
-  const turns = overheads.length;
   const databaseName = config.database.url ? 'PostgreSQL (DATABASE_URL)' : 'embedded PGlite';
-  console.log(`conversation turns: ${turns} (${rounds} × ${conversations} concurrent conversations × ${messages} messages), model latency ${latencyMs} ms, ${databaseName}`);
-  console.log(`turn time         p50 ${percentile(totals, 50).toFixed(1)} ms   p95 ${percentile(totals, 95).toFixed(1)} ms`);
-  console.log(`platform overhead p50 ${percentile(overheads, 50).toFixed(1)} ms   p95 ${percentile(overheads, 95).toFixed(1)} ms   (target: p50 <= 10 ms)`);
-  console.log(`overhead / turn time at p50: ${(percentile(overheads, 50) / percentile(totals, 50)).toFixed(3)}`);
-  console.log(`throughput: ${(turns / (elapsedMs / 1000)).toFixed(1)} turns/s`);
+  console.log(`model latency ${latencyMs} ms, ${messages} messages per conversation, ${databaseName}; target: overhead p50 <= 10 ms`);
+  console.log('concurrent | turns | overhead p50 | overhead p95 | turn p50 | overhead/turn | turns/s | server CPU/turn | bench CPU/turn');
+  for (const [level, conversations] of levels.entries()) {
+    const rounds = Math.max(1, Math.round(Number(values.turns) / (conversations * messages)));
+    const cpuBefore = process.threadCpuUsage();
+    load.postMessage({ apiUrl: listening.url, assistantUuid, conversations, messages, rounds, level } satisfies LoadPlan);
+    const [{ overheads, totals, elapsedMs, loadCpuMicros }] = await once(load, 'message') as [LoadResult];
+    const cpu = process.threadCpuUsage(cpuBefore);
+    overheads.sort((a, b) => a - b);
+    totals.sort((a, b) => a - b);
+    const turns = overheads.length;
+    const p50 = percentile(overheads, 50);
+    console.log([
+      String(conversations).padStart(10), String(turns).padStart(5), `${p50.toFixed(1)} ms`.padStart(12),
+      `${percentile(overheads, 95).toFixed(1)} ms`.padStart(12), `${percentile(totals, 50).toFixed(1)} ms`.padStart(8),
+      (p50 / percentile(totals, 50)).toFixed(3).padStart(13), (turns / (elapsedMs / 1000)).toFixed(1).padStart(7),
+      `${((cpu.user + cpu.system) / 1000 / turns).toFixed(2)} ms`.padStart(15),
+      `${(loadCpuMicros / 1000 / turns).toFixed(2)} ms`.padStart(14),
+    ].join(' | '));
+  }
+  load.postMessage(null);
+  await once(load, 'exit');
 
   await listening.close();
   await temporal.close();

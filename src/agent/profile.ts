@@ -23,7 +23,8 @@ export interface AgentProfile {
   httpTools: HttpToolSpec[];
 }
 
-interface AssistantRow {
+/** The profile as the database hands it over: one JSON value, keys as named below. */
+export interface StoredProfile {
   id: number;
   uuid: string;
   userId: number;
@@ -31,61 +32,71 @@ interface AssistantRow {
   systemPrompt: string;
   initialMessage: string;
   variables: Record<string, unknown> | null;
-  llmTemperature: number;
+  temperature: number;
   timezone: string;
   knowledgebaseId: number | null;
   knowledgebaseMode: string | null;
-  tools: { type: string; data?: { description?: string } | null }[] | null;
-  providerModel: string | null;
-  /** The mid-call tools, aggregated by the same query. */
+  builtInTools: { type: string; data?: { description?: string } | null }[] | null;
+  modelName: string | null;
   httpTools: Pick<Tool, 'name' | 'description' | 'endpoint' | 'method' | 'timeout' | 'headers' | 'schema'>[];
 }
 
 /**
- * Loads an assistant by its public UUID or its id, with its mid-call tools' headers decrypted, in one query.
- * The id may be a subquery, so a caller holding a conversation's UUID loads its assistant in the same trip.
+ * The query for an assistant's profile, with its mid-call tools, as one JSON value named `profile`. It stands
+ * alone or as a subquery of a caller's statement: the id may be a column of that statement.
  */
-export async function loadAgentProfile(
-  deps: { knex: Knex; secrets: SecretBox },
-  where: { uuid: string } | { id: number | Knex.QueryBuilder },
-): Promise<AgentProfile | undefined> {
-  const tools = deps.knex('tools as t')
-    .join('assistant_tools as at', 'at.tool_id', 't.id')
-    .whereRaw('at.assistant_id = a.id')
-    .select(deps.knex.raw(`coalesce(json_agg(json_build_object(
-      'name', t.name, 'description', t.description, 'endpoint', t.endpoint, 'method', t.method,
-      'timeout', t.timeout, 'headers', t.headers, 'schema', t.schema) order by t.id), '[]')`));
-  const row = await deps.knex('assistants as a')
+export function agentProfileQuery(knex: Knex, where: { uuid: string } | { id: number | Knex.Raw | Knex.QueryBuilder }): Knex.QueryBuilder {
+  return knex('assistants as a')
     .leftJoin('language_models as m', 'm.id', 'a.llm_model_id')
     .where('uuid' in where ? { 'a.uuid': where.uuid } : { 'a.id': where.id })
-    .first<AssistantRow | undefined>(
-      'a.id', 'a.uuid', 'a.user_id', 'a.name', 'a.system_prompt', 'a.initial_message', 'a.variables', 'a.llm_temperature',
-      'a.timezone', 'a.knowledgebase_id', 'a.knowledgebase_mode', 'a.tools', 'm.provider_model', tools.as('http_tools'),
-    );
-  if (!row) return undefined;
-  const endCall = (row.tools ?? []).find((tool) => tool.type === 'end_call');
+    .select(knex.raw(`json_build_object(
+      'id', a.id, 'uuid', a.uuid, 'userId', a.user_id, 'name', a.name, 'systemPrompt', a.system_prompt,
+      'initialMessage', a.initial_message, 'variables', a.variables, 'temperature', a.llm_temperature,
+      'timezone', a.timezone, 'knowledgebaseId', a.knowledgebase_id, 'knowledgebaseMode', a.knowledgebase_mode,
+      'builtInTools', a.tools, 'modelName', m.provider_model,
+      'httpTools', (
+        select coalesce(json_agg(json_build_object(
+          'name', t.name, 'description', t.description, 'endpoint', t.endpoint, 'method', t.method,
+          'timeout', t.timeout, 'headers', t.headers, 'schema', t.schema) order by t.id), '[]')
+        from tools t join assistant_tools at on at.tool_id = t.id
+        where at.assistant_id = a.id)
+    ) as profile`));
+}
+
+/** The profile from what `agentProfileQuery` returned, with the tools' headers decrypted. */
+export function toAgentProfile(secrets: SecretBox, stored: StoredProfile): AgentProfile {
+  const endCall = (stored.builtInTools ?? []).find((tool) => tool.type === 'end_call');
   return {
-    assistantId: row.id,
-    assistantUuid: row.uuid,
-    userId: row.userId,
-    name: row.name,
-    systemPrompt: row.systemPrompt,
-    initialMessage: row.initialMessage,
-    variables: row.variables ?? {},
-    modelName: row.providerModel ?? undefined,
-    temperature: row.llmTemperature,
-    timezone: row.timezone,
-    knowledgebaseId: row.knowledgebaseId,
-    knowledgebaseMode: row.knowledgebaseMode === 'prompt' ? 'prompt' : 'function_call',
+    assistantId: stored.id,
+    assistantUuid: stored.uuid,
+    userId: stored.userId,
+    name: stored.name,
+    systemPrompt: stored.systemPrompt,
+    initialMessage: stored.initialMessage,
+    variables: stored.variables ?? {},
+    modelName: stored.modelName ?? undefined,
+    temperature: stored.temperature,
+    timezone: stored.timezone,
+    knowledgebaseId: stored.knowledgebaseId,
+    knowledgebaseMode: stored.knowledgebaseMode === 'prompt' ? 'prompt' : 'function_call',
     endCallDescription: endCall?.data?.description,
-    httpTools: row.httpTools.map((tool) => ({
+    httpTools: stored.httpTools.map((tool) => ({
       name: tool.name,
       description: tool.description,
       endpoint: tool.endpoint,
       method: tool.method,
       timeoutSeconds: tool.timeout,
-      headers: openHeaders(deps.secrets, tool),
+      headers: openHeaders(secrets, tool),
       parameters: tool.schema,
     })),
   };
+}
+
+/** Loads an assistant by its public UUID or its id, with its mid-call tools' headers decrypted, in one query. */
+export async function loadAgentProfile(
+  deps: { knex: Knex; secrets: SecretBox },
+  where: { uuid: string } | { id: number },
+): Promise<AgentProfile | undefined> {
+  const row = await agentProfileQuery(deps.knex, where).first<{ profile: StoredProfile } | undefined>();
+  return row ? toAgentProfile(deps.secrets, row.profile) : undefined;
 }

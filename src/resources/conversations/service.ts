@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import { loadAgentProfile, type AgentProfile } from '../../agent/profile.ts';
+import { agentProfileQuery, loadAgentProfile, toAgentProfile, type AgentProfile, type StoredProfile } from '../../agent/profile.ts';
 import { openingLine, prepareTurn, type AgentDeps, type HistoryEntry } from '../../agent/session.ts';
 import { runAgentTurn, type AgentEvent, type FunctionCallRecord } from '../../agent/turn.ts';
 import { AppError, InsufficientBalanceError, NotFoundError, ServiceUnavailableError } from '../../lib/errors.ts';
@@ -80,12 +80,14 @@ interface AcceptedRow extends TurnConversation {
   messageId: number | null;
   /** The messages before this one (the statement does not see its own insert). */
   history: HistoryEntry[];
+  /** The assistant's profile, read in the same snapshot (the foreign key makes it exist). */
+  profile: StoredProfile;
 }
 
 /**
  * Stores the user message, charges it (widget conversations) and counts it in one statement, which also
- * reads the conversation and its history: the message is stored only if the charge went through, and a
- * failure leaves nothing half-written. No row: there is no such conversation.
+ * reads the conversation, its history and its assistant's profile: the message is stored only if the charge
+ * went through, and a failure leaves nothing half-written. No row: there is no such conversation.
  */
 async function storeUserMessage(knex: Knex, uuid: string, message: string, chargeKey: string): Promise<AcceptedRow | undefined> {
   const charge = chargeExpression(knex, {
@@ -98,7 +100,7 @@ async function storeUserMessage(knex: Knex, uuid: string, message: string, charg
   });
   // The counters are increments in SQL: messages of one conversation may arrive at the same time.
   const { rows } = await knex.raw<{ rows: AcceptedRow[] }>(`
-    with c as (select id, uuid, user_id, type, variables from conversations where uuid = ?),
+    with c as (select id, uuid, user_id, assistant_id, type, variables from conversations where uuid = ?),
     charge as (
       select c.id as conversation_id, c.type = 'widget' as charged, case when c.type = 'widget' then ? end as entry_id from c
     ),
@@ -114,16 +116,14 @@ async function storeUserMessage(knex: Knex, uuid: string, message: string, charg
     )
     select c.id, c.uuid, c.user_id as "userId", c.type, c.variables, (select id from message) as "messageId",
       (select coalesce(json_agg(json_build_object('role', m.role, 'content', m.content) order by m.id), '[]')
-        from conversation_messages m where m.conversation_id = c.id) as history
+        from conversation_messages m where m.conversation_id = c.id) as history,
+      ? as profile
     from c`,
-  [uuid, charge, message, WIDGET_MESSAGE_MICROS]);
+  [uuid, charge, message, WIDGET_MESSAGE_MICROS, agentProfileQuery(knex, { id: knex.raw('c.assistant_id') })]);
   return rows[0];
 }
 
-/**
- * Accepts a user message: stores and charges it and, side by side, loads the assistant's profile. What can
- * refuse a message without a write (no such conversation, no model) is checked first.
- */
+/** Accepts a user message: stores and charges it. What can refuse it without a write is checked first. */
 export async function acceptMessage(deps: ConversationDeps, uuid: string, message: string): Promise<PendingTurn> {
   if (!uuidShape.test(uuid)) throw new NotFoundError('Conversation not found');
   if (!deps.model) {
@@ -131,24 +131,23 @@ export async function acceptMessage(deps: ConversationDeps, uuid: string, messag
     throw new ServiceUnavailableError(NO_MODEL_MESSAGE);
   }
   const chargeKey = `conversation-message:${randomUUID()}`;
-  const [accepted, profile] = await Promise.all([
-    storeUserMessage(deps.knex, uuid, message, chargeKey),
-    loadAgentProfile(deps, { id: deps.knex('conversations').select('assistant_id').where({ uuid }) }),
-  ]);
+  const accepted = await storeUserMessage(deps.knex, uuid, message, chargeKey);
   if (!accepted) throw new NotFoundError('Conversation not found');
   if (accepted.messageId === null) throw new InsufficientBalanceError();
-  const { messageId, history, ...conversation } = accepted;
-  const turn = { conversation, model: deps.model, userMessageId: messageId, message, chargeKey: conversation.type === 'widget' ? chargeKey : undefined, history };
-  if (!profile) {
-    // The assistant was deleted between the two reads: its conversation goes with it, and so does the charge.
-    await abandon(deps, turn);
-    throw new NotFoundError('Assistant not found');
-  }
-  return { ...turn, profile };
+  const { messageId, history, profile, ...conversation } = accepted;
+  return {
+    conversation,
+    profile: toAgentProfile(deps.secrets, profile),
+    model: deps.model,
+    userMessageId: messageId,
+    message,
+    chargeKey: conversation.type === 'widget' ? chargeKey : undefined,
+    history,
+  };
 }
 
 /** Undoes an accepted message whose reply failed: the message goes, and the charge is refunded. */
-async function abandon(deps: ConversationDeps, turn: Omit<PendingTurn, 'profile'>): Promise<void> {
+async function abandon(deps: ConversationDeps, turn: PendingTurn): Promise<void> {
   await deps.knex.transaction(async (trx) => {
     await ConversationMessage.query(trx).deleteById(turn.userMessageId);
     if (turn.chargeKey) {
