@@ -44,7 +44,9 @@ export interface Config {
   llm: {
     /** An OpenAI-compatible endpoint (…/v1); unset means no language model, and chats say how to set one. */
     baseUrl: string | undefined;
+    /** Sent as a bearer token; local servers (Ollama, llama.cpp) take none. */
     apiKey: string | undefined;
+    /** The longest wait for the answer to start, and between two pieces of the stream. */
     timeoutMs: number;
     /** The model name sent when an assistant's model is not in the models catalog. */
     defaultModel: string;
