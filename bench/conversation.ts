@@ -15,13 +15,13 @@
  * does.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
+import { once } from 'node:events';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
-import { once } from 'node:events';
 import { createApp } from '../src/api/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { connectPostgres, migrateLatest, openEmbedded, type Database } from '../src/db/database.ts';
@@ -34,6 +34,7 @@ import { startFakeLlmServer } from '../test/fakes/llm-server.ts';
 import { createTestAssistant } from '../test/support/assistants.ts';
 import { apiRequest } from '../test/support/http.ts';
 import { listenOnLoopback } from '../test/support/ports.ts';
+import { percentile } from './percentile.ts';
 
 interface LoadPlan {
   apiUrl: string;
@@ -51,10 +52,6 @@ interface LoadResult {
   elapsedMs: number;
   /** CPU microseconds the worker thread (clients and fake model) spent. */
   loadCpuMicros: number;
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 }
 
 /** POSTs JSON over a kept-alive connection and resolves with the parsed answer once it has fully arrived. */

@@ -23,6 +23,7 @@ import { searchKnowledgebase } from '../src/resources/knowledgebases/retrieval.t
 import { createUser } from '../src/resources/users/service.ts';
 import { startFakeEmbeddingsServer } from '../test/fakes/embeddings-server.ts';
 import { listenOnLoopback } from '../test/support/ports.ts';
+import { percentile } from './percentile.ts';
 
 const { values } = parseArgs({
   options: {
@@ -49,10 +50,6 @@ function randomVector(): number[] {
   const vector = Array.from({ length: dimensions }, () => Math.random() * 2 - 1);
   const norm = Math.hypot(...vector);
   return vector.map((value) => value / norm);
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 }
 
 /** A migrated database of the benchmark's own, and how to get rid of it. */
