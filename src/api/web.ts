@@ -2,9 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Router from '@koa/router';
+import { isUuid } from '../lib/uuid.ts';
 
 const webDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'web');
-const uuidShape = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function demoPage(assistantId: string): string {
   return `<!doctype html>
@@ -39,7 +39,7 @@ export function webRoutes(): Router {
   router.get('/widget/demo', (ctx) => {
     const assistantId = typeof ctx.query.assistant_id === 'string' ? ctx.query.assistant_id : '';
     ctx.type = 'text/html; charset=utf-8';
-    if (!uuidShape.test(assistantId)) {
+    if (!isUuid(assistantId)) {
       ctx.status = 400;
       ctx.body = '<!doctype html><title>Parley widget demo</title><p>Add <code>?assistant_id=</code> with the UUID of one of your assistants.</p>';
       return;

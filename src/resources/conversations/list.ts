@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { microsToUsd } from '../../lib/money.ts';
 import { urlWith } from '../../lib/pagination.ts';
 import { sqlTimestamp } from '../../lib/time.ts';
+import { isUuid } from '../../lib/uuid.ts';
 
 interface Cursor {
   id: number;
@@ -53,7 +54,7 @@ export async function listConversations(
   if (input.type) query.where('c.type', input.type);
   if (input.assistantId) {
     if (/^\d+$/.test(input.assistantId)) query.where('a.id', Number(input.assistantId));
-    else if (/^[0-9a-f-]{36}$/i.test(input.assistantId)) query.where('a.uuid', input.assistantId);
+    else if (isUuid(input.assistantId)) query.where('a.uuid', input.assistantId);
     else query.whereRaw('false');
   }
   if (cursor) query.where('c.id', cursor.next ? '<' : '>', cursor.id);

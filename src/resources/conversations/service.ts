@@ -5,6 +5,7 @@ import { openingLine, prepareTurn, type AgentDeps, type HistoryEntry } from '../
 import { runAgentTurn, type AgentEvent, type FunctionCallRecord } from '../../agent/turn.ts';
 import { AppError, InsufficientBalanceError, NotFoundError, ServiceUnavailableError } from '../../lib/errors.ts';
 import type { SecretBox } from '../../lib/secrets.ts';
+import { isUuid } from '../../lib/uuid.ts';
 import type { Logger } from '../../logger.ts';
 import type { LanguageModel } from '../../providers/llm/types.ts';
 import { balanceMicros, chargeExpression, recordEntry } from '../balance/ledger.ts';
@@ -21,12 +22,10 @@ export interface ConversationDeps extends AgentDeps {
 /** What one user message in a widget conversation costs: 0.01 USD. */
 export const WIDGET_MESSAGE_MICROS = 10_000;
 
-const uuidShape = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 export const NO_MODEL_MESSAGE = 'No language model is configured. Set LLM_BASE_URL and LLM_API_KEY.';
 
 async function findConversation(knex: Knex, uuid: string): Promise<Conversation> {
-  const conversation = uuidShape.test(uuid) ? await Conversation.query(knex).findOne({ uuid }) : undefined;
+  const conversation = isUuid(uuid) ? await Conversation.query(knex).findOne({ uuid }) : undefined;
   if (!conversation) throw new NotFoundError('Conversation not found');
   return conversation;
 }
@@ -35,7 +34,7 @@ export async function startConversation(
   deps: ConversationDeps,
   input: { assistantUuid: string; type: ConversationType; variables: Record<string, unknown> },
 ): Promise<{ conversation: Conversation; history: ConversationMessage[] }> {
-  const profile = uuidShape.test(input.assistantUuid) ? await loadAgentProfile(deps, { uuid: input.assistantUuid }) : undefined;
+  const profile = isUuid(input.assistantUuid) ? await loadAgentProfile(deps, { uuid: input.assistantUuid }) : undefined;
   if (!profile) throw new NotFoundError('Assistant not found');
   if (input.type === 'widget' && await balanceMicros(deps.knex, profile.userId) <= 0) throw new InsufficientBalanceError();
   const opening = openingLine(profile, input.variables);
@@ -125,7 +124,7 @@ async function storeUserMessage(knex: Knex, uuid: string, message: string, charg
 
 /** Accepts a user message: stores and charges it. What can refuse it without a write is checked first. */
 export async function acceptMessage(deps: ConversationDeps, uuid: string, message: string): Promise<PendingTurn> {
-  if (!uuidShape.test(uuid)) throw new NotFoundError('Conversation not found');
+  if (!isUuid(uuid)) throw new NotFoundError('Conversation not found');
   if (!deps.model) {
     await findConversation(deps.knex, uuid);
     throw new ServiceUnavailableError(NO_MODEL_MESSAGE);
