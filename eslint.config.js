@@ -50,6 +50,28 @@ export default tseslint.config(
     },
   },
   {
+    // The API process starts workflows by name and never loads their code: types only (DESIGN section 3).
+    files: ['src/**/*.ts'],
+    ignores: ['src/knowledge/**', 'src/billing/**'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', {
+        patterns: [{ group: ['**/workflows/*', '**/workflows'], allowTypeImports: true, message: 'Start workflows by name (src/temporal/starters.ts); import their types only.' }],
+      }],
+    },
+  },
+  {
+    // Engines sit below the HTTP resources, the API kit and the roles: they take data and ports, never requests.
+    files: ['src/knowledge/**/*.ts', 'src/billing/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', {
+        patterns: [
+          { group: ['**/workflows/*', '**/workflows'], allowTypeImports: true, message: 'Start workflows by name (src/temporal/starters.ts); import their types only.' },
+          { group: ['**/resources/**', '**/api/**', '**/voice/**', '**/roles/**'], message: 'Engines import nothing from resources/, api/, voice/ or roles/ (DESIGN section 3).' },
+        ],
+      }],
+    },
+  },
+  {
     files: ['test/**/*.ts', 'bench/**/*.ts'],
     rules: {
       '@typescript-eslint/no-unsafe-member-access': 'off',

@@ -2,13 +2,12 @@ import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activ
 import type { Knex } from 'knex';
 import pgvector from 'pgvector';
 import type { Config } from '../src/config.ts';
-import { createSafeFetch } from '../src/lib/safe-fetch.ts';
 import type { Logger } from '../src/logger.ts';
-import { createEmbeddingsProvider, EmbeddingsError } from '../src/providers/embeddings/index.ts';
-import { createFilesystemStorage } from '../src/providers/storage/filesystem.ts';
+import { EmbeddingsError } from '../src/providers/embeddings/index.ts';
+import type { Providers } from '../src/providers/index.ts';
 import type { FileStorage } from '../src/providers/storage/index.ts';
-import { chunkSections } from '../src/resources/documents/ingestion/chunk.ts';
-import { crawlWebsite } from '../src/resources/documents/ingestion/crawl.ts';
+import { chunkSections } from '../src/knowledge/ingestion/chunk.ts';
+import { crawlWebsite } from '../src/knowledge/ingestion/crawl.ts';
 import {
   DocumentRejectedError,
   extractDocx,
@@ -16,23 +15,10 @@ import {
   extractPdf,
   extractTxt,
   type Section,
-} from '../src/resources/documents/ingestion/extract.ts';
-import { documentKeys } from '../src/resources/documents/files.ts';
+} from '../src/knowledge/ingestion/extract.ts';
+import { documentKeys } from '../src/knowledge/files.ts';
 import { Document } from '../src/resources/documents/model.ts';
-import { recomputeKnowledgebaseStatus } from '../src/resources/knowledgebases/status.ts';
-
-/** What `progressQuery` answers while a document is ingested. */
-export interface IngestionProgress {
-  step: 'acquiring' | 'extracting' | 'chunking' | 'embedding' | 'finishing' | 'active' | 'failed' | 'deleted';
-  /** Pages fetched, or 1 for a file. */
-  sources: number;
-  /** Pages skipped (refused, not HTML, robots.txt, errors). */
-  skipped: number;
-  sections: number;
-  chunks: number;
-  embedded: number;
-  error?: string;
-}
+import { recomputeKnowledgebaseStatus } from '../src/knowledge/status.ts';
 
 interface ManifestEntry {
   key: string;
@@ -86,13 +72,12 @@ async function readJson<T>(storage: FileStorage, key: string): Promise<T> {
 export interface DocumentActivityDependencies {
   knex: Knex;
   logger: Logger;
-  config: Pick<Config, 'fetch' | 'embeddings' | 'storage'>;
+  config: Pick<Config, 'fetch'>;
+  providers: Pick<Providers, 'storage' | 'fetch' | 'embeddings'>;
 }
 
-export function createDocumentActivities({ knex, logger, config }: DocumentActivityDependencies) {
-  const storage = createFilesystemStorage(config.storage.dir);
-  const safeFetch = createSafeFetch(config.fetch);
-  const embeddings = createEmbeddingsProvider(config);
+export function createDocumentActivities({ knex, logger, config, providers }: DocumentActivityDependencies) {
+  const { storage, fetch: safeFetch, embeddings } = providers;
 
   return {
     /** Website: crawl into work files. File: point at the stored upload. Rewrites the same keys on retry. */

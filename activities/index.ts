@@ -1,13 +1,15 @@
 import type { Knex } from 'knex';
 import type { Config } from '../src/config.ts';
 import type { Logger } from '../src/logger.ts';
+import type { Providers } from '../src/providers/index.ts';
 import { createDocumentActivities } from './documents.ts';
 import { createSelfCheckActivities } from './self-check.ts';
 
 export interface ActivityDependencies {
   knex: Knex;
   logger: Logger;
-  config: Pick<Config, 'fetch' | 'embeddings' | 'storage'>;
+  config: Pick<Config, 'fetch'>;
+  providers: Pick<Providers, 'storage' | 'fetch' | 'embeddings'>;
 }
 
 /** Every activity, built over its dependencies so tests can hand in their own database and fakes. */

@@ -1,9 +1,5 @@
+import type { SelfCheckResult } from '../src/temporal/shared.ts';
 import type { Knex } from 'knex';
-
-export interface SelfCheckResult {
-  checkId: string;
-  completedAt: string;
-}
 
 export function createSelfCheckActivities({ knex }: { knex: Knex }) {
   return {

@@ -26,7 +26,9 @@ import { createApp } from '../src/api/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { connectPostgres, migrateLatest, openEmbedded, type Database } from '../src/db/database.ts';
 import { usdToMicros } from '../src/lib/money.ts';
+import { createSecretBox } from '../src/lib/secrets.ts';
 import { createLogger } from '../src/logger.ts';
+import { createProviders } from '../src/providers/index.ts';
 import { createApiKey } from '../src/resources/api-keys/service.ts';
 import { createUser } from '../src/resources/users/service.ts';
 import { createTemporalClient } from '../src/temporal/client.ts';
@@ -136,7 +138,9 @@ async function main(): Promise<void> {
   const database: Database = config.database.url ? await connectPostgres(config.database.url, config.database.poolMax) : await openEmbedded({ dataDir });
   await migrateLatest(database.knex);
   const temporal = createTemporalClient(config, config.temporal.address ?? '127.0.0.1:7233');
-  const { app } = createApp({ config, logger: createLogger(config), knex: database.knex, temporal, appKey: randomBytes(32) });
+  const logger = createLogger(config);
+  const providers = createProviders(config, logger, { secrets: createSecretBox(randomBytes(32)) });
+  const { app } = createApp({ config, logger, knex: database.knex, temporal, providers });
   const listening = await listenOnLoopback(http.createServer(app.callback()));
 
   const user = await createUser(database.knex, { name: 'Bench', email: `bench-${randomUUID()}@example.test`, creditMicros: usdToMicros(1000), creditKind: 'adjustment' });

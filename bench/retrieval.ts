@@ -8,7 +8,7 @@
  *  - ingestion throughput (chunks per second) of a local 200-page website through the real activities.
  * Never part of `npm test`.
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -16,10 +16,13 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pgvector from 'pgvector';
 import { createDocumentActivities } from '../activities/documents.ts';
+import { loadConfig } from '../src/config.ts';
 import { connectPostgres, migrateLatest, openEmbedded, type Database } from '../src/db/database.ts';
+import { createSecretBox } from '../src/lib/secrets.ts';
 import { createLogger } from '../src/logger.ts';
+import { createProviders } from '../src/providers/index.ts';
 import type { EmbeddingsProvider } from '../src/providers/embeddings/index.ts';
-import { searchKnowledgebase } from '../src/resources/knowledgebases/retrieval.ts';
+import { searchKnowledgebase } from '../src/knowledge/retrieval.ts';
 import { createUser } from '../src/resources/users/service.ts';
 import { startFakeEmbeddingsServer } from '../test/fakes/embeddings-server.ts';
 import { listenOnLoopback } from '../test/support/ports.ts';
@@ -149,15 +152,13 @@ async function measureIngestion(database: Database, userId: number, knowledgebas
   const fake = await startFakeEmbeddingsServer({ dimensions });
   const storageDir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-bench-'));
   try {
-    const activities = createDocumentActivities({
-      knex: database.knex,
-      logger: createLogger({ log: { level: 'warn', pretty: false } }),
-      config: {
-        fetch: { allowHosts: ['127.0.0.1'], timeoutMs: 10_000, maxBytes: 5 * 1024 * 1024, userAgent: 'ParleyBench' },
-        embeddings: { baseUrl: fake.url, model: 'bench-ingest', dimensions, apiKey: undefined, batchSize: 64 },
-        storage: { dir: storageDir },
-      },
+    const config = loadConfig({
+      LOG_LEVEL: 'warn', FETCH_ALLOW_HOSTS: '127.0.0.1', FETCH_TIMEOUT: '10', FETCH_USER_AGENT: 'ParleyBench', STORAGE_DIR: storageDir,
+      EMBEDDINGS_BASE_URL: fake.url, EMBEDDINGS_MODEL: 'bench-ingest', EMBEDDINGS_DIMENSIONS: String(dimensions),
     });
+    const logger = createLogger(config);
+    const providers = createProviders(config, logger, { secrets: createSecretBox(randomBytes(32)) });
+    const activities = createDocumentActivities({ knex: database.knex, logger, config, providers });
     // The API caps relative_links_limit at 50; the pipeline itself does not, which lets one document take the whole site.
     const [document]: { id: number }[] = await database.knex('documents').insert({
       userId, knowledgebaseId, name: 'site', type: 'website', status: 'processing', urls: JSON.stringify([`${site.url}/page/0`]), relativeLinksLimit: pageCount - 1,

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { microsToUsd, parseUsd } from './lib/money.ts';
 import { openConfiguredDatabase } from './platform.ts';
 import { createApiKey } from './resources/api-keys/service.ts';
-import { balanceMicros, recordEntry } from './resources/balance/ledger.ts';
+import { balanceMicros, recordEntry } from './billing/ledger.ts';
 import type { User } from './resources/users/model.ts';
 import { createUser, findUserByEmail } from './resources/users/service.ts';
 

@@ -3,12 +3,13 @@ import path from 'node:path';
 import { createApp } from './api/app.ts';
 import type { Config } from './config.ts';
 import { acquireDataDirLock } from './db/data-dir-lock.ts';
-import { resolveAppKey } from './lib/app-key.ts';
 import { connectPostgres, migrateLatest, openEmbedded, type Database } from './db/database.ts';
 import type { Logger } from './logger.ts';
+import { createProviders, type Providers } from './providers/index.ts';
 import { createTemporalClient, type TemporalClient } from './temporal/client.ts';
 import { ensureTemporalCli, startTemporalDevServer } from './temporal/dev-server.ts';
 import { startWorker } from './temporal/worker.ts';
+import { createActivities } from '../activities/index.ts';
 
 export type Role = 'all' | 'api' | 'worker';
 
@@ -82,7 +83,7 @@ export async function startPlatform(options: { config: Config; logger: Logger; r
     );
   }
   // Before anything starts: a cluster without APP_KEY is refused here, with the reason.
-  const appKey = resolveAppKey(config, logger);
+  const providers: Providers = createProviders(config, logger);
   const closers = new Closers();
   try {
     const database = await openConfiguredDatabase(config, closers);
@@ -114,13 +115,14 @@ export async function startPlatform(options: { config: Config; logger: Logger; r
     closers.add('the Temporal client', () => temporal.close());
 
     if (role !== 'api') {
-      const worker = await startWorker({ config, address: temporalAddress, deps: { knex: database.knex, logger, config } });
+      const activities = createActivities({ knex: database.knex, logger, config, providers });
+      const worker = await startWorker({ config, address: temporalAddress, activities, logger });
       closers.add('the Temporal worker', () => worker.stop());
     }
 
     let apiUrl: string | undefined;
     if (role !== 'worker') {
-      const { app } = createApp({ config, logger, knex: database.knex, temporal, appKey });
+      const { app } = createApp({ config, logger, knex: database.knex, temporal, providers });
       const server = http.createServer(app.callback());
       await listen(server, config.port, config.host);
       closers.add('the HTTP server', () => new Promise<void>((resolve) => {

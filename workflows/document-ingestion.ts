@@ -9,7 +9,7 @@ import {
   setHandler,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
-import type { IngestionProgress } from '../activities/documents.ts';
+import type { DocumentIngestionResult, IngestionProgress } from '../src/temporal/shared.ts';
 
 /** The current step and counts, for the Temporal UI and for operators. */
 export const progressQuery = defineQuery<IngestionProgress>('progress');
@@ -65,7 +65,7 @@ function isGone(error: unknown): boolean {
  * after which it removes whatever the interrupted step had written. Passes only the document id around;
  * intermediate results live in storage.
  */
-export async function documentIngestionWorkflow(input: { documentId: number }): Promise<{ status: 'active' | 'failed' | 'deleted'; error?: string }> {
+export async function documentIngestionWorkflow(input: { documentId: number }): Promise<DocumentIngestionResult> {
   const progress: IngestionProgress = { step: 'acquiring', sources: 0, skipped: 0, sections: 0, chunks: 0, embedded: 0 };
   setHandler(progressQuery, () => progress);
   try {

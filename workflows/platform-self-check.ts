@@ -1,6 +1,6 @@
 import { proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
-import type { SelfCheckResult } from '../activities/self-check.ts';
+import type { SelfCheckResult } from '../src/temporal/shared.ts';
 
 const { recordSelfCheck } = proxyActivities<Activities>({
   startToCloseTimeout: '10 seconds',

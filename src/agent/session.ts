@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { SafeFetch } from '../lib/safe-fetch.ts';
 import type { EmbeddingsProvider } from '../providers/embeddings/types.ts';
 import type { ChatMessage } from '../providers/llm/types.ts';
-import { searchKnowledgebase } from '../resources/knowledgebases/retrieval.ts';
+import { searchKnowledgebase } from '../knowledge/retrieval.ts';
 import type { AgentProfile } from './profile.ts';
 import { fillTemplate } from './template.ts';
 import { endCallTool, httpTool, knowledgeTool, passagesForPrompt, type Passage } from './tools.ts';

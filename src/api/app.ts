@@ -2,19 +2,16 @@ import Koa from 'koa';
 import Router from '@koa/router';
 import type { Config } from '../config.ts';
 import type { Knex } from '../db/database.ts';
-import { createSafeFetch } from '../lib/safe-fetch.ts';
-import { createSecretBox } from '../lib/secrets.ts';
 import type { Logger } from '../logger.ts';
-import { createEmbeddingsProvider, describeEmbeddings } from '../providers/embeddings/index.ts';
-import { createLanguageModel } from '../providers/llm/index.ts';
-import { createFilesystemStorage } from '../providers/storage/filesystem.ts';
+import { describeEmbeddings } from '../providers/embeddings/index.ts';
+import type { Providers } from '../providers/index.ts';
 import { apiKeyRoutes } from '../resources/api-keys/routes.ts';
 import { assistantRoutes } from '../resources/assistants/routes.ts';
 import { authRoutes } from '../resources/auth/routes.ts';
 import { tokenResolver } from '../resources/auth/tokens.ts';
 import { catalogRoutes } from '../resources/catalogs/routes.ts';
 import { conversationRoutes } from '../resources/conversations/routes.ts';
-import { documentKeys } from '../resources/documents/files.ts';
+import { documentKeys } from '../knowledge/files.ts';
 import { documentRoutes } from '../resources/documents/routes.ts';
 import { knowledgebaseRoutes } from '../resources/knowledgebases/routes.ts';
 import { phoneNumberAssignmentRoutes } from '../resources/phone-numbers/routes.ts';
@@ -39,17 +36,14 @@ export interface AppDeps {
   logger: Logger;
   knex: Knex;
   temporal: TemporalClient;
-  /** Encrypts secrets at rest (lib/secrets.ts); from APP_KEY or DATA_DIR/app.key. */
-  appKey: Buffer;
+  /** The adapters of this process, from createProviders. */
+  providers: Providers;
 }
 
 /** Every route of the API, relative to `/api`, in the order they are matched. */
 export function apiRoutes(deps: AppDeps, document: () => Record<string, unknown>): RouteDefinition[] {
   const { knex, config } = deps;
-  const secrets = createSecretBox(deps.appKey);
-  const storage = createFilesystemStorage(config.storage.dir);
-  // One client for the embeddings service, shared by knowledge base search and the agent's retrieval.
-  const embeddings = createEmbeddingsProvider(config);
+  const { secrets, storage, embeddings } = deps.providers;
   return [
     ...healthRoutes({ knex, temporal: deps.temporal, embeddings: describeEmbeddings(config) }),
     ...docsRoutes(document),
@@ -65,9 +59,9 @@ export function apiRoutes(deps: AppDeps, document: () => Record<string, unknown>
     ...conversationRoutes({
       knex,
       secrets,
-      safeFetch: createSafeFetch(config.fetch),
+      safeFetch: deps.providers.fetch,
       embeddings,
-      model: createLanguageModel(config),
+      model: deps.providers.llm,
       defaultModel: config.llm.defaultModel,
       logger: deps.logger,
       publicUrl: config.publicUrl,
@@ -101,7 +95,7 @@ export function createApp(deps: AppDeps): Api {
     rateLimit: rateLimit(deps.config.http.rateLimitPerMinute),
     jsonBody: jsonBody(deps.config.http.bodyLimitBytes),
     multipartBody: multipartBody({
-      storage: createFilesystemStorage(deps.config.storage.dir),
+      storage: deps.providers.storage,
       maxFileBytes: 20 * 1024 * 1024,
       fileField: 'file',
       keyFor: documentKeys.upload,

@@ -2,8 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import type { Knex } from 'knex';
 import type { TemporalClient } from '../temporal/client.ts';
-import { workflowIds } from '../temporal/names.ts';
-import { platformSelfCheckWorkflow } from '../../workflows/index.ts';
+import { runSelfCheck } from '../temporal/starters.ts';
 import { defineRoute, type RouteDefinition } from './routing.ts';
 
 export interface ReadinessDeps {
@@ -50,12 +49,7 @@ export async function readiness(deps: ReadinessDeps, deep: boolean): Promise<Rec
     checks.worker = database === 'ok' && temporal === 'ok'
       ? await check(() => {
         const checkId = randomUUID();
-        return withTimeout(deps.temporal.client.workflow.execute(platformSelfCheckWorkflow, {
-          taskQueue: deps.temporal.taskQueue,
-          workflowId: workflowIds.selfCheck(checkId),
-          args: [{ checkId }],
-          workflowExecutionTimeout: '15 seconds',
-        }), 15_000, 'a worker');
+        return withTimeout(runSelfCheck(deps.temporal, checkId), 15_000, 'a worker');
       })
       : 'down: needs the database and Temporal';
   }

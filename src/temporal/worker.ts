@@ -1,6 +1,5 @@
 import { fileURLToPath } from 'node:url';
 import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel } from '@temporalio/worker';
-import { createActivities, type ActivityDependencies } from '../../activities/index.ts';
 import type { Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
 
@@ -30,22 +29,24 @@ export interface StartedWorker {
 }
 
 /**
- * Starts a worker on the configured task queue. `workflowBundlePath` lets tests bundle the workflow code
- * once for the whole run instead of once per worker.
+ * Starts a worker on the configured task queue with the given activities (the worker role builds them
+ * over its providers; workflow tests hand in stubs). `workflowBundlePath` lets tests bundle the workflow
+ * code once for the whole run instead of once per worker.
  */
 export async function startWorker(options: {
   config: Pick<Config, 'temporal'>;
   address: string;
-  deps: ActivityDependencies;
+  activities: object;
+  logger: Logger;
   workflowBundlePath?: string;
 }): Promise<StartedWorker> {
-  installRuntime(options.deps.logger);
+  installRuntime(options.logger);
   const connection = await NativeConnection.connect({ address: options.address });
   const worker = await Worker.create({
     connection,
     namespace: options.config.temporal.namespace,
     taskQueue: options.config.temporal.taskQueue,
-    activities: createActivities(options.deps),
+    activities: options.activities,
     ...(options.workflowBundlePath
       ? { workflowBundle: { codePath: options.workflowBundlePath } }
       : { workflowsPath }),

@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { usdToMicros } from '../../src/lib/money.ts';
-import { recordEntry } from '../../src/resources/balance/ledger.ts';
+import { recordEntry } from '../../src/billing/ledger.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { createTestUser } from '../support/users.ts';
 

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOpenAiCompatibleEmbeddings } from '../../src/providers/embeddings/openai-compatible.ts';
 import { EmbeddingsError } from '../../src/providers/embeddings/index.ts';
-import { searchKnowledgebase } from '../../src/resources/knowledgebases/retrieval.ts';
+import { searchKnowledgebase } from '../../src/knowledge/retrieval.ts';
 import { fakeEmbedding, startFakeEmbeddingsServer, type FakeEmbeddingsServer } from '../fakes/embeddings-server.ts';
 import { uploadDocument, waitForDocument } from '../support/documents.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';

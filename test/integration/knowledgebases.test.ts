@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recomputeKnowledgebaseStatus } from '../../src/resources/knowledgebases/status.ts';
+import { recomputeKnowledgebaseStatus } from '../../src/knowledge/status.ts';
 import { uploadDocument, waitForDocument } from '../support/documents.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { createTestUser } from '../support/users.ts';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { usdToMicros } from '../../src/lib/money.ts';
-import { balanceMicros, chargeExpression, type LedgerEntryInput } from '../../src/resources/balance/ledger.ts';
+import { balanceMicros, chargeExpression, type LedgerEntryInput } from '../../src/billing/ledger.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { createTestUser } from '../support/users.ts';
 

@@ -5,8 +5,10 @@ import { inject } from 'vitest';
 import { createApp, type Api } from '../../src/api/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { connectPostgres, openEmbedded, type Database } from '../../src/db/database.ts';
-import { decodeAppKey } from '../../src/lib/secrets.ts';
+import { createSecretBox, decodeAppKey } from '../../src/lib/secrets.ts';
 import { createLogger, type Logger } from '../../src/logger.ts';
+import { createProviders, type Providers } from '../../src/providers/index.ts';
+import { createActivities } from '../../activities/index.ts';
 import { createTemporalClient, type TemporalClient } from '../../src/temporal/client.ts';
 import { startWorker, type StartedWorker } from '../../src/temporal/worker.ts';
 import { apiRequest, type ApiRequest } from './http.ts';
@@ -21,6 +23,7 @@ export interface TestPlatform {
   worker: StartedWorker | undefined;
   baseUrl: string;
   api: Api;
+  providers: Providers;
   request: ApiRequest;
   close(): Promise<void>;
 }
@@ -50,7 +53,13 @@ export async function openTestDatabase(): Promise<Database> {
  * The real app on a real port, over this file's database and the run's Temporal dev server, with a task queue
  * of its own so workers of other files never take its tasks.
  */
-export async function startTestPlatform(options: { worker?: boolean; env?: Record<string, string>; logger?: Logger } = {}): Promise<TestPlatform> {
+export async function startTestPlatform(options: {
+  worker?: boolean;
+  env?: Record<string, string>;
+  logger?: Logger;
+  /** Fakes in place of the configured adapters; the rest are built as production builds them. */
+  providers?: Partial<Providers>;
+} = {}): Promise<TestPlatform> {
   const config = loadConfig({
     NODE_ENV: 'test',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
@@ -62,17 +71,19 @@ export async function startTestPlatform(options: { worker?: boolean; env?: Recor
   const logger = options.logger ?? createLogger(config);
   const database = await openTestDatabase();
   const temporal = createTemporalClient(config, config.temporal.address ?? '');
+  // A fresh app key per platform unless a test names one with APP_KEY.
+  const appKey = (config.appKey ? decodeAppKey(config.appKey) : undefined) ?? randomBytes(32);
+  const providers = createProviders(config, logger, { secrets: createSecretBox(appKey), ...options.providers });
   const worker = options.worker
     ? await startWorker({
       config,
       address: config.temporal.address ?? '',
-      deps: { knex: database.knex, logger, config },
+      activities: createActivities({ knex: database.knex, logger, config, providers }),
+      logger,
       workflowBundlePath: inject('workflowBundlePath'),
     })
     : undefined;
-  // A fresh app key per platform unless a test names one with APP_KEY.
-  const appKey = (config.appKey ? decodeAppKey(config.appKey) : undefined) ?? randomBytes(32);
-  const api = createApp({ config, logger, knex: database.knex, temporal, appKey });
+  const api = createApp({ config, logger, knex: database.knex, temporal, providers });
   const server = http.createServer(api.app.callback());
   const { url: baseUrl, close: stopServer } = await listenOnLoopback(server);
 
@@ -83,6 +94,7 @@ export async function startTestPlatform(options: { worker?: boolean; env?: Recor
     worker,
     baseUrl,
     api,
+    providers,
     request: apiRequest(baseUrl),
     async close() {
       await stopServer();

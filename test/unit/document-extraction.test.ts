@@ -1,9 +1,9 @@
 import iconv from 'iconv-lite';
 import { describe, expect, it } from 'vitest';
-import { chunkSections, countTokens } from '../../src/resources/documents/ingestion/chunk.ts';
-import { sameSiteLinks } from '../../src/resources/documents/ingestion/crawl.ts';
-import { decodeText, extractDocx, extractHtml, extractPdf, extractTxt, htmlToSections } from '../../src/resources/documents/ingestion/extract.ts';
-import { inspectZip } from '../../src/resources/documents/ingestion/zip.ts';
+import { chunkSections, countTokens } from '../../src/knowledge/ingestion/chunk.ts';
+import { sameSiteLinks } from '../../src/knowledge/ingestion/crawl.ts';
+import { decodeText, extractDocx, extractHtml, extractPdf, extractTxt, htmlToSections } from '../../src/knowledge/ingestion/extract.ts';
+import { inspectZip } from '../../src/knowledge/ingestion/zip.ts';
 import { makeDocx, makeEncryptedPdf, makePdf, makeZip } from '../support/documents.ts';
 
 describe('HTML extraction', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fuseRankings } from '../../src/resources/knowledgebases/retrieval.ts';
+import { fuseRankings } from '../../src/knowledge/retrieval.ts';
 
 describe('fuseRankings', () => {
   it('ranks ids found high in both lists above ids found in one', () => {

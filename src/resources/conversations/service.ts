@@ -8,7 +8,7 @@ import type { SecretBox } from '../../lib/secrets.ts';
 import { isUuid } from '../../lib/uuid.ts';
 import type { Logger } from '../../logger.ts';
 import type { LanguageModel } from '../../providers/llm/types.ts';
-import { balanceMicros, chargeExpression, recordEntry } from '../balance/ledger.ts';
+import { balanceMicros, chargeExpression, recordEntry } from '../../billing/ledger.ts';
 import { Conversation, ConversationMessage, type ConversationType } from './model.ts';
 
 export interface ConversationDeps extends AgentDeps {

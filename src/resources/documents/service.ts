@@ -4,10 +4,10 @@ import type { Logger } from '../../logger.ts';
 import type { FileStorage } from '../../providers/storage/index.ts';
 import type { TemporalClient } from '../../temporal/client.ts';
 import { findOwnedKnowledgebase } from '../knowledgebases/service.ts';
-import { recomputeKnowledgebaseStatus } from '../knowledgebases/status.ts';
-import { deleteDocumentFiles } from './files.ts';
+import { recomputeKnowledgebaseStatus } from '../../knowledge/status.ts';
+import { deleteDocumentFiles } from '../../knowledge/files.ts';
 import { Document, fileDocumentTypes, type DocumentType } from './model.ts';
-import { cancelDocumentIngestion, startDocumentIngestion } from './workflow.ts';
+import { cancelDocumentIngestion, startDocumentIngestion } from '../../temporal/starters.ts';
 
 export interface DocumentDeps {
   knex: Knex;
@@ -109,7 +109,7 @@ export async function createDocument(
   if (isFile && upload) upload.claimed = true;
 
   try {
-    await startDocumentIngestion(deps.temporal, document);
+    await startDocumentIngestion(deps.temporal, document, deps.logger);
   } catch (error) {
     deps.logger.error({ err: error, documentId: document.id }, 'could not start the ingestion workflow');
     await Document.query(deps.knex).deleteById(document.id);

@@ -6,7 +6,7 @@ import type { Logger } from '../../logger.ts';
 import type { EmbeddingsProvider } from '../../providers/embeddings/index.ts';
 import type { FileStorage } from '../../providers/storage/index.ts';
 import type { TemporalClient } from '../../temporal/client.ts';
-import { searchKnowledgebase } from './retrieval.ts';
+import { searchKnowledgebase } from '../../knowledge/retrieval.ts';
 import {
   CreateKnowledgebaseBody,
   KnowledgebaseCreated,

@@ -2,10 +2,10 @@ import type { Knex } from 'knex';
 import { NotFoundError } from '../../lib/errors.ts';
 import type { FileStorage } from '../../providers/storage/index.ts';
 import type { TemporalClient } from '../../temporal/client.ts';
-import { deleteDocumentFiles } from '../documents/files.ts';
+import { deleteDocumentFiles } from '../../knowledge/files.ts';
 import { Document } from '../documents/model.ts';
-import { cancelDocumentIngestion } from '../documents/workflow.ts';
-import { ensureWithinPlanLimit } from '../plans/service.ts';
+import { cancelDocumentIngestion } from '../../temporal/starters.ts';
+import { ensureWithinPlanLimit } from '../../billing/plans.ts';
 import { Knowledgebase } from './model.ts';
 
 export interface KnowledgebaseDeps {

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { NotFoundError, ValidationError } from '../../lib/errors.ts';
 import type { SecretBox } from '../../lib/secrets.ts';
-import { ensureWithinPlanLimit } from '../plans/service.ts';
+import { ensureWithinPlanLimit } from '../../billing/plans.ts';
 import { User } from '../users/model.ts';
 import { Tool, type StoredHeader, type ToolParameter } from './model.ts';
 import type { CreateToolBody, UpdateToolBody } from './schemas.ts';

@@ -3,8 +3,8 @@ import type { Knex } from 'knex';
 import { ValidationError } from '../../lib/errors.ts';
 import { microsToUsd } from '../../lib/money.ts';
 import { hashPassword } from '../../lib/passwords.ts';
-import { balanceMicros, recordEntry } from '../balance/ledger.ts';
-import { defaultPlanId } from '../plans/service.ts';
+import { balanceMicros, recordEntry } from '../../billing/ledger.ts';
+import { defaultPlanId } from '../../billing/plans.ts';
 import { User } from './model.ts';
 
 export interface NewUser {

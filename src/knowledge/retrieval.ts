@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import pgvector from 'pgvector';
-import type { EmbeddingsProvider } from '../../providers/embeddings/index.ts';
-import type { ChunkMetadata } from '../documents/ingestion/chunk.ts';
+import type { EmbeddingsProvider } from '../providers/embeddings/index.ts';
+import type { ChunkMetadata } from './ingestion/chunk.ts';
 
 export interface RetrievedChunk {
   chunkId: number;

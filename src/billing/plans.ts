@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
-import { PlanLimitError } from '../../lib/errors.ts';
-import { Plan } from './model.ts';
+import { PlanLimitError } from '../lib/errors.ts';
+import { Plan } from './plan.ts';
 
 export type CountedLimit = 'midCallTools' | 'assistants' | 'campaigns' | 'knowledgebases';
 

@@ -1,5 +1,5 @@
 import robotsParserModule from 'robots-parser';
-import { declaredCharset, FetchRefusedError, type SafeFetch } from '../../../lib/safe-fetch.ts';
+import { declaredCharset, FetchRefusedError, type SafeFetch } from '../../lib/safe-fetch.ts';
 import { parseDocument } from './dom.ts';
 import { decodeText } from './extract.ts';
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { FileStorage } from '../../providers/storage/index.ts';
+import type { FileStorage } from '../providers/storage/index.ts';
 
 /** Storage keys of a document: its upload, and the work files its ingestion writes between steps. */
 export const documentKeys = {

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { BalanceTransaction } from './model.ts';
+import { BalanceTransaction } from './balance-transaction.ts';
 
 export type LedgerKind = 'signup_credit' | 'adjustment';
 

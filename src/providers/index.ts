@@ -1,0 +1,40 @@
+import type { Config } from '../config.ts';
+import { resolveAppKey } from '../lib/app-key.ts';
+import { createSafeFetch, type SafeFetch } from '../lib/safe-fetch.ts';
+import { createSecretBox, type SecretBox } from '../lib/secrets.ts';
+import type { Logger } from '../logger.ts';
+import { createEmbeddingsProvider, type EmbeddingsProvider } from './embeddings/index.ts';
+import { createLanguageModel, type LanguageModel } from './llm/index.ts';
+import { createFilesystemStorage } from './storage/filesystem.ts';
+import type { FileStorage } from './storage/index.ts';
+
+/**
+ * Every adapter to the world outside, built once per process by `createProviders` and handed to the API,
+ * the worker's activities and the media role. Nothing else constructs one.
+ */
+export interface Providers {
+  /** The language model of LLM_BASE_URL; undefined when none is configured (chats answer 503). */
+  llm: LanguageModel | undefined;
+  /** Embeddings for hybrid retrieval; undefined means full-text search alone. */
+  embeddings: EmbeddingsProvider | undefined;
+  /** Uploads and ingestion work files. */
+  storage: FileStorage;
+  /** The guarded client for every URL a user supplies (tools, websites, webhooks). */
+  fetch: SafeFetch;
+  /** Encrypts secrets at rest with the app key. */
+  secrets: SecretBox;
+}
+
+/**
+ * The composition root of adapters. `overrides` replaces any of them with an object of the same interface:
+ * tests hand in fakes this way and get the rest of the graph exactly as production builds it.
+ */
+export function createProviders(config: Config, logger: Logger, overrides: Partial<Providers> = {}): Providers {
+  return {
+    llm: 'llm' in overrides ? overrides.llm : createLanguageModel(config),
+    embeddings: 'embeddings' in overrides ? overrides.embeddings : createEmbeddingsProvider(config),
+    storage: overrides.storage ?? createFilesystemStorage(config.storage.dir),
+    fetch: overrides.fetch ?? createSafeFetch(config.fetch),
+    secrets: overrides.secrets ?? createSecretBox(resolveAppKey(config, logger)),
+  };
+}

@@ -1,0 +1,33 @@
+/**
+ * What workflows, activities and their starters share: workflow type names and the shapes that cross
+ * between them. A leaf module (it imports nothing), so deterministic workflow code may import it too.
+ */
+
+/** Workflow type names, as the API starts them: by name, so the API process never loads workflow code. */
+export const workflowTypes = {
+  selfCheck: 'platformSelfCheckWorkflow',
+  documentIngestion: 'documentIngestionWorkflow',
+} as const;
+
+export interface SelfCheckResult {
+  checkId: string;
+  completedAt: string;
+}
+
+/** What `progressQuery` answers while a document is ingested. */
+export interface IngestionProgress {
+  step: 'acquiring' | 'extracting' | 'chunking' | 'embedding' | 'finishing' | 'active' | 'failed' | 'deleted';
+  /** Pages fetched, or 1 for a file. */
+  sources: number;
+  /** Pages skipped (refused, not HTML, robots.txt, errors). */
+  skipped: number;
+  sections: number;
+  chunks: number;
+  embedded: number;
+  error?: string;
+}
+
+export interface DocumentIngestionResult {
+  status: 'active' | 'failed' | 'deleted';
+  error?: string;
+}
