@@ -56,12 +56,12 @@ async function heartbeating<T>(run: (signal: AbortSignal | undefined) => Promise
 }
 
 function rejected(message: string): ApplicationFailure {
-  return ApplicationFailure.nonRetryable(message, 'DocumentRejected');
+  return ApplicationFailure.nonRetryable(message, 'rejected');
 }
 
 async function loadDocument(knex: Knex, documentId: number): Promise<Document> {
   const document = await Document.query(knex).findById(documentId);
-  if (!document) throw ApplicationFailure.nonRetryable(`Document ${documentId} no longer exists.`, 'DocumentGone');
+  if (!document) throw ApplicationFailure.nonRetryable(`Document ${documentId} no longer exists.`, 'not_found');
   return document;
 }
 

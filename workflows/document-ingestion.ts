@@ -9,13 +9,11 @@ import {
   setHandler,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
-import type { DocumentIngestionResult, IngestionProgress } from '../src/temporal/shared.ts';
+import { nonRetryableErrorTypes, type DocumentIngestionResult, type IngestionProgress } from '../src/temporal/shared.ts';
 
 /** The current step and counts, for the Temporal UI and for operators. */
 export const progressQuery = defineQuery<IngestionProgress>('progress');
 
-// A failure the user can act on (corrupt file, page without text) is final; anything else is retried.
-const nonRetryableErrorTypes = ['DocumentRejected', 'DocumentGone'];
 
 // The SDK sends heartbeats at most every 0.8 × heartbeatTimeout, and a cancellation reaches an activity only
 // with the answer to a heartbeat: short timeouts make deleting a document stop its crawl within seconds.
@@ -56,7 +54,7 @@ function failureReason(error: unknown): string {
 
 function isGone(error: unknown): boolean {
   const cause = error instanceof ActivityFailure ? error.cause : error;
-  return cause instanceof ApplicationFailure && cause.type === 'DocumentGone';
+  return cause instanceof ApplicationFailure && cause.type === 'not_found';
 }
 
 /**

@@ -31,3 +31,11 @@ export interface DocumentIngestionResult {
   status: 'active' | 'failed' | 'deleted';
   error?: string;
 }
+
+/**
+ * Failure types of what retrying cannot fix: an activity raises a non-retryable `ApplicationFailure` of one
+ * of these types (the stable error codes of lib/errors.ts), and every workflow's retry policy lists them all.
+ * `rejected`: the input cannot be processed (a corrupt file, a page without text); `not_found`: the record
+ * the work is for is gone.
+ */
+export const nonRetryableErrorTypes = ['rejected', 'not_found', 'validation', 'insufficient_balance', 'plan_limit', 'conflict', 'forbidden'];
