@@ -1,4 +1,5 @@
 import { Type, type TSchema } from '@sinclair/typebox';
+import { INTEGER_FROM_TEXT, INTEGER_PATTERN, MESSAGES } from './validation.ts';
 
 /** Response shapes shared by many routes, for the OpenAPI document. */
 export const MessageBody = Type.Object({ message: Type.String() }, { title: 'Message' });
@@ -12,6 +13,22 @@ export const TooManyAttemptsBody = Type.Object({ message: Type.Literal('Too Many
 
 /** Path parameter `{id}`: a positive integer record id. */
 export const IdParams = Type.Object({ id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) });
+
+/**
+ * A record id in a JSON body: a positive integer, or its digits as a string (`"12"`), as the original platform
+ * accepts both. The validator turns the string into the number, so the field's static type is `number`; any other
+ * string fails with Laravel's "must be an integer", as a value of the wrong type does.
+ */
+export function IdField(options: { description?: string } = {}) {
+  return Type.Unsafe<number>({
+    type: ['integer', 'string'],
+    minimum: 1,
+    pattern: INTEGER_PATTERN,
+    [INTEGER_FROM_TEXT]: true,
+    [MESSAGES]: { pattern: 'The :attribute field must be an integer.' },
+    ...options,
+  });
+}
 
 export function nullable<T extends TSchema>(schema: T) {
   return Type.Union([schema, Type.Null()]);

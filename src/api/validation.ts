@@ -1,4 +1,4 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { Ajv, type ErrorObject, type SchemaValidateFunction, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { Static, TSchema } from '@sinclair/typebox';
 import { ValidationError } from '../lib/errors.ts';
@@ -11,6 +11,21 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv, formats: string[]) 
  * Prefixed with `x-` so that the OpenAPI document may keep it.
  */
 export const MESSAGES = 'x-messages';
+
+/**
+ * Schema keyword of integer fields that also take their digits as a string (`"12"`), as the original platform
+ * does: such a string becomes the number before the field's other rules run, so services only see numbers.
+ * Other strings are left to the field's `pattern` (see IdField in schemas.ts).
+ */
+export const INTEGER_FROM_TEXT = 'x-integer-from-text';
+export const INTEGER_PATTERN = '^-?[0-9]+$';
+const integerText = new RegExp(INTEGER_PATTERN);
+
+const integerFromText: SchemaValidateFunction = (enabled: boolean, data: unknown, _parentSchema, place) => {
+  // A field has a parent to write to; the root of a body never has this keyword.
+  if (enabled && place?.parentData && typeof data === 'string' && integerText.test(data)) place.parentData[place.parentDataProperty] = Number(data);
+  return true;
+};
 
 function createAjv(coerceTypes: boolean): Ajv {
   const ajv = new Ajv({
@@ -25,6 +40,9 @@ function createAjv(coerceTypes: boolean): Ajv {
   });
   addFormats(ajv, ['email', 'uri', 'uuid', 'date', 'date-time', 'time']);
   ajv.addKeyword({ keyword: MESSAGES });
+  // Without a `type`, the keyword joins ajv's first rule group, which runs before `minimum` and `pattern`; being
+  // `modifying`, ajv reads the field again after it, so those rules see the number.
+  ajv.addKeyword({ keyword: INTEGER_FROM_TEXT, schemaType: 'boolean', modifying: true, errors: false, validate: integerFromText });
   return ajv;
 }
 

@@ -36,6 +36,13 @@ async function insertNumber(owner: TestUser, type: 'normal' | 'sip' | 'caller_id
   return row?.id ?? 0;
 }
 
+async function createTool(owner: TestUser, name: string): Promise<number> {
+  const response = await platform.request('POST', '/user/tools', {
+    token: owner.token, body: { name, description: 'A tool', endpoint: 'https://example.com', method: 'GET' },
+  });
+  return response.body.data.id as number;
+}
+
 const read = async (owner: TestUser, id: number) => (await platform.request<Record<string, any>>('GET', `/user/assistant/${id}`, { token: owner.token })).body;
 const update = (owner: TestUser, id: number, body: Record<string, unknown>) => platform.request('PUT', `/user/assistant/${id}`, { token: owner.token, body });
 
@@ -108,10 +115,7 @@ describe('PUT /api/user/assistant/{id}', () => {
 
   it('replaces the attached tools', async () => {
     const owner = await user();
-    const tool = async (name: string) => (await platform.request('POST', '/user/tools', {
-      token: owner.token, body: { name, description: 'A tool', endpoint: 'https://example.com', method: 'GET' },
-    })).body.data.id as number;
-    const [a, b] = [await tool('tool_a'), await tool('tool_b')];
+    const [a, b] = [await createTool(owner, 'tool_a'), await createTool(owner, 'tool_b')];
     const id = await createAssistant(owner, { tool_ids: [a] });
     await update(owner, id, { tool_ids: [b] });
     expect((await read(owner, id)).tool_ids).toEqual([b]);
@@ -186,6 +190,45 @@ describe('GET /api/user/assistants/get', () => {
       expect(response.status).toBe(422);
       expect(response.body.errors).toEqual({ per_page: ['The per page field must be between 1 and 100.'] });
     }
+  });
+});
+
+describe('ids in bodies written as strings of digits', () => {
+  it('are taken as the integers by create, update, built-in tools and the webhook routes', async () => {
+    const owner = await user();
+    const [a, b] = [await createTool(owner, 'tool_a'), await createTool(owner, 'tool_b')];
+    const kb = (await platform.database.knex('knowledgebases').insert({ userId: owner.id, name: 'Mine' }).returning<{ id: number }[]>('id'))[0]?.id;
+    const number = await insertNumber(owner);
+    const target = await createAssistant(owner);
+    const id = await createAssistant(owner, {
+      voice_id: String(catalog.pipelineVoice), language_id: String(catalog.english), llm_model_id: String(catalog.llm),
+      knowledgebase_id: String(kb), tool_ids: [String(a)], phone_number_id: String(number),
+    });
+    expect(await read(owner, id)).toMatchObject({
+      voice_id: catalog.pipelineVoice, language_id: catalog.english, llm_model_id: catalog.llm, knowledgebase_id: kb, tool_ids: [a], phone_number_id: number,
+    });
+    const updated = await update(owner, id, { tool_ids: [String(b), a], tools: [{ type: 'assistant_transfer', assistant_id: String(target) }] });
+    expect(updated.status, JSON.stringify(updated.body)).toBe(200);
+    expect(await read(owner, id)).toMatchObject({ tool_ids: [a, b], tools: [{ type: 'assistant_transfer', data: { assistant_id: target } }] });
+    // The built-in tool's rule "not the assistant itself" compares numbers, so the string form cannot slip past it.
+    const self = await update(owner, id, { tools: [{ type: 'assistant_transfer', assistant_id: String(id) }] });
+    expect(self.body.errors).toEqual({ 'tools.0.assistant_id': ['The selected tools.0.assistant id is invalid.'] });
+    const enabled = await platform.request('POST', '/user/assistants/enable-webhook', { token: owner.token, body: { assistant_id: String(id), webhook_url: 'https://example.com/calls' } });
+    expect(enabled.status).toBe(200);
+    expect(await read(owner, id)).toMatchObject({ is_webhook_active: true });
+  });
+
+  it('refuses any other string with Laravel\'s "must be an integer"', async () => {
+    const owner = await user();
+    const id = await createAssistant(owner);
+    const response = await update(owner, id, { knowledgebase_id: '12a', tool_ids: ['1', 'x'] });
+    expect(response.status).toBe(422);
+    expect(response.body).toEqual({
+      message: 'The knowledgebase id field must be an integer. (and 1 more error)',
+      errors: { knowledgebase_id: ['The knowledgebase id field must be an integer.'], 'tool_ids.1': ['The tool ids.1 field must be an integer.'] },
+    });
+    const webhook = await platform.request('POST', '/user/assistants/disable-webhook', { token: owner.token, body: { assistant_id: '12a' } });
+    expect(webhook.body).toEqual({ message: 'The assistant id field must be an integer.', errors: { assistant_id: ['The assistant id field must be an integer.'] } });
   });
 });
 

@@ -291,6 +291,8 @@ describe('text conversations', () => {
     expect(tests.body.data).toHaveLength(2);
     const bySecond = await platform.request('GET', `/user/conversations?assistant_id=${second.uuid}`, { token: owner.token });
     expect(bySecond.body.data.map((item: { assistant_name: string }) => item.assistant_name)).toEqual(['Second']);
+    const bySecondId = await platform.request('GET', `/user/conversations?assistant_id=${second.id}`, { token: owner.token });
+    expect(bySecondId.body.data).toEqual(bySecond.body.data);
     const others = await platform.request('GET', '/user/conversations', { token: other.token });
     expect(others.body.data).toEqual([]);
   });

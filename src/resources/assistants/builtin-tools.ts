@@ -1,4 +1,5 @@
 import { Type, type TSchema } from '@sinclair/typebox';
+import { IdField } from '../../api/schemas.ts';
 import { MESSAGES } from '../../api/validation.ts';
 
 /**
@@ -40,7 +41,7 @@ const fieldsByType: Record<BuiltinToolType, Record<string, TSchema>> = {
   },
   warm_call_transfer: {
     supervisor_phone: E164,
-    outbound_phone_id: Type.Integer({ minimum: 1 }),
+    outbound_phone_id: IdField(),
     description: Type.String({ minLength: 1, maxLength: 500 }),
     custom_sip: Type.Optional(Type.Boolean({ default: false })),
     caller_id_mode: Type.Optional(Type.Union(
@@ -76,7 +77,7 @@ const fieldsByType: Record<BuiltinToolType, Record<string, TSchema>> = {
     description: Type.Optional(Description),
   },
   assistant_transfer: {
-    assistant_id: Type.Integer({ minimum: 1 }),
+    assistant_id: IdField(),
     description: Type.Optional(Description),
     message_before_transfer: Type.Optional(Type.String({ maxLength: 500 })),
     speak_transfer_greeting: Type.Optional(Type.Boolean({ default: true })),

@@ -1,13 +1,14 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { IdField } from '../../api/schemas.ts';
 import { MESSAGES } from '../../api/validation.ts';
 import { BuiltinToolItem, WebUrl } from './builtin-tools.ts';
 
 /** `type: [T, 'null']` rather than a union, so a wrong value gets one message ("must be an integer"). */
 function orNull<T extends TSchema>(schema: T) {
-  return Type.Unsafe<Static<T> | null>({ ...schema, type: [schema.type as string, 'null'] });
+  return Type.Unsafe<Static<T> | null>({ ...schema, type: [...[schema.type as string | string[]].flat(), 'null'] });
 }
 
-const Id = Type.Integer({ minimum: 1 });
+const Id = IdField();
 const between = (minimum: number, maximum: number) => Type.Number({ minimum, maximum });
 const betweenInt = (minimum: number, maximum: number) => Type.Integer({ minimum, maximum });
 const literals = <T extends string>(values: readonly T[], options: Record<string, unknown> = {}) =>
@@ -22,11 +23,11 @@ const Variables = Type.Record(Type.String(), Type.Union([Type.String(), Type.Num
 
 /** Fields both spellings share, with the same rules. */
 const shared = {
-  voice_id: Type.Integer({ minimum: 1, description: 'A voice of `/user/assistants/voices` that suits the engine mode.' }),
+  voice_id: IdField({ description: 'A voice of `/user/assistants/voices` that suits the engine mode.' }),
   timezone: Type.String({ minLength: 1, maxLength: 64, description: 'IANA time zone, e.g. `Europe/Berlin`.' }),
   system_prompt: Type.String({ minLength: 1 }),
-  phone_number_id: orNull(Type.Integer({ minimum: 1, description: 'One of the caller\'s numbers; for inbound, not a caller ID and not on another inbound assistant.' })),
-  knowledgebase_id: orNull(Type.Integer({ minimum: 1, description: 'One of the caller\'s knowledge bases.' })),
+  phone_number_id: orNull(IdField({ description: 'One of the caller\'s numbers; for inbound, not a caller ID and not on another inbound assistant.' })),
+  knowledgebase_id: orNull(IdField({ description: 'One of the caller\'s knowledge bases.' })),
   tool_ids: Type.Array(Id, { maxItems: 100, description: 'Mid-call tools of the caller; replaces the attached list.' }),
   endpoint_type: literals(['vad', 'ai'] as const),
   endpoint_sensitivity: between(0, 5),
@@ -62,15 +63,15 @@ const PostCallItem = (namePattern: string, nameLength: { minLength?: number; max
 const currentFields = {
   name: Type.String({ minLength: 1, maxLength: 255 }),
   voice_id: shared.voice_id,
-  language_id: Type.Integer({ minimum: 1, description: 'A language of `/user/assistants/languages`.' }),
+  language_id: IdField({ description: 'A language of `/user/assistants/languages`.' }),
   type: literals(['inbound', 'outbound'] as const),
   mode: literals(['pipeline', 'multimodal'] as const),
   timezone: shared.timezone,
   initial_message: Type.String({ minLength: 1, maxLength: 200 }),
   system_prompt: shared.system_prompt,
-  llm_model_id: Type.Integer({ minimum: 1, description: 'Required when mode is pipeline.' }),
-  multimodal_model_id: Type.Integer({ minimum: 1, description: 'Required when mode is multimodal.' }),
-  chat_llm_fallback_id: orNull(Type.Integer({ minimum: 1, description: 'Chat model for tool calls of a multimodal assistant.' })),
+  llm_model_id: IdField({ description: 'Required when mode is pipeline.' }),
+  multimodal_model_id: IdField({ description: 'Required when mode is multimodal.' }),
+  chat_llm_fallback_id: orNull(IdField({ description: 'Chat model for tool calls of a multimodal assistant.' })),
   turn_detection_threshold: orNull(between(0, 1)),
   secondary_language_ids: Type.Array(Id, { maxItems: 20 }),
   knowledgebase_id: shared.knowledgebase_id,
@@ -83,8 +84,8 @@ const currentFields = {
   voice_similarity: shared.voice_similarity,
   speech_speed: shared.speech_speed,
   llm_temperature: shared.llm_temperature,
-  synthesizer_provider_id: orNull(Type.Integer({ minimum: 1 })),
-  transcriber_provider_id: orNull(Type.Integer({ minimum: 1 })),
+  synthesizer_provider_id: orNull(IdField()),
+  transcriber_provider_id: orNull(IdField()),
   allow_interruptions: shared.allow_interruptions,
   fillers: Type.Boolean(),
   filler_config: orNull(Type.Object({
@@ -216,11 +217,11 @@ export const UpdateAssistantBody = eitherSpelling(
 );
 
 export const WebhookBody = Type.Object({
-  assistant_id: Type.Integer({ minimum: 1 }),
+  assistant_id: IdField(),
   webhook_url: WebUrl,
 }, { additionalProperties: false });
 
-export const AssistantIdBody = Type.Object({ assistant_id: Type.Integer({ minimum: 1 }) }, { additionalProperties: false });
+export const AssistantIdBody = Type.Object({ assistant_id: IdField() }, { additionalProperties: false });
 
 export const ListQuery = Type.Object({
   per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 10, description: '1 to 100, default 10.' })),
