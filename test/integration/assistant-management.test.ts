@@ -193,6 +193,23 @@ describe('GET /api/user/assistants/get', () => {
   });
 });
 
+describe('GET /api/user/assistants', () => {
+  it('answers all of the caller\'s assistants as a bare array of the list\'s items, by id, beyond one page', async () => {
+    const owner = await user();
+    const ids = [await createAssistant(owner, { type: 'inbound' })];
+    await createAssistant(await user());
+    for (let index = 0; index < 10; index++) ids.push(await createAssistant(owner, { name: `A${index}` }));
+    const response = await platform.request('GET', '/user/assistants', { token: owner.token });
+    expect(response.status).toBe(200);
+    expect((response.body as { id: number }[]).map((item) => item.id)).toEqual(ids);
+    expect(response.body).toEqual((await platform.request('GET', '/user/assistants/get?per_page=100', { token: owner.token })).body.data);
+    const iso = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
+    expect(response.body[0]).toMatchObject({ id: ids[0], user_id: owner.id, name: 'Sales', type: 'inbound', mode: 'pipeline', created_at: iso, updated_at: iso });
+    expect((await platform.request('GET', '/user/assistants', { token: (await user()).token })).body).toEqual([]);
+    expect((await platform.request('GET', '/user/assistants')).status).toBe(401);
+  });
+});
+
 describe('ids in bodies written as strings of digits', () => {
   it('are taken as the integers by create, update, built-in tools and the webhook routes', async () => {
     const owner = await user();

@@ -10,7 +10,7 @@ import { AssistantEnvelope, AssistantItem, AssistantPage, EmptyDataMessage, Outb
 import { AssistantIdBody, CreateAssistantBody, ListQuery, UpdateAssistantBody, WebhookBody } from './schemas.ts';
 import { assistantItem, assistantSummary, outboundItem, type AssistantExtras } from './serialize.ts';
 import {
-  createAssistant, deleteAssistant, getAssistant, listAssistants, outboundAssistants, setWebhook, updateAssistant,
+  allAssistants, createAssistant, deleteAssistant, getAssistant, listAssistants, outboundAssistants, setWebhook, updateAssistant,
 } from './service.ts';
 
 export interface AssistantRouteDeps {
@@ -71,6 +71,18 @@ export function assistantRoutes(deps: AssistantRouteDeps): RouteDefinition[] {
             query: ctx.query,
           }),
         };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/user/assistants',
+      tag: TAG,
+      summary: "All of the caller's assistants (a bare array of the list's items, by id)",
+      auth: true,
+      responses: { 200: { description: 'The assistants', schema: Type.Array(AssistantItem) } },
+      async handle({ auth }) {
+        const { assistants, extras } = await allAssistants(deps, auth.user.id);
+        return { body: assistants.map((assistant) => item(assistant, extras.get(assistant.id) as AssistantExtras)) };
       },
     }),
     defineRoute({

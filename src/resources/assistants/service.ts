@@ -104,6 +104,12 @@ export async function listAssistants(deps: AssistantDeps, userId: number, page: 
   return { assistants, extras: await assistantExtras(deps.knex, assistants), total };
 }
 
+/** All of the caller's assistants in the paginated list's order, for integrations that fill a dropdown. */
+export async function allAssistants(deps: AssistantDeps, userId: number): Promise<{ assistants: Assistant[]; extras: Map<number, AssistantExtras> }> {
+  const assistants = await Assistant.query(deps.knex).where({ userId }).orderBy('id');
+  return { assistants, extras: await assistantExtras(deps.knex, assistants) };
+}
+
 export async function outboundAssistants(deps: AssistantDeps, userId: number): Promise<Assistant[]> {
   return Assistant.query(deps.knex).where({ userId, type: 'outbound' }).orderBy('id');
 }
