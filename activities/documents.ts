@@ -1,21 +1,15 @@
-import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
+import { CancelledFailure, Context } from '@temporalio/activity';
 import type { Knex } from 'knex';
 import pgvector from 'pgvector';
 import type { Config } from '../src/config.ts';
+import { NotFoundError, RejectedError } from '../src/lib/errors.ts';
 import type { Logger } from '../src/logger.ts';
 import { EmbeddingsError } from '../src/providers/embeddings/index.ts';
 import type { Providers } from '../src/providers/index.ts';
 import type { FileStorage } from '../src/providers/storage/index.ts';
 import { chunkSections } from '../src/knowledge/ingestion/chunk.ts';
 import { crawlWebsite } from '../src/knowledge/ingestion/crawl.ts';
-import {
-  DocumentRejectedError,
-  extractDocx,
-  extractHtml,
-  extractPdf,
-  extractTxt,
-  type Section,
-} from '../src/knowledge/ingestion/extract.ts';
+import { extractDocx, extractHtml, extractPdf, extractTxt, type Section } from '../src/knowledge/ingestion/extract.ts';
 import { documentKeys } from '../src/knowledge/files.ts';
 import { Document } from '../src/resources/documents/model.ts';
 import { recomputeKnowledgebaseStatus } from '../src/knowledge/status.ts';
@@ -55,13 +49,9 @@ async function heartbeating<T>(run: (signal: AbortSignal | undefined) => Promise
   }
 }
 
-function rejected(message: string): ApplicationFailure {
-  return ApplicationFailure.nonRetryable(message, 'rejected');
-}
-
 async function loadDocument(knex: Knex, documentId: number): Promise<Document> {
   const document = await Document.query(knex).findById(documentId);
-  if (!document) throw ApplicationFailure.nonRetryable(`Document ${documentId} no longer exists.`, 'not_found');
+  if (!document) throw new NotFoundError(`Document ${documentId} no longer exists.`);
   return document;
 }
 
@@ -84,7 +74,7 @@ export function createDocumentActivities({ knex, logger, config, providers }: Do
     async acquireDocumentSource({ documentId }: { documentId: number }): Promise<{ sources: number; skipped: number }> {
       const document = await loadDocument(knex, documentId);
       if (document.type !== 'website') {
-        if (!document.fileKey || !(await storage.exists(document.fileKey))) throw rejected('The uploaded file is missing.');
+        if (!document.fileKey || !(await storage.exists(document.fileKey))) throw new RejectedError('The uploaded file is missing.');
         await storage.write(documentKeys.manifest(documentId), JSON.stringify([{ key: document.fileKey, kind: document.type }]));
         return { sources: 1, skipped: 0 };
       }
@@ -96,7 +86,7 @@ export function createDocumentActivities({ knex, logger, config, providers }: Do
         signal,
       }));
       if (crawl.pages.length === 0) {
-        throw rejected(crawl.skipped[0]?.reason ? `No page could be read. ${crawl.skipped[0].reason}` : 'No page could be read.');
+        throw new RejectedError(crawl.skipped[0]?.reason ? `No page could be read. ${crawl.skipped[0].reason}` : 'No page could be read.');
       }
       const manifest: ManifestEntry[] = [];
       for (const [index, page] of crawl.pages.entries()) {
@@ -114,22 +104,17 @@ export function createDocumentActivities({ knex, logger, config, providers }: Do
       await loadDocument(knex, documentId);
       const manifest = await readJson<ManifestEntry[]>(storage, documentKeys.manifest(documentId));
       const sections: Section[] = [];
-      try {
-        for (const entry of manifest) {
-          const data = await storage.read(entry.key);
-          if (entry.kind === 'html') sections.push(...extractHtml(data.toString('utf8'), entry.url ?? ''));
-          else if (entry.kind === 'pdf') sections.push(...await extractPdf(data));
-          else if (entry.kind === 'docx') sections.push(...await extractDocx(data));
-          else sections.push(...extractTxt(data));
-        }
-      } catch (error) {
-        if (error instanceof DocumentRejectedError) throw rejected(error.message);
-        throw error;
+      for (const entry of manifest) {
+        const data = await storage.read(entry.key);
+        if (entry.kind === 'html') sections.push(...extractHtml(data.toString('utf8'), entry.url ?? ''));
+        else if (entry.kind === 'pdf') sections.push(...await extractPdf(data));
+        else if (entry.kind === 'docx') sections.push(...await extractDocx(data));
+        else sections.push(...extractTxt(data));
       }
       const characters = sections.reduce((sum, section) => sum + section.text.length, 0);
       if (characters === 0) {
         const what = manifest[0]?.kind === 'html' ? 'the pages' : 'the file';
-        throw rejected(`No text could be extracted from ${what}.`);
+        throw new RejectedError(`No text could be extracted from ${what}.`);
       }
       await storage.write(documentKeys.sections(documentId), JSON.stringify(sections));
       return { sections: sections.length, characters };
@@ -176,7 +161,7 @@ export function createDocumentActivities({ knex, logger, config, providers }: Do
           try {
             vectors = await embeddings.embed(batch.map((row) => row.content), { signal });
           } catch (error) {
-            if (error instanceof EmbeddingsError && !error.retryable) throw rejected(`Embedding failed: ${error.message}`);
+            if (error instanceof EmbeddingsError && !error.retryable) throw new RejectedError(`Embedding failed: ${error.message}`, { cause: error });
             throw error;
           }
           await knex.raw(

@@ -3,6 +3,7 @@ import type { Config } from '../src/config.ts';
 import type { Logger } from '../src/logger.ts';
 import type { Providers } from '../src/providers/index.ts';
 import { createDocumentActivities } from './documents.ts';
+import { withDomainFailures } from './failures.ts';
 import { createSelfCheckActivities } from './self-check.ts';
 
 export interface ActivityDependencies {
@@ -12,12 +13,15 @@ export interface ActivityDependencies {
   providers: Pick<Providers, 'storage' | 'fetch' | 'embeddings'>;
 }
 
-/** Every activity, built over its dependencies so tests can hand in their own database and fakes. */
+/**
+ * Every activity, built over its dependencies so tests can hand in their own database and fakes. Domain
+ * errors they throw reach workflows as failures typed by their code (failures.ts).
+ */
 export function createActivities(deps: ActivityDependencies) {
-  return {
+  return withDomainFailures({
     ...createSelfCheckActivities(deps),
     ...createDocumentActivities(deps),
-  };
+  });
 }
 
 export type Activities = ReturnType<typeof createActivities>;

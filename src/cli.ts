@@ -3,6 +3,7 @@ import { ConfigError, loadConfig, loadEnvFile, type Config } from './config.ts';
 import { DatabaseSetupError, migrateLatest, migrateRollback, type Database } from './db/database.ts';
 import { DataDirLockedError } from './db/data-dir-lock.ts';
 import { randomUUID } from 'node:crypto';
+import { ValidationError } from './lib/errors.ts';
 import { microsToUsd, parseUsd } from './lib/money.ts';
 import { openConfiguredDatabase } from './platform.ts';
 import { createApiKey } from './resources/api-keys/service.ts';
@@ -77,7 +78,7 @@ export const commands: Record<string, Command> = {
       if (creditMicros < 0) throw new CliError('--balance cannot be negative.');
       const user = await createUser(database.knex, { name: text(options, 'name'), email, password, creditMicros, creditKind: 'adjustment' })
         .catch((error: unknown) => {
-          if (error instanceof Error && error.name === 'ValidationError') throw new CliError(`A user with the email ${email} already exists.`);
+          if (error instanceof ValidationError) throw new CliError(`A user with the email ${email} already exists.`);
           throw error;
         });
       const { token } = await createApiKey(database.knex, user.id, 'cli');

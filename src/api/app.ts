@@ -54,7 +54,7 @@ export function apiRoutes(deps: AppDeps, document: () => Record<string, unknown>
     ...catalogRoutes({ knex }),
     ...phoneNumberAssignmentRoutes({ knex }),
     ...assistantRoutes({ knex, secrets, publicUrl: config.publicUrl }),
-    ...knowledgebaseRoutes({ knex, temporal: deps.temporal, storage, embeddings, logger: deps.logger }),
+    ...knowledgebaseRoutes({ knex, temporal: deps.temporal, storage, embeddings }),
     ...documentRoutes({ knex, temporal: deps.temporal, storage, logger: deps.logger }),
     ...conversationRoutes({
       knex,

@@ -1,5 +1,5 @@
-import type { TSchema } from '@sinclair/typebox';
-import { errorBody } from '../lib/errors.ts';
+import { Type, type TObject, type TSchema } from '@sinclair/typebox';
+import { unexpectedErrorResponse } from './error-table.ts';
 import type { RouteDefinition } from './routing.ts';
 import { ErrorBody, MessageBody, StatusErrorBody, TooManyAttemptsBody, ValidationErrorBody } from './schemas.ts';
 
@@ -29,10 +29,23 @@ function parameters(route: RouteDefinition): JsonObject[] {
   return list;
 }
 
-function errorSchemaFor(route: RouteDefinition): TSchema {
+function errorSchemaFor(route: RouteDefinition): TObject {
   if (route.errorStyle === 'error') return ErrorBody;
   if (route.errorStyle === 'status') return StatusErrorBody;
   return MessageBody;
+}
+
+/** A 500 is the family's body with the route's failure text, plus the request id the details are logged under. */
+function serverErrorFor(route: RouteDefinition): JsonObject {
+  const family = errorSchemaFor(route);
+  const example = unexpectedErrorResponse(route.errorStyle ?? 'message', '3f2c9a6e-4b1d-4e8a-9c57-2d0f1b6a7e91', route.failureText).body;
+  const schema = Type.Object({ ...family.properties, request_id: Type.String() }, { title: `${family.title ?? 'Error'}WithRequestId`, examples: [example] });
+  return {
+    description: route.failureText
+      ? `"${route.failureText}": an unexpected failure (details are in the server log, under the request id)`
+      : 'Unexpected error (details are in the server log, under the request id)',
+    ...json(schema),
+  };
 }
 
 function json(schema: TSchema | undefined, contentType = 'application/json'): JsonObject | undefined {
@@ -56,7 +69,7 @@ function operation(route: RouteDefinition): JsonObject {
     responses['413'] ??= { description: 'Body too large', ...json(errorSchemaFor(route)) };
   }
   responses['429'] ??= { description: 'Rate limit reached', ...json(TooManyAttemptsBody) };
-  responses['500'] ??= { description: 'Unexpected error (details are in the server log, under the request id)', ...json(errorSchemaFor(route)) };
+  responses['500'] ??= serverErrorFor(route);
 
   return {
     operationId: operationId(route),
@@ -87,7 +100,8 @@ export function buildOpenApiDocument(routes: RouteDefinition[], options: { serve
       description:
         'Self-hostable AI voice assistants. Authenticated routes take `Authorization: Bearer <token>` with an API key or a ' +
         'session token. Validation errors are 422 with `{"message", "errors": {"field": ["..."]}}`; unexpected errors are ' +
-        `500 ${JSON.stringify(errorBody('message', 'Server Error'))} with the details in the server log under the X-Request-Id.`,
+        `500 ${JSON.stringify(unexpectedErrorResponse('message', '…').body)} with the details in the server log under that request id ` +
+        '(also the X-Request-Id header).',
     },
     servers: [{ url: options.serverUrl }],
     components: {

@@ -1,7 +1,8 @@
 import type Koa from 'koa';
 import type Router from '@koa/router';
 import type { Static, TSchema } from '@sinclair/typebox';
-import { BadRequestError, type ErrorStyle } from '../lib/errors.ts';
+import { BadRequestError } from '../lib/errors.ts';
+import type { ErrorStyle } from './error-table.ts';
 import type { AuthContext } from './middleware/auth.ts';
 import { compileValidator } from './validation.ts';
 
@@ -39,8 +40,13 @@ export interface RouteDefinition<
   tag: string;
   /** Whether a bearer credential is required. */
   auth: A;
-  /** The body family of this route's errors (see lib/errors.ts). */
+  /** The body family of this route's errors (see error-table.ts). */
   errorStyle?: ErrorStyle;
+  /**
+   * The documented text of this route's 500, answered when its handler throws anything but a domain error
+   * (the error itself is logged); `Server Error` when not given.
+   */
+  failureText?: string;
   params?: P;
   query?: Q;
   body?: B;
@@ -93,6 +99,7 @@ export function mountRoutes(router: Router, routes: RouteDefinition[], middlewar
       chain.push(middleware.jsonBody);
     }
     chain.push(async (ctx) => {
+      if (route.failureText) ctx.state.failureText = route.failureText;
       const rawBody: unknown = ctx.request.body ?? {};
       if (route.body && !isPlainObject(rawBody)) throw new BadRequestError('The request body must be a JSON object.');
       const params: unknown = validateParams ? validateParams({ ...ctx.params }) : ctx.params;

@@ -1,78 +1,80 @@
 /**
- * The error bodies of the interface come in route families: `{message}` on most `/user/...` routes,
- * `{error}` on knowledgebases, documents and phone purchases, `{status:false,error}` on conversations.
+ * The stable codes of what can go wrong in the domain. Each code means the same thing wherever it surfaces:
+ * src/api/error-table.ts turns it into an HTTP status and body, activities/failures.ts into the type of a
+ * Temporal failure (src/temporal/shared.ts lists the codes retrying cannot fix).
  */
-export type ErrorStyle = 'message' | 'error' | 'status';
+export const errorCodes = [
+  'bad_request',
+  'rejected',
+  'unauthenticated',
+  'forbidden',
+  'not_found',
+  'conflict',
+  'too_large',
+  'validation',
+  'plan_limit',
+  'insufficient_balance',
+  'rate_limited',
+  'provider_failed',
+  'provider_unavailable',
+] as const;
 
-export function errorBody(style: ErrorStyle, text: string): Record<string, unknown> {
-  if (style === 'error') return { error: text };
-  if (style === 'status') return { status: false, error: text };
-  return { message: text };
-}
+export type ErrorCode = typeof errorCodes[number];
 
-/** An error whose status and text are meant for the client. */
-export class AppError extends Error {
-  readonly headers: Record<string, string> = {};
-  readonly status: number;
-  constructor(status: number, message: string) {
-    super(message);
-    this.status = status;
+/** An error whose message is meant for whoever asked, with a code saying what kind of failure it is. */
+export abstract class DomainError extends Error {
+  abstract readonly code: ErrorCode;
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
     this.name = new.target.name;
   }
-
-  body(style: ErrorStyle): Record<string, unknown> {
-    return errorBody(style, this.message);
-  }
 }
 
-export class NotFoundError extends AppError {
-  constructor(message: string) {
-    super(404, message);
-  }
+/** The request itself is malformed (broken JSON or multipart, a body that is not an object). */
+export class BadRequestError extends DomainError {
+  readonly code = 'bad_request';
 }
 
-/** 401 is `{message}` on every route, as Laravel answers it. */
-export class UnauthenticatedError extends AppError {
+/** The input is well-formed but cannot be processed (a corrupt or encrypted file, a page without text). */
+export class RejectedError extends DomainError {
+  readonly code = 'rejected';
+}
+
+export class UnauthenticatedError extends DomainError {
+  readonly code = 'unauthenticated';
   constructor(message = 'Unauthenticated.') {
-    super(401, message);
-  }
-
-  override body(): Record<string, unknown> {
-    return { message: this.message };
+    super(message);
   }
 }
 
-export class ForbiddenError extends AppError {
-  constructor(message: string) {
-    super(403, message);
-  }
+export class ForbiddenError extends DomainError {
+  readonly code = 'forbidden';
 }
 
-export class BadRequestError extends AppError {
-  constructor(message: string) {
-    super(400, message);
-  }
+export class NotFoundError extends DomainError {
+  readonly code = 'not_found';
 }
 
-export class PayloadTooLargeError extends AppError {
+/** The record's current state does not allow the change (already released, already running). */
+export class ConflictError extends DomainError {
+  readonly code = 'conflict';
+}
+
+export class PayloadTooLargeError extends DomainError {
+  readonly code = 'too_large';
   constructor(message = 'The request body is too large.') {
-    super(413, message);
+    super(message);
   }
 }
 
-export class ServiceUnavailableError extends AppError {
-  constructor(message: string) {
-    super(503, message);
-  }
-}
-
-/** A 422 with Laravel's shape: the first message, plus every message by field (dot paths for nesting). */
-export class ValidationError extends AppError {
+/** Messages by field (dot paths for nesting), and Laravel's summary: the first message and how many more. */
+export class ValidationError extends DomainError {
+  readonly code = 'validation';
   readonly errors: Record<string, string[]>;
   constructor(errors: Record<string, string[]>) {
     const messages = Object.values(errors).flat();
     const more = messages.length - 1;
-    super(422, more > 0 ? `${messages[0]} (and ${more} more error${more === 1 ? '' : 's'})` : messages[0] ?? 'The given data was invalid.');
+    super(more > 0 ? `${messages[0]} (and ${more} more error${more === 1 ? '' : 's'})` : messages[0] ?? 'The given data was invalid.');
     this.errors = errors;
   }
 
@@ -80,40 +82,41 @@ export class ValidationError extends AppError {
     return new ValidationError({ [field]: [message] });
   }
 
-  /** Laravel's shape, except on the conversation routes, which answer `{status:false, error}` with the first text. */
-  override body(style: ErrorStyle): Record<string, unknown> {
-    if (style === 'status') return { status: false, error: Object.values(this.errors).flat()[0] ?? this.message };
-    return { message: this.message, errors: this.errors };
+  /** The first message alone, without the count of the others. */
+  get first(): string {
+    return Object.values(this.errors).flat()[0] ?? this.message;
   }
+}
+
+/** A limit of the user's plan is reached. */
+export class PlanLimitError extends DomainError {
+  readonly code = 'plan_limit';
 }
 
 /** A charge the balance does not cover. */
-export class InsufficientBalanceError extends AppError {
+export class InsufficientBalanceError extends DomainError {
+  readonly code = 'insufficient_balance';
   constructor() {
-    super(400, 'Insufficient balance. Please top up your account.');
+    super('Insufficient balance. Please top up your account.');
   }
 }
 
-/** A plan limit reached: always `{message}` with status 422, as the interface documents. */
-export class PlanLimitError extends AppError {
-  constructor(message: string) {
-    super(422, message);
-  }
-
-  override body(): Record<string, unknown> {
-    return { message: this.message };
-  }
-}
-
-export class TooManyRequestsError extends AppError {
+/** Too many attempts; the caller may try again after `retryAfterSeconds`. */
+export class TooManyRequestsError extends DomainError {
+  readonly code = 'rate_limited';
   readonly retryAfterSeconds: number;
   constructor(retryAfterSeconds: number) {
-    super(429, 'Too Many Attempts.');
+    super('Too Many Attempts.');
     this.retryAfterSeconds = retryAfterSeconds;
-    this.headers['Retry-After'] = String(retryAfterSeconds);
   }
+}
 
-  override body(): Record<string, unknown> {
-    return { message: this.message, retry_after: this.retryAfterSeconds };
-  }
+/** A provider (the language model, …) failed or answered something unusable; trying again may work. */
+export class ProviderFailedError extends DomainError {
+  readonly code = 'provider_failed';
+}
+
+/** A provider the request needs is not configured or cannot be reached. */
+export class ServiceUnavailableError extends DomainError {
+  readonly code = 'provider_unavailable';
 }

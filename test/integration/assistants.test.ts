@@ -409,7 +409,7 @@ describe('POST /api/user/assistant', () => {
     try {
       const response = await create(owner, currentBody({ name }));
       expect(response.status).toBe(500);
-      expect(response.body).toEqual({ message: 'Assistant creation failed' });
+      expect(response.body).toEqual({ message: 'Assistant creation failed', request_id: response.headers.get('x-request-id') });
     } finally {
       await knex.raw(`drop trigger fail_${suffix} on assistants`);
       await knex.raw(`drop function fail_${suffix}()`);

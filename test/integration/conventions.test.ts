@@ -97,7 +97,7 @@ describe('CORS', () => {
 });
 
 describe('unexpected errors', () => {
-  it('answer 500 {"message":"Server Error"} and log the details under the request id', async () => {
+  it('answer 500 {"message":"Server Error"} with the request id, and log the details with their stack under it', async () => {
     const lines: string[] = [];
     const sink = new Writable({
       write(chunk: Buffer, _encoding, done) {
@@ -111,11 +111,13 @@ describe('unexpected errors', () => {
       await platform.database.knex.destroy();
       const response = await platform.request('GET', '/user/me', { token: user.token, headers: { 'x-request-id': 'trace-me-500' } });
       expect(response.status).toBe(500);
-      expect(response.body).toEqual({ message: 'Server Error' });
-      const logged = lines.map((line) => JSON.parse(line) as { requestId?: string; err?: { message: string }; msg: string });
+      expect(response.body).toEqual({ message: 'Server Error', request_id: 'trace-me-500' });
+      expect(response.headers.get('x-request-id')).toBe('trace-me-500');
+      const logged = lines.map((line) => JSON.parse(line) as { requestId?: string; err?: { message: string; stack: string }; msg: string });
       const entry = logged.find((line) => line.msg === 'unexpected error');
       expect(entry?.requestId).toBe('trace-me-500');
       expect(entry?.err?.message).toBeTruthy();
+      expect(entry?.err?.stack).toContain(entry?.err?.message);
       expect(response.text).not.toContain(entry?.err?.message ?? '-');
     } finally {
       await platform.close().catch(() => undefined);
@@ -128,6 +130,19 @@ describe('unexpected errors', () => {
       const response = await platform.request('GET', '/no/such/route');
       expect(response.status).toBe(404);
       expect(response.body).toEqual({ message: 'Not Found.' });
+    } finally {
+      await platform.close();
+    }
+  });
+
+  it('answers a method a known path does not serve with 405 in the message shape, as Laravel words it', async () => {
+    const platform = await startTestPlatform();
+    try {
+      const response = await platform.request('PATCH', '/user/tools');
+      expect(response.status).toBe(405);
+      expect(response.body).toEqual({ message: 'The PATCH method is not supported for route api/user/tools. Supported methods: GET, POST.' });
+      expect(response.headers.get('allow')).toBe('GET, HEAD, POST');
+      expect(response.headers.get('content-type')).toContain('application/json');
     } finally {
       await platform.close();
     }

@@ -1,29 +1,36 @@
 import type Koa from 'koa';
-import { AppError, errorBody, type ErrorStyle } from '../../lib/errors.ts';
-import type { RequestState } from '../state.ts';
+import { DomainError } from '../../lib/errors.ts';
+import { domainErrorResponse, familyBody, methodNotAllowedResponse, unexpectedErrorResponse, type ErrorResponse } from '../error-table.ts';
+import type { RequestState, RouteErrorState } from '../state.ts';
+
+function reply(ctx: Koa.Context, response: ErrorResponse): void {
+  ctx.status = response.status;
+  ctx.body = response.body;
+  for (const [name, value] of Object.entries(response.headers)) ctx.set(name, value);
+}
 
 /**
- * The one place where a thrown error becomes a response. Known errors answer with the documented body of
- * their route family (`ctx.state.errorStyle`); anything else is a 500 whose details go to the log only.
+ * The one place where a thrown error becomes a response, through the error table: domain errors answer with
+ * their code's status in the body of their route family (`ctx.state.errorStyle`); anything else is logged
+ * with its stack and answers a 500 carrying only the route's failure text and the request id. Unmatched
+ * paths and methods answer JSON too.
  */
-export function errorHandler(): Koa.Middleware<RequestState & { errorStyle?: ErrorStyle }> {
+export function errorHandler(): Koa.Middleware<RequestState & RouteErrorState> {
   return async (ctx, next) => {
+    const style = () => ctx.state.errorStyle ?? 'message';
     try {
       await next();
-      if (ctx.status === 404 && ctx.body === undefined) {
-        ctx.status = 404;
-        ctx.body = errorBody(ctx.state.errorStyle ?? 'message', 'Not Found.');
-      }
+      if (ctx.body !== undefined) return;
+      if (ctx.status === 404) reply(ctx, { status: 404, body: familyBody(style(), 'Not Found.'), headers: {} });
+      // koa-router's allowedMethods sets 405 and `Allow` without a body when the path exists under other methods.
+      else if (ctx.status === 405) reply(ctx, methodNotAllowedResponse(ctx.method, ctx.path, ctx.response.get('Allow').split(/,\s*/)));
     } catch (error) {
-      if (error instanceof AppError) {
-        ctx.status = error.status;
-        ctx.body = error.body(ctx.state.errorStyle ?? 'message');
-        for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);
+      if (error instanceof DomainError) {
+        reply(ctx, domainErrorResponse(error, style()));
         return;
       }
       ctx.state.log.error({ err: error }, 'unexpected error');
-      ctx.status = 500;
-      ctx.body = errorBody(ctx.state.errorStyle ?? 'message', 'Server Error');
+      reply(ctx, unexpectedErrorResponse(style(), ctx.state.requestId, ctx.state.failureText));
     }
   };
 }

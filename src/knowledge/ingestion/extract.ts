@@ -2,7 +2,8 @@ import { Readability } from '@mozilla/readability';
 import chardet from 'chardet';
 import iconv from 'iconv-lite';
 import mammoth from 'mammoth';
-import { extractText, getDocumentProxy } from 'unpdf';
+import { extractText, getDocumentProxy, getResolvedPDFJS } from 'unpdf';
+import { RejectedError } from '../../lib/errors.ts';
 import { parseDocument, type DomDocument, type DomNode } from './dom.ts';
 import { inspectZip } from './zip.ts';
 
@@ -12,14 +13,6 @@ export interface Section {
   heading?: string;
   url?: string;
   page?: number;
-}
-
-/**
- * The document cannot be processed, for a reason the user can act on (a corrupt or encrypted file, a page
- * without text). Ingestion fails the document with this message instead of retrying.
- */
-export class DocumentRejectedError extends Error {
-  override name = 'DocumentRejectedError';
 }
 
 // Readability's declarations name the browser's Document, which this Node project does not load.
@@ -118,18 +111,22 @@ export function extractHtml(html: string, url: string): Section[] {
 
 const pdfMagic = Buffer.from('%PDF-');
 
+/**
+ * The text of each page. Like the other file extractors, it throws a RejectedError, whose message the user
+ * sees on the failed document, when the file cannot be processed for a reason they can act on.
+ */
 export async function extractPdf(data: Buffer): Promise<Section[]> {
-  if (!data.subarray(0, 1024).includes(pdfMagic)) throw new DocumentRejectedError('The file is not a PDF.');
+  if (!data.subarray(0, 1024).includes(pdfMagic)) throw new RejectedError('The file is not a PDF.');
   let pages: string[];
   try {
     const pdf = await getDocumentProxy(new Uint8Array(data));
-    if (pdf.numPages > 5000) throw new DocumentRejectedError(`The PDF has ${pdf.numPages} pages; at most 5000 are processed.`);
+    if (pdf.numPages > 5000) throw new RejectedError(`The PDF has ${pdf.numPages} pages; at most 5000 are processed.`);
     pages = (await extractText(pdf, { mergePages: false })).text;
   } catch (error) {
-    if (error instanceof DocumentRejectedError) throw error;
-    const name = (error as Error).name;
-    if (name === 'PasswordException') throw new DocumentRejectedError('The PDF is encrypted with a password and cannot be read.');
-    throw new DocumentRejectedError(`The PDF could not be read: ${(error as Error).message}`);
+    if (error instanceof RejectedError) throw error;
+    const { PasswordException } = await getResolvedPDFJS();
+    if (error instanceof PasswordException) throw new RejectedError('The PDF is encrypted with a password and cannot be read.');
+    throw new RejectedError(`The PDF could not be read: ${(error as Error).message}`);
   }
   return pages.map((text, index) => ({ text: clean(text), page: index + 1 })).filter((page) => page.text !== '');
 }
@@ -137,13 +134,13 @@ export async function extractPdf(data: Buffer): Promise<Section[]> {
 export async function extractDocx(data: Buffer): Promise<Section[]> {
   // Refuses decompression bombs and non-zip files before the DOCX library inflates anything.
   const zip = inspectZip(data);
-  if (!zip.ok) throw new DocumentRejectedError(zip.reason);
-  if (!zip.names.includes('word/document.xml')) throw new DocumentRejectedError('The file is not a Word document (no word/document.xml).');
+  if (!zip.ok) throw new RejectedError(zip.reason);
+  if (!zip.names.includes('word/document.xml')) throw new RejectedError('The file is not a Word document (no word/document.xml).');
   let html: string;
   try {
     html = (await mammoth.convertToHtml({ buffer: data })).value;
   } catch (error) {
-    throw new DocumentRejectedError(`The Word document could not be read: ${(error as Error).message}`);
+    throw new RejectedError(`The Word document could not be read: ${(error as Error).message}`);
   }
   return htmlToSections(html);
 }
@@ -167,7 +164,7 @@ export function extractTxt(data: Buffer): Section[] {
   const text = decodeText(data);
   // Text files do not hold NUL characters; many of them mean a binary file sent as text.
   const nulls = text.split('\u0000').length - 1;
-  if (nulls > Math.max(8, text.length / 1000)) throw new DocumentRejectedError('The file is not a text file.');
+  if (nulls > Math.max(8, text.length / 1000)) throw new RejectedError('The file is not a text file.');
   const normalized = text.replace(/\r\n?/g, '\n').replaceAll('\u0000', '');
   return [{ text: normalized.split(/\n{2,}/).map(clean).filter(Boolean).join('\n\n') }].filter((section) => section.text !== '');
 }

@@ -1,8 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type RouteDefinition } from '../../api/routing.ts';
 import { IdParams, MessageBody } from '../../api/schemas.ts';
-import type { RequestState } from '../../api/state.ts';
-import { AppError } from '../../lib/errors.ts';
 import { lengthAwarePage } from '../../lib/pagination.ts';
 import type { SecretBox } from '../../lib/secrets.ts';
 import type { Knex } from 'knex';
@@ -31,19 +29,11 @@ export function assistantRoutes(deps: AssistantRouteDeps): RouteDefinition[] {
     summary,
     auth: true,
     body: CreateAssistantBody,
-    responses: {
-      201: { description: 'Created', schema: AssistantEnvelope('Assistant created successfully') },
-      500: { description: 'Creation failed for an unexpected reason', schema: MessageBody },
-    },
-    async handle({ auth, body, ctx }) {
-      try {
-        const assistant = await createAssistant(deps, auth.user.id, body);
-        return { status: 201, body: { message: 'Assistant created successfully', data: assistantSummary(assistant) } };
-      } catch (error) {
-        if (error instanceof AppError) throw error;
-        (ctx.state as RequestState).log.error({ err: error }, 'assistant creation failed');
-        throw new AppError(500, 'Assistant creation failed');
-      }
+    failureText: 'Assistant creation failed',
+    responses: { 201: { description: 'Created', schema: AssistantEnvelope('Assistant created successfully') } },
+    async handle({ auth, body }) {
+      const assistant = await createAssistant(deps, auth.user.id, body);
+      return { status: 201, body: { message: 'Assistant created successfully', data: assistantSummary(assistant) } };
     },
   });
   const item = (row: Parameters<typeof assistantItem>[0], extras: AssistantExtras) => assistantItem(row, extras, deps.secrets);

@@ -2,6 +2,7 @@ import { PassThrough } from 'node:stream';
 import { defineRoute, type RouteDefinition } from '../../api/routing.ts';
 import { StatusErrorBody } from '../../api/schemas.ts';
 import type { AgentEvent } from '../../agent/turn.ts';
+import { DomainError } from '../../lib/errors.ts';
 import type { ConversationType } from './model.ts';
 import { listConversations } from './list.ts';
 import {
@@ -89,7 +90,7 @@ export function conversationRoutes(deps: ConversationDeps & { publicUrl: string 
         void replyTo(deps, turn, forward).then(
           ({ reply, functionCalls }) => stream.end(sseEvent('done', { status: true, message: reply, function_calls: functionCalls })),
           (error: unknown) => {
-            const known = error instanceof Error && 'status' in error;
+            const known = error instanceof DomainError;
             if (!known) deps.logger.error({ err: error, requestId: ctx.state.requestId as string }, 'conversation turn failed');
             stream.end(sseEvent('error', { status: false, error: known ? error.message : 'Server Error' }));
           },

@@ -3,11 +3,11 @@ import type { Knex } from 'knex';
 import { agentProfileQuery, loadAgentProfile, toAgentProfile, type AgentProfile, type StoredProfile } from '../../agent/profile.ts';
 import { openingLine, prepareTurn, type AgentDeps, type HistoryEntry } from '../../agent/session.ts';
 import { runAgentTurn, type AgentEvent, type FunctionCallRecord } from '../../agent/turn.ts';
-import { AppError, InsufficientBalanceError, NotFoundError, ServiceUnavailableError } from '../../lib/errors.ts';
+import { InsufficientBalanceError, NotFoundError, ProviderFailedError, ServiceUnavailableError } from '../../lib/errors.ts';
 import type { SecretBox } from '../../lib/secrets.ts';
 import { isUuid } from '../../lib/uuid.ts';
 import type { Logger } from '../../logger.ts';
-import type { LanguageModel } from '../../providers/llm/types.ts';
+import { LanguageModelError, type LanguageModel } from '../../providers/llm/types.ts';
 import { balanceMicros, chargeExpression, recordEntry } from '../../billing/ledger.ts';
 import { Conversation, ConversationMessage, type ConversationType } from './model.ts';
 
@@ -197,8 +197,8 @@ export async function replyTo(
     return { reply: result.reply, functionCalls: result.functionCalls };
   } catch (error) {
     await abandon(deps, turn);
-    if (error instanceof Error && error.name === 'LanguageModelError') {
-      throw new AppError(400, `Failed to process message: ${error.message}`);
+    if (error instanceof LanguageModelError) {
+      throw new ProviderFailedError(`Failed to process message: ${error.message}`, { cause: error });
     }
     throw error;
   }

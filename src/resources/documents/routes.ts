@@ -46,11 +46,8 @@ export function documentRoutes(deps: DocumentDeps): RouteDefinition[] {
       params: DocumentsParams,
       body: CreateDocumentBody,
       bodyType: 'multipart',
-      responses: {
-        201: { description: 'Created, status processing', schema: DocumentCreated },
-        404: notFound,
-        500: { description: 'Not created', schema: ErrorBody },
-      },
+      failureText: 'Failed to create document. Please try again.',
+      responses: { 201: { description: 'Created, status processing', schema: DocumentCreated }, 404: notFound },
       async handle({ auth, params, body, ctx }) {
         const upload = ctx.state.upload as StoredUpload | undefined;
         const document = await createDocument(deps, auth.user.id, params.knowledgebaseId, body, upload);
@@ -87,11 +84,8 @@ export function documentRoutes(deps: DocumentDeps): RouteDefinition[] {
       path: '/user/knowledgebases/{knowledgebaseId}/documents/{documentId}',
       summary: 'Delete a document with its chunks, embeddings and file; stops its processing if running',
       params: DocumentParams,
-      responses: {
-        200: { description: 'Deleted', schema: MessageBody },
-        404: notFound,
-        500: { description: 'Not deleted', schema: ErrorBody },
-      },
+      failureText: 'Failed to delete document. Please try again.',
+      responses: { 200: { description: 'Deleted', schema: MessageBody }, 404: notFound },
       async handle({ auth, params }) {
         await deleteDocument(deps, auth.user.id, params.knowledgebaseId, params.documentId);
         return { body: { message: 'Document deleted successfully.' } };

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { AppError, NotFoundError, ValidationError } from '../../lib/errors.ts';
+import { NotFoundError, ValidationError } from '../../lib/errors.ts';
 import type { Logger } from '../../logger.ts';
 import type { FileStorage } from '../../providers/storage/index.ts';
 import type { TemporalClient } from '../../temporal/client.ts';
@@ -64,7 +64,7 @@ export async function getDocument(knex: Knex, userId: number, knowledgebaseId: n
 /**
  * Creates a document in `processing` and starts its ingestion. Website documents need `url` or `links`;
  * file types need an upload. When the workflow cannot be started, the document is removed again and the
- * caller gets the documented 500.
+ * error goes on (the route answers it with its documented failure text).
  */
 export async function createDocument(
   deps: DocumentDeps,
@@ -111,11 +111,10 @@ export async function createDocument(
   try {
     await startDocumentIngestion(deps.temporal, document, deps.logger);
   } catch (error) {
-    deps.logger.error({ err: error, documentId: document.id }, 'could not start the ingestion workflow');
     await Document.query(deps.knex).deleteById(document.id);
     await recomputeKnowledgebaseStatus(deps.knex, knowledgebase.id);
     await deleteDocumentFiles(deps.storage, document);
-    throw new AppError(500, 'Failed to create document. Please try again.');
+    throw error;
   }
   return document;
 }
@@ -142,15 +141,10 @@ export async function updateDocument(
  */
 export async function deleteDocument(deps: DocumentDeps, userId: number, knowledgebaseId: number, documentId: number): Promise<void> {
   const document = await getDocument(deps.knex, userId, knowledgebaseId, documentId);
-  try {
-    if (document.status === 'processing') await cancelDocumentIngestion(deps.temporal, document.id);
-    await deps.knex.transaction(async (trx) => {
-      await Document.query(trx).deleteById(document.id);
-      await recomputeKnowledgebaseStatus(trx, document.knowledgebaseId);
-    });
-    await deleteDocumentFiles(deps.storage, document);
-  } catch (error) {
-    deps.logger.error({ err: error, documentId: document.id }, 'could not delete a document');
-    throw new AppError(500, 'Failed to delete document. Please try again.');
-  }
+  if (document.status === 'processing') await cancelDocumentIngestion(deps.temporal, document.id);
+  await deps.knex.transaction(async (trx) => {
+    await Document.query(trx).deleteById(document.id);
+    await recomputeKnowledgebaseStatus(trx, document.knowledgebaseId);
+  });
+  await deleteDocumentFiles(deps.storage, document);
 }

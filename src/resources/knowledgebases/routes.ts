@@ -1,8 +1,6 @@
 import type { Knex } from 'knex';
 import { defineRoute, type RouteDefinition } from '../../api/routing.ts';
 import { ErrorBody, MessageBody } from '../../api/schemas.ts';
-import { AppError } from '../../lib/errors.ts';
-import type { Logger } from '../../logger.ts';
 import type { EmbeddingsProvider } from '../../providers/embeddings/index.ts';
 import type { FileStorage } from '../../providers/storage/index.ts';
 import type { TemporalClient } from '../../temporal/client.ts';
@@ -33,7 +31,6 @@ export interface KnowledgebaseRouteDeps {
   temporal: TemporalClient;
   storage: FileStorage;
   embeddings: EmbeddingsProvider | undefined;
-  logger: Logger;
 }
 
 const notFound = { description: 'No such knowledge base of the caller', schema: ErrorBody };
@@ -58,19 +55,11 @@ export function knowledgebaseRoutes(deps: KnowledgebaseRouteDeps): RouteDefiniti
       path: '/user/knowledgebases',
       summary: 'Create a knowledge base (status empty until documents are added)',
       body: CreateKnowledgebaseBody,
-      responses: {
-        201: { description: 'Created', schema: KnowledgebaseCreated },
-        500: { description: 'Not created', schema: ErrorBody },
-      },
+      failureText: 'Failed to create knowledgebase. Please try again.',
+      responses: { 201: { description: 'Created', schema: KnowledgebaseCreated } },
       async handle({ auth, body }) {
-        try {
-          const record = await createKnowledgebase(knex, auth.user, body);
-          return { status: 201, body: { message: 'Knowledgebase created successfully.', data: createdKnowledgebase(record) } };
-        } catch (error) {
-          if (error instanceof AppError) throw error;
-          deps.logger.error({ err: error }, 'could not create a knowledge base');
-          throw new AppError(500, 'Failed to create knowledgebase. Please try again.');
-        }
+        const record = await createKnowledgebase(knex, auth.user, body);
+        return { status: 201, body: { message: 'Knowledgebase created successfully.', data: createdKnowledgebase(record) } };
       },
     }),
     defineRoute({

@@ -1,0 +1,105 @@
+import { TooManyRequestsError, ValidationError, type DomainError, type ErrorCode } from '../lib/errors.ts';
+
+/**
+ * The error bodies of the interface come in route families: `{message}` on most `/user/...` routes,
+ * `{error}` on knowledgebases, documents and phone purchases, `{status:false,error}` on conversations.
+ */
+export type ErrorStyle = 'message' | 'error' | 'status';
+
+export type ResponseBody = Record<string, unknown>;
+
+export interface ErrorResponse {
+  status: number;
+  body: ResponseBody;
+  headers: Record<string, string>;
+}
+
+/** A text in the shape of a route family. */
+export function familyBody(style: ErrorStyle, text: string): ResponseBody {
+  if (style === 'error') return { error: text };
+  if (style === 'status') return { status: false, error: text };
+  return { message: text };
+}
+
+interface Mapping {
+  status: number;
+  /** The body, when it is not the family's shape around the error's message. */
+  body?: (error: DomainError, style: ErrorStyle) => ResponseBody;
+  headers?: (error: DomainError) => Record<string, string>;
+}
+
+/** Some answers are `{message}` on every route, whatever the family, as the contract documents them. */
+const alwaysMessage = (error: DomainError): ResponseBody => ({ message: error.message });
+
+/** Laravel's 422, except on the conversation routes, which answer `{status:false, error}` with the first message. */
+function validationBody(error: DomainError, style: ErrorStyle): ResponseBody {
+  if (!(error instanceof ValidationError)) return familyBody(style, error.message);
+  if (style === 'status') return { status: false, error: error.first };
+  return { message: error.message, errors: error.errors };
+}
+
+function retryAfter(error: DomainError): number | undefined {
+  return error instanceof TooManyRequestsError ? error.retryAfterSeconds : undefined;
+}
+
+/** Every code's HTTP status, and its body where the family's shape is not what the contract shows. */
+const table: Record<ErrorCode, Mapping> = {
+  bad_request: { status: 400 },
+  rejected: { status: 400 },
+  insufficient_balance: { status: 400 },
+  // The conversation routes document a failed model as 400 "Failed to process message: …".
+  provider_failed: { status: 400 },
+  unauthenticated: { status: 401, body: alwaysMessage },
+  forbidden: { status: 403 },
+  not_found: { status: 404 },
+  conflict: { status: 409 },
+  too_large: { status: 413 },
+  validation: { status: 422, body: validationBody },
+  plan_limit: { status: 422, body: alwaysMessage },
+  rate_limited: {
+    status: 429,
+    body: (error) => ({ message: error.message, retry_after: retryAfter(error) }),
+    headers: (error): Record<string, string> => {
+      const seconds = retryAfter(error);
+      return seconds === undefined ? {} : { 'Retry-After': String(seconds) };
+    },
+  },
+  provider_unavailable: { status: 503 },
+};
+
+/** How a domain error answers on a route of the given family. */
+export function domainErrorResponse(error: DomainError, style: ErrorStyle): ErrorResponse {
+  const mapping = table[error.code];
+  return {
+    status: mapping.status,
+    body: mapping.body ? mapping.body(error, style) : familyBody(style, error.message),
+    headers: mapping.headers ? mapping.headers(error) : {},
+  };
+}
+
+/**
+ * Anything else is a 500 with the route's documented failure text (`Server Error` unless the route names
+ * one) and the request id, under which the details are logged; nothing of the error itself.
+ */
+export function unexpectedErrorResponse(style: ErrorStyle, requestId: string, failureText = 'Server Error'): ErrorResponse {
+  return { status: 500, body: { ...familyBody(style, failureText), request_id: requestId }, headers: {} };
+}
+
+const methodOrder = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+
+/**
+ * A known path asked with a method it does not serve: 405 in the message shape with Laravel's wording and an
+ * `Allow` header. The text names the methods routes were declared with; `Allow` also has HEAD, which every
+ * GET route serves.
+ */
+export function methodNotAllowedResponse(method: string, path: string, allowed: string[]): ErrorResponse {
+  const sorted = [...allowed].sort((a, b) => methodOrder.indexOf(a) - methodOrder.indexOf(b));
+  const declared = sorted.filter((name) => name !== 'HEAD');
+  return {
+    status: 405,
+    body: {
+      message: `The ${method} method is not supported for route ${path.replace(/^\//, '')}. Supported methods: ${declared.join(', ')}.`,
+    },
+    headers: { Allow: sorted.join(', ') },
+  };
+}
