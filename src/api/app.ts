@@ -11,7 +11,6 @@ import { authRoutes } from '../resources/auth/routes.ts';
 import { tokenResolver } from '../resources/auth/tokens.ts';
 import { catalogRoutes } from '../resources/catalogs/routes.ts';
 import { conversationRoutes } from '../resources/conversations/routes.ts';
-import { documentKeys } from '../knowledge/files.ts';
 import { documentRoutes } from '../resources/documents/routes.ts';
 import { knowledgebaseRoutes } from '../resources/knowledgebases/routes.ts';
 import { phoneNumberAssignmentRoutes } from '../resources/phone-numbers/routes.ts';
@@ -21,10 +20,8 @@ import type { TemporalClient } from '../temporal/client.ts';
 import { docsRoutes } from './docs.ts';
 import { healthRoutes } from './health.ts';
 import { authenticate } from './middleware/auth.ts';
-import { jsonBody } from './middleware/body.ts';
 import { corsPolicy } from './middleware/cors.ts';
 import { errorHandler } from './middleware/errors.ts';
-import { multipartBody } from './middleware/multipart.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
 import { requestContext } from './middleware/request-context.ts';
 import { buildOpenApiDocument } from './openapi.ts';
@@ -93,14 +90,7 @@ export function createApp(deps: AppDeps): Api {
   mountRoutes(router, routes, {
     authenticate: authenticate(tokenResolver(deps.knex)),
     rateLimit: rateLimit(deps.config.http.rateLimitPerMinute),
-    jsonBody: jsonBody(deps.config.http.bodyLimitBytes),
-    multipartBody: multipartBody({
-      storage: deps.providers.storage,
-      maxFileBytes: 20 * 1024 * 1024,
-      fileField: 'file',
-      keyFor: documentKeys.upload,
-      json: jsonBody(deps.config.http.bodyLimitBytes),
-    }),
+    bodyLimitBytes: deps.config.http.bodyLimitBytes,
   });
   app.use(router.routes());
   app.use(router.allowedMethods());
