@@ -30,11 +30,13 @@ COPY web ./web
 RUN mkdir -p /app/.data && chown node:node /app/.data
 
 USER node
-EXPOSE 8080
+# The api role serves HTTP on 8080 (PORT); the media role serves call streams on 8081 (MEDIA_PORT).
+EXPOSE 8080 8081
 
 # Slim images have no curl; Node's fetch does the probe. Liveness only: readiness (/api/ready) depends on
 # Postgres and Temporal, and an orchestrator should not restart the api because a dependency is down.
-# The worker role serves no HTTP, so compose overrides this check for it.
+# The worker role serves no HTTP and the media role serves its own health route, so compose overrides this
+# check for both.
 HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8080) + '/api/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 

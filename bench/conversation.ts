@@ -29,6 +29,7 @@ import { usdToMicros } from '../src/lib/money.ts';
 import { createSecretBox } from '../src/lib/secrets.ts';
 import { createLogger } from '../src/logger.ts';
 import { createProviders } from '../src/providers/index.ts';
+import { apiRoutes } from '../src/roles/api.ts';
 import { createApiKey } from '../src/resources/api-keys/service.ts';
 import { createUser } from '../src/resources/users/service.ts';
 import { createTemporalClient } from '../src/temporal/client.ts';
@@ -140,7 +141,8 @@ async function main(): Promise<void> {
   const temporal = createTemporalClient(config, config.temporal.address ?? '127.0.0.1:7233');
   const logger = createLogger(config);
   const providers = createProviders(config, logger, { secrets: createSecretBox(randomBytes(32)) });
-  const { app } = createApp({ config, logger, knex: database.knex, temporal, providers });
+  const routes = apiRoutes({ config, logger, knex: database.knex, temporal, providers });
+  const { app } = createApp({ config, logger, knex: database.knex, routes });
   const listening = await listenOnLoopback(http.createServer(app.callback()));
 
   const user = await createUser(database.knex, { name: 'Bench', email: `bench-${randomUUID()}@example.test`, creditMicros: usdToMicros(1000), creditKind: 'adjustment' });

@@ -15,6 +15,14 @@ export interface Config {
   publicUrl: string;
   /** Base64 of 32 bytes that encrypt secrets at rest; unset means `DATA_DIR/app.key` (embedded default only). */
   appKey: string | undefined;
+  /** How long a stopping process lets requests and calls in flight finish before it closes them. */
+  drainTimeoutMs: number;
+  /** The media gateway: WebSocket streams of calls (carrier media, web calls), beside the HTTP API. */
+  media: {
+    port: number;
+    /** Base URL (`ws:` or `wss:`) that carriers and browsers use to reach the media gateway. */
+    publicUrl: string;
+  };
   database: {
     /** A PostgreSQL server; `undefined` means the embedded PGlite under `dataDir`. */
     url: string | undefined;
@@ -196,6 +204,8 @@ export function loadConfig(env: Env = process.env): Config {
   const port = read.port('PORT', 8080);
   const host = read.string('HOST') ?? '127.0.0.1';
   const publicUrl = (read.url('PUBLIC_URL', ['http:', 'https:']) ?? `http://localhost:${port}`).replace(/\/+$/, '');
+  const mediaPort = read.port('MEDIA_PORT', 8081);
+  if (mediaPort === port) throw new ConfigError('MEDIA_PORT', 'must differ from PORT.');
   const temporalPort = read.port('TEMPORAL_PORT', 7233);
   const temporalUiPort = read.port('TEMPORAL_UI_PORT', 8233);
   if (temporalPort === temporalUiPort) throw new ConfigError('TEMPORAL_UI_PORT', 'must differ from TEMPORAL_PORT.');
@@ -218,6 +228,11 @@ export function loadConfig(env: Env = process.env): Config {
     port,
     publicUrl,
     appKey,
+    drainTimeoutMs: read.duration('DRAIN_TIMEOUT', 8) * 1000,
+    media: {
+      port: mediaPort,
+      publicUrl: (read.url('MEDIA_PUBLIC_URL', ['ws:', 'wss:']) ?? mediaUrlBeside(publicUrl, mediaPort)).replace(/\/+$/, ''),
+    },
     database: {
       url: read.url('DATABASE_URL', ['postgres:', 'postgresql:']),
       poolMax: read.integer('DATABASE_POOL_MAX', 10, 1, 500),
@@ -264,6 +279,12 @@ export function loadConfig(env: Env = process.env): Config {
       dir: path.resolve(read.string('STORAGE_DIR') ?? path.join(read.string('DATA_DIR') ?? '.data', 'uploads')),
     },
   };
+}
+
+/** The media gateway on the public host of the API, on its own port: `https://host` gives `wss://host:8081`. */
+function mediaUrlBeside(publicUrl: string, mediaPort: number): string {
+  const url = new URL(publicUrl);
+  return `${url.protocol === 'https:' ? 'wss:' : 'ws:'}//${url.hostname}:${mediaPort}`;
 }
 
 function readEmbeddings(read: Reader): Config['embeddings'] {

@@ -2,13 +2,14 @@ import { ConfigError, loadConfig, loadEnvFile } from './config.ts';
 import { createLogger } from './logger.ts';
 import { startPlatform, type Role } from './platform.ts';
 
-const roles: readonly Role[] = ['all', 'api', 'worker'];
+const roles: readonly Role[] = ['all', 'api', 'worker', 'media'];
 
 function banner(platform: Awaited<ReturnType<typeof startPlatform>>, dataDir: string, embeddedDb: boolean): string {
   const lines = [
     '',
-    `  Parley is running (${platform.role === 'all' ? 'api + worker' : platform.role})`,
+    `  Parley is running (${platform.role === 'all' ? 'api + worker + media' : platform.role})`,
     ...(platform.apiUrl ? [`  API          ${platform.apiUrl}`, `  API docs     ${platform.apiUrl}/docs`] : []),
+    ...(platform.mediaUrl ? [`  Media        ${platform.mediaUrl}`] : []),
     `  Temporal     ${platform.temporalAddress}`,
     ...(platform.temporalUiUrl ? [`  Temporal UI  ${platform.temporalUiUrl}`] : []),
     `  Database     ${embeddedDb ? `embedded PGlite in ${dataDir}/pg` : 'PostgreSQL (DATABASE_URL)'}`,

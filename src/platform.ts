@@ -1,17 +1,25 @@
-import http from 'node:http';
 import path from 'node:path';
-import { createApp } from './api/app.ts';
 import type { Config } from './config.ts';
 import { acquireDataDirLock } from './db/data-dir-lock.ts';
 import { connectPostgres, migrateLatest, openEmbedded, type Database } from './db/database.ts';
 import type { Logger } from './logger.ts';
 import { createProviders, type Providers } from './providers/index.ts';
+import * as api from './roles/api.ts';
+import * as media from './roles/media.ts';
+import type { RoleContext, RoleModule, RunningRole } from './roles/role.ts';
+import * as worker from './roles/worker.ts';
 import { createTemporalClient, type TemporalClient } from './temporal/client.ts';
 import { ensureTemporalCli, startTemporalDevServer } from './temporal/dev-server.ts';
-import { startWorker } from './temporal/worker.ts';
-import { createActivities } from '../activities/index.ts';
 
-export type Role = 'all' | 'api' | 'worker';
+export type Role = 'all' | 'api' | 'worker' | 'media';
+type SingleRole = Exclude<Role, 'all'>;
+
+/** The modules of the single roles, in the order `all` starts them: the worker before anything sends it work. */
+const roleModules: Record<SingleRole, RoleModule> = { worker, api, media };
+
+function rolesOf(role: Role): SingleRole[] {
+  return role === 'all' ? ['worker', 'api', 'media'] : [role];
+}
 
 export class RoleSetupError extends Error {
   override name = 'RoleSetupError';
@@ -19,16 +27,17 @@ export class RoleSetupError extends Error {
 
 /** Closes what was opened, last opened first; each step runs even when an earlier one fails. */
 class Closers {
-  private readonly steps: { name: string; close: () => Promise<void> | void }[] = [];
+  private readonly steps: { name: string; close: (deadline: number) => Promise<void> | void }[] = [];
 
-  add(name: string, close: () => Promise<void> | void): void {
+  /** `close` gets the deadline of the whole stop: what drains may take until then. */
+  add(name: string, close: (deadline: number) => Promise<void> | void): void {
     this.steps.push({ name, close });
   }
 
-  async closeAll(logger: Logger): Promise<void> {
+  async closeAll(logger: Logger, deadline: number): Promise<void> {
     for (const step of this.steps.splice(0).reverse()) {
       try {
-        await step.close();
+        await step.close(deadline);
       } catch (error) {
         logger.error({ err: error }, `failed to stop ${step.name}`);
       }
@@ -43,7 +52,12 @@ export interface RunningPlatform {
   temporalAddress: string;
   temporalUiUrl: string | undefined;
   apiUrl: string | undefined;
-  /** Stops accepting work, drains what is in flight, then closes every connection and child process. */
+  /** The WebSocket base URL of the media gateway, when this process runs it. */
+  mediaUrl: string | undefined;
+  /**
+   * Stops accepting work in every role at once, lets what is in flight finish (until DRAIN_TIMEOUT has
+   * passed), then closes every connection and child process.
+   */
   stop(): Promise<void>;
 }
 
@@ -64,14 +78,15 @@ export async function openConfiguredDatabase(config: Config, closers?: Closers):
   }
 }
 
-function listen(server: http.Server, port: number, host: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+/** Stops the roles together, so all stop taking work at once and share the drain time. */
+async function stopRoles(running: { name: SingleRole; role: RunningRole }[], deadline: number, logger: Logger): Promise<void> {
+  await Promise.all(running.map(async ({ name, role }) => {
+    try {
+      await role.stop(deadline);
+    } catch (error) {
+      logger.error({ err: error }, `failed to stop the ${name} role`);
+    }
+  }));
 }
 
 export async function startPlatform(options: { config: Config; logger: Logger; role: Role }): Promise<RunningPlatform> {
@@ -82,13 +97,16 @@ export async function startPlatform(options: { config: Config; logger: Logger; r
       'shares them. On one machine, use npm start, which runs every role with the embedded defaults.',
     );
   }
+  const roles = rolesOf(role);
   // Before anything starts: a cluster without APP_KEY is refused here, with the reason.
   const providers: Providers = createProviders(config, logger);
   const closers = new Closers();
+  const stopNow = () => closers.closeAll(logger, Date.now() + config.drainTimeoutMs);
   try {
     const database = await openConfiguredDatabase(config, closers);
     closers.add('the database', () => database.close());
-    if (role !== 'worker') {
+    // The api migrates; workers and media gateways of a cluster start after it (compose waits for its health).
+    if (roles.includes('api')) {
       const applied = await migrateLatest(database.knex);
       if (applied.length > 0) logger.info({ migrations: applied }, 'applied migrations');
     }
@@ -114,23 +132,10 @@ export async function startPlatform(options: { config: Config; logger: Logger; r
     const temporal = createTemporalClient(config, temporalAddress);
     closers.add('the Temporal client', () => temporal.close());
 
-    if (role !== 'api') {
-      const activities = createActivities({ knex: database.knex, logger, config, providers });
-      const worker = await startWorker({ config, address: temporalAddress, activities, logger });
-      closers.add('the Temporal worker', () => worker.stop());
-    }
-
-    let apiUrl: string | undefined;
-    if (role !== 'worker') {
-      const { app } = createApp({ config, logger, knex: database.knex, temporal, providers });
-      const server = http.createServer(app.callback());
-      await listen(server, config.port, config.host);
-      closers.add('the HTTP server', () => new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-      }));
-      apiUrl = `${config.publicUrl}/api`;
-    }
+    const context: RoleContext = { config, logger, database, temporal, temporalAddress, providers };
+    const running: { name: SingleRole; role: RunningRole }[] = [];
+    closers.add('the roles', (deadline) => stopRoles(running, deadline, logger));
+    for (const name of roles) running.push({ name, role: await roleModules[name].start(context) });
 
     return {
       role,
@@ -138,11 +143,12 @@ export async function startPlatform(options: { config: Config; logger: Logger; r
       temporal,
       temporalAddress,
       temporalUiUrl,
-      apiUrl,
-      stop: () => closers.closeAll(logger),
+      apiUrl: roles.includes('api') ? `${config.publicUrl}/api` : undefined,
+      mediaUrl: roles.includes('media') ? `${config.media.publicUrl}/media` : undefined,
+      stop: stopNow,
     };
   } catch (error) {
-    await closers.closeAll(logger);
+    await stopNow();
     throw error;
   }
 }

@@ -67,7 +67,7 @@ export function healthRoutes(deps: ReadinessDeps): RouteDefinition[] {
       path: '/health',
       tag: 'Operations',
       summary: 'Liveness: 200 while the process lives',
-      auth: false,
+      auth: 'public',
       responses: { 200: { description: 'Alive', schema: Type.Object({ status: Type.Literal('ok') }) } },
       handle: () => ({ body: { status: 'ok' } }),
     }),
@@ -76,7 +76,7 @@ export function healthRoutes(deps: ReadinessDeps): RouteDefinition[] {
       path: '/ready',
       tag: 'Operations',
       summary: 'Readiness: 200 when the database and Temporal answer, else 503 naming what is down',
-      auth: false,
+      auth: 'public',
       query: Type.Object({
         deep: Type.Optional(Type.Boolean({ description: 'Also run a workflow through a worker into the database.' })),
       }),

@@ -57,30 +57,42 @@ function operationId(route: RouteDefinition): string {
   return [route.method.toLowerCase(), ...words].map((word, index) => (index === 0 ? word : word[0]?.toUpperCase() + word.slice(1))).join('');
 }
 
+const bodyContentTypes = { json: 'application/json', form: 'application/x-www-form-urlencoded', multipart: 'multipart/form-data' };
+
+function requestBody(route: RouteDefinition): JsonObject | undefined {
+  const kind = route.bodyKind ?? 'json';
+  // The bytes are the payload as its sender signed it; no schema describes them.
+  if (kind === 'raw') return { required: true, content: { 'application/octet-stream': {} } };
+  if (!route.body) return undefined;
+  return { required: true, ...json(route.body, bodyContentTypes[typeof kind === 'string' ? kind : kind.kind]) };
+}
+
 function operation(route: RouteDefinition): JsonObject {
   const responses: Record<string, JsonObject> = {};
   for (const [status, response] of Object.entries(route.responses)) {
     responses[status] = { description: response.description, ...json(response.schema, response.contentType) };
   }
-  if (route.auth) responses['401'] ??= { description: 'Missing, unknown, revoked or expired credential', ...json(MessageBody) };
+  const kind = route.bodyKind ?? 'json';
+  if (route.auth === 'bearer') responses['401'] ??= { description: 'Missing, unknown, revoked or expired credential', ...json(MessageBody) };
+  if (typeof route.auth === 'object') responses['403'] ??= { description: `Missing or invalid ${route.auth.scheme} signature`, ...json(errorSchemaFor(route)) };
   if (route.body || route.query || route.params) responses['422'] ??= { description: 'Validation failed', ...json(ValidationErrorBody) };
-  if (route.body && route.bodyType !== 'multipart') {
-    responses['400'] ??= { description: 'Malformed JSON body', ...json(errorSchemaFor(route)) };
+  if (route.body && kind === 'json') responses['400'] ??= { description: 'Malformed JSON body', ...json(errorSchemaFor(route)) };
+  if (kind === 'form') responses['400'] ??= { description: 'Not a form body', ...json(errorSchemaFor(route)) };
+  if ((route.body && kind === 'json') || kind === 'form' || kind === 'raw') {
     responses['413'] ??= { description: 'Body too large', ...json(errorSchemaFor(route)) };
   }
   responses['429'] ??= { description: 'Rate limit reached', ...json(TooManyAttemptsBody) };
   responses['500'] ??= serverErrorFor(route);
 
+  const body = requestBody(route);
   return {
     operationId: operationId(route),
     summary: route.summary,
     ...(route.description ? { description: route.description } : {}),
     tags: [route.tag],
-    security: route.auth ? [{ bearerAuth: [] }] : [],
+    security: route.auth === 'bearer' ? [{ bearerAuth: [] }] : [],
     parameters: parameters(route),
-    ...(route.body
-      ? { requestBody: { required: true, ...json(route.body, route.bodyType === 'multipart' ? 'multipart/form-data' : 'application/json') } }
-      : {}),
+    ...(body ? { requestBody: body } : {}),
     responses,
   };
 }

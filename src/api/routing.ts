@@ -2,8 +2,11 @@ import type Koa from 'koa';
 import type Router from '@koa/router';
 import type { Static, TSchema } from '@sinclair/typebox';
 import { BadRequestError } from '../lib/errors.ts';
+import { connectionSignal } from './connection.ts';
 import type { ErrorStyle } from './error-table.ts';
 import type { AuthContext } from './middleware/auth.ts';
+import { bodyReader, type BodyKind } from './middleware/body.ts';
+import { verifySignature, type SignatureVerifier } from './middleware/signatures.ts';
 import { compileValidator } from './validation.ts';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -15,11 +18,21 @@ export interface RouteResult {
   type?: string;
 }
 
-export interface RouteInput<P extends TSchema, Q extends TSchema, B extends TSchema, A extends boolean> {
+/**
+ * Who may call a route: `bearer` (an API key or session token), `public` (anyone), or a carrier or payment
+ * provider proving the request is theirs by a signature, checked after the body is read.
+ */
+export type RouteAuth = 'bearer' | 'public' | SignatureVerifier;
+
+export interface RouteInput<P extends TSchema, Q extends TSchema, B extends TSchema, A extends RouteAuth> {
   params: Static<P>;
   query: Static<Q>;
   body: Static<B>;
-  auth: A extends true ? AuthContext : undefined;
+  /** The exact bytes of a `form` or `raw` body. */
+  rawBody: Buffer | undefined;
+  auth: A extends 'bearer' ? AuthContext : undefined;
+  /** Aborted when the client goes away before the response is finished. */
+  signal: AbortSignal;
   ctx: Koa.Context;
 }
 
@@ -31,14 +44,13 @@ export interface RouteDefinition<
   P extends TSchema = TSchema,
   Q extends TSchema = TSchema,
   B extends TSchema = TSchema,
-  A extends boolean = boolean,
+  A extends RouteAuth = RouteAuth,
 > {
   method: Method;
   path: string;
   summary: string;
   description?: string;
   tag: string;
-  /** Whether a bearer credential is required. */
   auth: A;
   /** The body family of this route's errors (see error-table.ts). */
   errorStyle?: ErrorStyle;
@@ -50,14 +62,14 @@ export interface RouteDefinition<
   params?: P;
   query?: Q;
   body?: B;
-  /** Bodies are JSON unless a route takes uploads. */
-  bodyType?: 'json' | 'multipart';
+  /** How the body is read; JSON unless the route says otherwise. A `raw` body has no schema. */
+  bodyKind?: BodyKind;
   responses: Record<number, { description: string; schema?: TSchema; contentType?: string }>;
   handle(input: RouteInput<P, Q, B, A>): Promise<RouteResult> | RouteResult;
 }
 
 /** Keeps each route's handler typed by its own schemas while the list holds routes of every shape. */
-export function defineRoute<P extends TSchema, Q extends TSchema, B extends TSchema, A extends boolean>(
+export function defineRoute<P extends TSchema, Q extends TSchema, B extends TSchema, A extends RouteAuth>(
   definition: RouteDefinition<P, Q, B, A>,
 ): RouteDefinition {
   return definition;
@@ -66,8 +78,8 @@ export function defineRoute<P extends TSchema, Q extends TSchema, B extends TSch
 export interface RouteMiddleware {
   authenticate: Koa.Middleware;
   rateLimit: Koa.Middleware;
-  jsonBody: Koa.Middleware;
-  multipartBody?: Koa.Middleware;
+  /** The cap of JSON, form and raw bodies; uploads declare their own. */
+  bodyLimitBytes: number;
 }
 
 export function koaPath(path: string): string {
@@ -78,26 +90,27 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Registers routes on a Koa router: error style, then authentication, rate limit, body parsing, validation, handler. */
+/** Registers routes on a Koa router: error style, then authentication, rate limit, body, signature, validation, handler. */
 export function mountRoutes(router: Router, routes: RouteDefinition[], middleware: RouteMiddleware): void {
   for (const route of routes) {
+    const bodyKind = route.bodyKind ?? 'json';
+    if (bodyKind === 'raw' && route.body) throw new Error(`${route.method} ${route.path} reads a raw body, which no schema describes.`);
+    if (typeof route.auth === 'object' && bodyKind !== 'form' && bodyKind !== 'raw') {
+      throw new Error(`${route.method} ${route.path} checks a signature, which covers the exact body: declare it form or raw.`);
+    }
     const validateParams = route.params ? compileValidator(route.params, 'text') : undefined;
     const validateQuery = route.query ? compileValidator(route.query, 'text') : undefined;
-    const validateBody = route.body ? compileValidator(route.body, route.bodyType === 'multipart' ? 'text' : 'json') : undefined;
+    const validateBody = route.body ? compileValidator(route.body, bodyKind === 'json' ? 'json' : 'text') : undefined;
     const chain: Koa.Middleware[] = [
       async (ctx, next) => {
         ctx.state.errorStyle = route.errorStyle ?? 'message';
         await next();
       },
     ];
-    if (route.auth) chain.push(middleware.authenticate);
+    if (route.auth === 'bearer') chain.push(middleware.authenticate);
     chain.push(middleware.rateLimit);
-    if (route.body && route.bodyType === 'multipart') {
-      if (!middleware.multipartBody) throw new Error(`${route.method} ${route.path} takes uploads but no multipart parser was given.`);
-      chain.push(middleware.multipartBody);
-    } else if (route.body) {
-      chain.push(middleware.jsonBody);
-    }
+    if (route.body || route.bodyKind) chain.push(bodyReader(bodyKind, middleware.bodyLimitBytes));
+    if (typeof route.auth === 'object') chain.push(verifySignature(route.auth));
     chain.push(async (ctx) => {
       if (route.failureText) ctx.state.failureText = route.failureText;
       const rawBody: unknown = ctx.request.body ?? {};
@@ -105,7 +118,15 @@ export function mountRoutes(router: Router, routes: RouteDefinition[], middlewar
       const params: unknown = validateParams ? validateParams({ ...ctx.params }) : ctx.params;
       const query: unknown = validateQuery ? validateQuery({ ...ctx.query }) : ctx.query;
       const body: unknown = validateBody ? validateBody(rawBody) : undefined;
-      const result = await route.handle({ params, query, body, auth: ctx.state.auth as AuthContext, ctx });
+      const result = await route.handle({
+        params,
+        query,
+        body,
+        rawBody: ctx.state.rawBody as Buffer | undefined,
+        auth: ctx.state.auth as AuthContext,
+        signal: connectionSignal(ctx),
+        ctx,
+      });
       ctx.status = result.status ?? 200;
       for (const [name, value] of Object.entries(result.headers ?? {})) ctx.set(name, value);
       if (result.type) ctx.type = result.type;

@@ -143,7 +143,7 @@ describe('bearer authentication', () => {
     const userRoutes = platform.api.routes.filter((route) => route.path.startsWith('/user/'));
     expect(userRoutes.length).toBeGreaterThan(0);
     for (const route of userRoutes) {
-      expect(route.auth, `${route.method} ${route.path}`).toBe(true);
+      expect(route.auth, `${route.method} ${route.path}`).toBe('bearer');
       const path = route.path.replace(/\{\w+\}/g, '1');
       const response = await platform.request(route.method, path, route.body ? { body: {} } : {});
       expect(response.status, `${route.method} ${route.path}`).toBe(401);

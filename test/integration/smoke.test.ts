@@ -49,6 +49,7 @@ describe('npm start with nothing configured (the embedded default)', () => {
     const env = {
       DATA_DIR: dataDir,
       PORT: String(await freePort()),
+      MEDIA_PORT: String(await freePort()),
       TEMPORAL_PORT: String(await freePort()),
       TEMPORAL_UI_PORT: String(await freePort()),
     };
@@ -64,6 +65,8 @@ describe('npm start with nothing configured (the embedded default)', () => {
         });
         expect(body).toEqual({ status: 'ok', checks: { database: 'ok', temporal: 'ok', worker: 'ok', embeddings: 'not configured: knowledge base search uses full text only' } });
         expect(parley.output()).toContain(`API          http://localhost:${env.PORT}/api`);
+        expect(parley.output()).toContain(`Media        ws://localhost:${env.MEDIA_PORT}/media`);
+        expect(await (await fetch(`http://127.0.0.1:${env.MEDIA_PORT}/media/health`)).json()).toEqual({ status: 'ok', sessions: 0 });
         expect(parley.output()).toContain(`Temporal UI  http://127.0.0.1:${env.TEMPORAL_UI_PORT}`);
 
         const parleyPid = Number(fs.readFileSync(path.join(dataDir, 'parley.lock'), 'utf8'));

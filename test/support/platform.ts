@@ -8,6 +8,7 @@ import { connectPostgres, openEmbedded, type Database } from '../../src/db/datab
 import { createSecretBox, decodeAppKey } from '../../src/lib/secrets.ts';
 import { createLogger, type Logger } from '../../src/logger.ts';
 import { createProviders, type Providers } from '../../src/providers/index.ts';
+import { apiRoutes } from '../../src/roles/api.ts';
 import { createActivities } from '../../activities/index.ts';
 import { createTemporalClient, type TemporalClient } from '../../src/temporal/client.ts';
 import { startWorker, type StartedWorker } from '../../src/temporal/worker.ts';
@@ -83,7 +84,8 @@ export async function startTestPlatform(options: {
       workflowBundlePath: inject('workflowBundlePath'),
     })
     : undefined;
-  const api = createApp({ config, logger, knex: database.knex, temporal, providers });
+  const routes = apiRoutes({ config, logger, knex: database.knex, temporal, providers });
+  const api = createApp({ config, logger, knex: database.knex, routes });
   const server = http.createServer(api.app.callback());
   const { url: baseUrl, close: stopServer } = await listenOnLoopback(server);
 

@@ -17,6 +17,7 @@ interface Service {
   command?: string | string[];
   entrypoint?: string | string[];
   ports?: unknown;
+  environment?: unknown;
   container_name?: string;
   restart?: string;
   healthcheck?: { test?: string | string[]; disable?: boolean };
@@ -108,13 +109,35 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  it('runs the api and the worker from the same image and build', () => {
-    const { api, worker } = compose.services;
+  it('runs the api, the worker and the media gateway from the same image and build', () => {
+    const { api, worker, media } = compose.services;
     expect(api?.build).toBeDefined();
     expect(worker?.build).toEqual(api?.build);
     expect(worker?.image).toEqual(api?.image);
+    expect(media?.build).toEqual(api?.build);
+    expect(media?.image).toEqual(api?.image);
     expect(api?.command).toEqual(['api']);
     expect(worker?.command).toEqual(['worker']);
+    expect(media?.command).toEqual(['media']);
+  });
+
+  it('gives every Parley role the same environment: database, Temporal, app key and public URLs', () => {
+    const { api, worker, media } = compose.services;
+    expect(api?.environment).toEqual(expect.objectContaining({
+      DATABASE_URL: expect.any(String),
+      TEMPORAL_ADDRESS: expect.any(String),
+      APP_KEY: expect.any(String),
+      MEDIA_PUBLIC_URL: expect.stringMatching(/^\$\{MEDIA_PUBLIC_URL:-wss?:\/\//),
+    }));
+    expect(worker?.environment).toEqual(api?.environment);
+    expect(media?.environment).toEqual(api?.environment);
+  });
+
+  it('publishes the media gateway\'s WebSocket port, probes its own health route, and starts it after the api', () => {
+    const { media } = compose.services;
+    expect(media?.ports).toEqual(['${MEDIA_PORT:-8081}:8081']);
+    expect([media?.healthcheck?.test].flat().join(' ')).toContain('http://127.0.0.1:8081/media/health');
+    expect(dependencies(media ?? {})).toEqual([{ target: 'api', condition: 'service_healthy' }]);
   });
 
   it('sets no container_name, so services such as the worker can be scaled', () => {
@@ -164,6 +187,11 @@ describe('Dockerfile', () => {
     const copied = finalStage.filter((line) => /^COPY\s/i.test(line)).map((line) => line.split(/\s+/)[1]);
     // Code runs from source (type stripping), migrations are read at start, web/ serves the widget.
     for (const folder of ['src', 'workflows', 'activities', 'migrations', 'web']) expect(copied, folder).toContain(folder);
+  });
+
+  it('exposes the api\'s port and the media gateway\'s', () => {
+    const exposed = instructions.filter((line) => /^EXPOSE\s/i.test(line)).flatMap((line) => line.split(/\s+/).slice(1));
+    expect(exposed).toEqual(expect.arrayContaining(['8080', '8081']));
   });
 
   it('switches to a non-root user for the final stage', () => {

@@ -69,4 +69,20 @@ describe('loadConfig', () => {
   it('refuses the same port for Temporal and its UI', () => {
     expect(configError({ TEMPORAL_PORT: '9000', TEMPORAL_UI_PORT: '9000' }).variable).toBe('TEMPORAL_UI_PORT');
   });
+
+  it('puts the media gateway on its own port of the public host, with the matching WebSocket scheme', () => {
+    expect(loadConfig({}).media).toEqual({ port: 8081, publicUrl: 'ws://localhost:8081' });
+    expect(loadConfig({ PUBLIC_URL: 'https://voice.example.com', MEDIA_PORT: '9443' }).media.publicUrl).toBe('wss://voice.example.com:9443');
+    expect(loadConfig({ MEDIA_PUBLIC_URL: 'wss://media.example.com/' }).media.publicUrl).toBe('wss://media.example.com');
+  });
+
+  it('refuses a media port equal to PORT and a media URL that is not a WebSocket URL', () => {
+    expect(configError({ PORT: '9000', MEDIA_PORT: '9000' }).message).toBe('MEDIA_PORT must differ from PORT.');
+    expect(configError({ MEDIA_PUBLIC_URL: 'https://media.example.com' }).message).toBe('MEDIA_PUBLIC_URL must use ws: or wss:, got "https:".');
+  });
+
+  it('reads how long a stop may drain work in flight', () => {
+    expect(loadConfig({}).drainTimeoutMs).toBe(8000);
+    expect(loadConfig({ DRAIN_TIMEOUT: '2m' }).drainTimeoutMs).toBe(120_000);
+  });
 });

@@ -1,9 +1,22 @@
+import type http from 'node:http';
 import type Koa from 'koa';
 import { koaBody } from 'koa-body';
 import { BadRequestError, PayloadTooLargeError } from '../../lib/errors.ts';
+import { multipartBody, type MultipartKind } from './multipart.ts';
+
+/**
+ * How a route's request body is read: `json` (the default), `form` (`application/x-www-form-urlencoded`, as
+ * carriers post their callbacks), `raw` (the exact bytes, for payloads whose signature covers them), or
+ * `multipart` (one file upload, with that route's own limits).
+ */
+export type BodyKind = 'json' | 'form' | 'raw' | MultipartKind;
 
 function formatBytes(bytes: number): string {
   return bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MB` : `${Math.round(bytes / 1024)} KB`;
+}
+
+function tooLarge(limitBytes: number): PayloadTooLargeError {
+  return new PayloadTooLargeError(`The request body must not be larger than ${formatBytes(limitBytes)}.`);
 }
 
 /** JSON bodies only where a route takes one; malformed JSON is 400 and an oversized body 413, in our shapes. */
@@ -14,10 +27,80 @@ export function jsonBody(limitBytes: number): Koa.Middleware {
       await parse(ctx, () => Promise.resolve());
     } catch (error) {
       const status = (error as { status?: number }).status;
-      if (status === 413) throw new PayloadTooLargeError(`The request body must not be larger than ${formatBytes(limitBytes)}.`);
+      if (status === 413) throw tooLarge(limitBytes);
       if (status === 400 || status === 415 || status === 422) throw new BadRequestError('Malformed JSON body.');
       throw error;
     }
     await next();
   };
+}
+
+/**
+ * The body's bytes, at most `limitBytes`: a larger one is refused by its declared length before it is read,
+ * or as soon as it passes the limit, and the rest of it is read and thrown away so the 413 can still be sent.
+ */
+function readBytes(req: http.IncomingMessage, limitBytes: number): Promise<Buffer> {
+  if (Number(req.headers['content-length']) > limitBytes) return Promise.reject(tooLarge(limitBytes));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const settle = (outcome: () => void) => {
+      req.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);
+      outcome();
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limitBytes) {
+        chunks.push(chunk);
+        return;
+      }
+      settle(() => reject(tooLarge(limitBytes)));
+      req.resume();
+    };
+    const onEnd = () => settle(() => resolve(Buffer.concat(chunks)));
+    const onError = () => settle(() => reject(new BadRequestError('The request body could not be read.')));
+    const onClose = () => settle(() => reject(new BadRequestError('The request was interrupted.')));
+    req.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
+  });
+}
+
+/**
+ * The exact bytes of the body on `ctx.state.rawBody`, for routes that verify a signature over them or read a
+ * format of their own.
+ */
+export function rawBody(limitBytes: number): Koa.Middleware {
+  return async (ctx, next) => {
+    ctx.state.rawBody = await readBytes(ctx.req, limitBytes);
+    await next();
+  };
+}
+
+/**
+ * `application/x-www-form-urlencoded` fields as flat text (`a[b]` stays a name, as carriers mean it; a name
+ * given twice becomes a list), with the exact bytes kept on `ctx.state.rawBody` for signature checks.
+ */
+export function formBody(limitBytes: number): Koa.Middleware {
+  return async (ctx, next) => {
+    if (!ctx.is('application/x-www-form-urlencoded')) {
+      throw new BadRequestError('The request body must be application/x-www-form-urlencoded.');
+    }
+    const bytes = await readBytes(ctx.req, limitBytes);
+    const fields = new Map<string, string | string[]>();
+    for (const [name, value] of new URLSearchParams(bytes.toString('utf8'))) {
+      const existing = fields.get(name);
+      fields.set(name, existing === undefined ? value : [existing, value].flat());
+    }
+    ctx.state.rawBody = bytes;
+    // fromEntries defines each name as an own property, so `__proto__` is a field like any other.
+    (ctx.request as { body?: unknown }).body = Object.fromEntries(fields);
+    await next();
+  };
+}
+
+/** The reader of one body kind; JSON and form bodies are capped at `limitBytes`, uploads by their own limit. */
+export function bodyReader(kind: BodyKind, limitBytes: number): Koa.Middleware {
+  if (kind === 'json') return jsonBody(limitBytes);
+  if (kind === 'form') return formBody(limitBytes);
+  if (kind === 'raw') return rawBody(limitBytes);
+  return multipartBody({ ...kind, json: jsonBody(limitBytes) });
 }

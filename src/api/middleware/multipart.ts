@@ -45,19 +45,28 @@ function formatKilobytes(bytes: number): string {
   return `${Math.floor(bytes / 1024)} kilobytes`;
 }
 
+/** The body kind of a route that takes one file upload, with the limits and storage naming of that route. */
+export interface MultipartKind {
+  kind: 'multipart';
+  storage: FileStorage;
+  maxFileBytes: number;
+  /** The one file field read; other file fields are drained and ignored. */
+  fileField: string;
+  /** The storage key of an upload, from the file name the client gave. */
+  keyFor: (fileName: string) => string;
+}
+
+/** Declares a route's body as `multipart/form-data` with one file (or JSON, which such routes take too). */
+export function multipart(options: Omit<MultipartKind, 'kind'>): MultipartKind {
+  return { kind: 'multipart', ...options };
+}
+
 /**
  * `multipart/form-data` for routes that take a file, streamed to storage with the size cap enforced while
  * streaming: past `maxFileBytes` nothing more is written, the partial file is removed and the request is
  * answered 422. Other content types go to `json` (such routes take JSON too).
  */
-export function multipartBody(options: {
-  storage: FileStorage;
-  maxFileBytes: number;
-  /** The one file field read; other file fields are drained and ignored. */
-  fileField: string;
-  keyFor: (fileName: string) => string;
-  json: Koa.Middleware;
-}): Koa.Middleware {
+export function multipartBody(options: MultipartKind & { json: Koa.Middleware }): Koa.Middleware {
   const tooLarge = () => ValidationError.of(options.fileField, `The ${options.fileField} field must not be greater than ${formatKilobytes(options.maxFileBytes)}.`);
   return async (ctx, next) => {
     if (!ctx.is('multipart/form-data')) {

@@ -12,7 +12,7 @@ export function apiKeyRoutes({ knex }: { knex: Knex }): RouteDefinition[] {
       path: '/user/api-keys',
       tag: 'API keys',
       summary: 'Create an API key (its token is shown once)',
-      auth: true,
+      auth: 'bearer',
       body: CreateApiKeyBody,
       responses: { 201: { description: 'Created', schema: CreatedApiKey } },
       async handle({ auth, body }) {
@@ -25,7 +25,7 @@ export function apiKeyRoutes({ knex }: { knex: Knex }): RouteDefinition[] {
       path: '/user/api-keys',
       tag: 'API keys',
       summary: "List the caller's API keys (never their tokens)",
-      auth: true,
+      auth: 'bearer',
       responses: { 200: { description: 'The keys', schema: ApiKeyList } },
       async handle({ auth }) {
         return { body: { api_keys: (await listApiKeys(knex, auth.user.id)).map(apiKeyListItem) } };
@@ -36,7 +36,7 @@ export function apiKeyRoutes({ knex }: { knex: Knex }): RouteDefinition[] {
       path: '/user/api-keys/{id}',
       tag: 'API keys',
       summary: 'Delete an API key; it stops working at once',
-      auth: true,
+      auth: 'bearer',
       params: IdParams,
       responses: {
         200: { description: 'Deleted', schema: MessageBody },

@@ -27,7 +27,7 @@ export function assistantRoutes(deps: AssistantRouteDeps): RouteDefinition[] {
     path,
     tag: TAG,
     summary,
-    auth: true,
+    auth: 'bearer',
     body: CreateAssistantBody,
     failureText: 'Assistant creation failed',
     responses: { 201: { description: 'Created', schema: AssistantEnvelope('Assistant created successfully') } },
@@ -46,7 +46,7 @@ export function assistantRoutes(deps: AssistantRouteDeps): RouteDefinition[] {
       path: '/user/assistants/get',
       tag: TAG,
       summary: "List the caller's assistants, paginated",
-      auth: true,
+      auth: 'bearer',
       query: ListQuery,
       responses: { 200: { description: 'A page of assistants', schema: AssistantPage } },
       async handle({ auth, query, ctx }) {
@@ -68,7 +68,7 @@ export function assistantRoutes(deps: AssistantRouteDeps): RouteDefinition[] {
       path: '/user/assistants',
       tag: TAG,
       summary: "All of the caller's assistants (a bare array of the list's items, by id)",
-      auth: true,
+      auth: 'bearer',
       responses: { 200: { description: 'The assistants', schema: Type.Array(AssistantItem) } },
       async handle({ auth }) {
         const { assistants, extras } = await allAssistants(deps, auth.user.id);
@@ -80,7 +80,7 @@ export function assistantRoutes(deps: AssistantRouteDeps): RouteDefinition[] {
       path: '/user/assistants/outbound',
       tag: TAG,
       summary: "The caller's outbound assistants (a bare array)",
-      auth: true,
+      auth: 'bearer',
       responses: { 200: { description: 'The outbound assistants', schema: Type.Array(OutboundItem) } },
       async handle({ auth }) {
         return { body: (await outboundAssistants(deps, auth.user.id)).map(outboundItem) };
@@ -91,7 +91,7 @@ export function assistantRoutes(deps: AssistantRouteDeps): RouteDefinition[] {
       path: '/user/assistants/enable-webhook',
       tag: TAG,
       summary: 'Turn on the post-call webhook of an assistant',
-      auth: true,
+      auth: 'bearer',
       body: WebhookBody,
       responses: { 200: { description: 'Enabled', schema: EmptyDataMessage('Webhook enabled successfully') }, 404: notFound },
       async handle({ auth, body }) {
@@ -104,7 +104,7 @@ export function assistantRoutes(deps: AssistantRouteDeps): RouteDefinition[] {
       path: '/user/assistants/disable-webhook',
       tag: TAG,
       summary: 'Turn off the post-call webhook of an assistant (its URL is cleared)',
-      auth: true,
+      auth: 'bearer',
       body: AssistantIdBody,
       responses: { 200: { description: 'Disabled', schema: EmptyDataMessage('Webhook disabled successfully') }, 404: notFound },
       async handle({ auth, body }) {
@@ -117,7 +117,7 @@ export function assistantRoutes(deps: AssistantRouteDeps): RouteDefinition[] {
       path: '/user/assistant/{id}',
       tag: TAG,
       summary: 'Get one assistant (the object itself, as in the list)',
-      auth: true,
+      auth: 'bearer',
       params: IdParams,
       responses: { 200: { description: 'The assistant', schema: AssistantItem }, 404: notFound },
       async handle({ auth, params }) {
@@ -130,7 +130,7 @@ export function assistantRoutes(deps: AssistantRouteDeps): RouteDefinition[] {
       path: '/user/assistant/{id}',
       tag: TAG,
       summary: 'Update an assistant (partial; arrays and objects are replaced whole, null clears)',
-      auth: true,
+      auth: 'bearer',
       params: IdParams,
       body: UpdateAssistantBody,
       responses: { 200: { description: 'Updated', schema: AssistantEnvelope('Assistant updated successfully') }, 404: notFound },
@@ -144,7 +144,7 @@ export function assistantRoutes(deps: AssistantRouteDeps): RouteDefinition[] {
       path: '/user/assistant/{id}',
       tag: TAG,
       summary: 'Delete an assistant',
-      auth: true,
+      auth: 'bearer',
       params: IdParams,
       responses: { 200: { description: 'Deleted', schema: MessageBody }, 404: notFound },
       async handle({ auth, params }) {

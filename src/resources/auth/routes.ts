@@ -12,7 +12,7 @@ export function authRoutes(deps: AuthDeps): RouteDefinition[] {
       tag: 'Authentication',
       summary: 'Create an account and get a session token',
       description: 'Open unless registration is disabled (ALLOW_REGISTRATION). The token is a session token (SESSION_TTL).',
-      auth: false,
+      auth: 'public',
       body: RegisterBody,
       responses: {
         201: { description: 'Registered', schema: RegisterResponse },
@@ -29,7 +29,7 @@ export function authRoutes(deps: AuthDeps): RouteDefinition[] {
       tag: 'Authentication',
       summary: 'Log in with email and password and get a session token',
       description: 'Repeated failures for one email and client address are answered 429 until the lockout ends.',
-      auth: false,
+      auth: 'public',
       body: LoginBody,
       responses: {
         200: { description: 'Logged in', schema: LoginResponse },
@@ -46,7 +46,7 @@ export function authRoutes(deps: AuthDeps): RouteDefinition[] {
       path: '/auth/logout',
       tag: 'Authentication',
       summary: 'Revoke the token used for this request',
-      auth: true,
+      auth: 'bearer',
       responses: { 200: { description: 'Logged out', schema: MessageBody } },
       async handle({ auth }) {
         await logout(deps.knex, auth.tokenId);

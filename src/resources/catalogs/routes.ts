@@ -53,7 +53,7 @@ export function catalogRoutes({ knex }: { knex: Knex }): RouteDefinition[] {
       path: '/user/assistants/voices',
       tag: 'Assistants',
       summary: 'Voices: public ones and the caller\'s own, by engine mode and language',
-      auth: true,
+      auth: 'bearer',
       query: Type.Object({
         mode: Type.Optional(Type.Union([Type.Literal('pipeline'), Type.Literal('multimodal')], { description: 'Only voices of this engine mode.' })),
         language_id: Type.Optional(Type.Integer({ minimum: 1, description: 'Only voices of this language, and multilingual ones.' })),
@@ -68,7 +68,7 @@ export function catalogRoutes({ knex }: { knex: Knex }): RouteDefinition[] {
       path: '/user/assistants/languages',
       tag: 'Assistants',
       summary: 'Languages an assistant can speak',
-      auth: true,
+      auth: 'bearer',
       responses: { 200: { description: 'The languages', schema: Type.Array(LanguageItem) } },
       async handle() {
         return { body: (await listLanguages(knex)).map(({ id, name, iso2 }) => ({ id, name, iso_2: iso2 })) };
@@ -79,7 +79,7 @@ export function catalogRoutes({ knex }: { knex: Knex }): RouteDefinition[] {
       path: '/user/assistants/models',
       tag: 'Assistants',
       summary: 'Language models: chat models for pipeline assistants, or speech-to-speech models',
-      auth: true,
+      auth: 'bearer',
       query: Type.Object({
         type: Type.Optional(Type.Union([Type.Literal('llm'), Type.Literal('multimodal')], { default: 'llm', description: '`llm` (default) or `multimodal`.' })),
       }),
@@ -93,7 +93,7 @@ export function catalogRoutes({ knex }: { knex: Knex }): RouteDefinition[] {
       path: '/user/assistants/synthesizer-providers',
       tag: 'Assistants',
       summary: 'Text-to-speech providers, optionally those that speak one language',
-      auth: true,
+      auth: 'bearer',
       query: LanguageQuery,
       responses: { 200: { description: 'The providers', schema: Type.Array(ProviderItem) } },
       async handle({ query }) {
@@ -105,7 +105,7 @@ export function catalogRoutes({ knex }: { knex: Knex }): RouteDefinition[] {
       path: '/user/assistants/transcriber-providers',
       tag: 'Assistants',
       summary: 'Speech-to-text providers, optionally those that speak one language',
-      auth: true,
+      auth: 'bearer',
       query: LanguageQuery,
       responses: { 200: { description: 'The providers', schema: Type.Array(ProviderItem) } },
       async handle({ query }) {

@@ -23,7 +23,7 @@ export function conversationRoutes(deps: ConversationDeps & { publicUrl: string 
       path: '/conversations',
       tag: 'Conversations',
       summary: 'Start a text conversation with an assistant (public: the assistant is named by its UUID)',
-      auth: false,
+      auth: 'public',
       errorStyle: 'status',
       body: StartConversationBody,
       responses: {
@@ -45,7 +45,7 @@ export function conversationRoutes(deps: ConversationDeps & { publicUrl: string 
       path: '/conversations/{uuid}',
       tag: 'Conversations',
       summary: 'The history of a conversation, oldest message first',
-      auth: false,
+      auth: 'public',
       errorStyle: 'status',
       params: ConversationParams,
       responses: {
@@ -66,7 +66,7 @@ export function conversationRoutes(deps: ConversationDeps & { publicUrl: string 
         'Widget conversations are charged 0.01 USD per user message; test conversations are free. With ' +
         '`Accept: text/event-stream` the reply streams as server-sent events: `token` `{text}`, `tool_call` ' +
         '`{name, arguments, result}`, then `done` (the JSON reply) or `error` `{status:false, error}`.',
-      auth: false,
+      auth: 'public',
       errorStyle: 'status',
       params: ConversationParams,
       body: SendMessageBody,
@@ -103,7 +103,7 @@ export function conversationRoutes(deps: ConversationDeps & { publicUrl: string 
       path: '/user/conversations',
       tag: 'Conversations',
       summary: "The caller's conversations, newest first, with cursor pagination",
-      auth: true,
+      auth: 'bearer',
       query: ConversationListQuery,
       responses: { 200: { description: 'A page of conversations', schema: ConversationList } },
       async handle({ auth, query }) {

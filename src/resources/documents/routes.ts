@@ -1,4 +1,6 @@
+import { multipart } from '../../api/middleware/multipart.ts';
 import { defineRoute, type RouteDefinition } from '../../api/routing.ts';
+import { documentKeys } from '../../knowledge/files.ts';
 import { ErrorBody, MessageBody } from '../../api/schemas.ts';
 import {
   CreateDocumentBody,
@@ -22,10 +24,11 @@ import {
 } from './service.ts';
 
 const notFound = { description: 'No such knowledge base or document of the caller', schema: ErrorBody };
+const maxUploadBytes = 20 * 1024 * 1024;
 
 export function documentRoutes(deps: DocumentDeps): RouteDefinition[] {
   const { knex } = deps;
-  const common = { tag: 'Knowledge bases', auth: true as const, errorStyle: 'error' as const };
+  const common = { tag: 'Knowledge bases', auth: 'bearer' as const, errorStyle: 'error' as const };
   return [
     defineRoute({
       ...common,
@@ -45,7 +48,7 @@ export function documentRoutes(deps: DocumentDeps): RouteDefinition[] {
       summary: 'Add a document (website as JSON or multipart; pdf, txt, docx as multipart); it is processed in the background',
       params: DocumentsParams,
       body: CreateDocumentBody,
-      bodyType: 'multipart',
+      bodyKind: multipart({ storage: deps.storage, fileField: 'file', maxFileBytes: maxUploadBytes, keyFor: documentKeys.upload }),
       failureText: 'Failed to create document. Please try again.',
       responses: { 201: { description: 'Created, status processing', schema: DocumentCreated }, 404: notFound },
       async handle({ auth, params, body, ctx }) {

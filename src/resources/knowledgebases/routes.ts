@@ -37,7 +37,7 @@ const notFound = { description: 'No such knowledge base of the caller', schema: 
 
 export function knowledgebaseRoutes(deps: KnowledgebaseRouteDeps): RouteDefinition[] {
   const { knex } = deps;
-  const common = { tag: 'Knowledge bases', auth: true as const, errorStyle: 'error' as const };
+  const common = { tag: 'Knowledge bases', auth: 'bearer' as const, errorStyle: 'error' as const };
   return [
     defineRoute({
       ...common,

@@ -20,7 +20,7 @@ export function phoneNumberAssignmentRoutes({ knex }: { knex: Knex }): RouteDefi
       tag: 'Assistants',
       summary: "The caller's numbers, for assigning to an assistant (a bare array)",
       description: 'With `type=inbound`, caller-ID numbers and numbers already on an inbound assistant are left out.',
-      auth: true,
+      auth: 'bearer',
       query: Type.Object({
         type: Type.Optional(Type.Union([Type.Literal('inbound'), Type.Literal('outbound')], { description: 'The direction of the assistant the number is for.' })),
       }),

@@ -13,7 +13,7 @@ export function toolRoutes(deps: ToolDeps): RouteDefinition[] {
     path: '/user/tools/{id}',
     tag: 'Mid-call tools',
     summary: method === 'PUT' ? 'Update a tool (partial; headers and schema, when sent, replace the stored lists)' : 'Update a tool (same as PUT)',
-    auth: true,
+    auth: 'bearer',
     params: IdParams,
     body: UpdateToolBody,
     responses: {
@@ -33,7 +33,7 @@ export function toolRoutes(deps: ToolDeps): RouteDefinition[] {
       tag: 'Mid-call tools',
       summary: 'Create a mid-call HTTP tool (within the plan limit)',
       description: 'Header values are encrypted at rest and sent with every call of the tool.',
-      auth: true,
+      auth: 'bearer',
       body: CreateToolBody,
       responses: {
         201: { description: 'Created', schema: ToolEnvelope('Tool created successfully') },
@@ -49,7 +49,7 @@ export function toolRoutes(deps: ToolDeps): RouteDefinition[] {
       path: '/user/tools',
       tag: 'Mid-call tools',
       summary: "List the caller's tools (a bare array)",
-      auth: true,
+      auth: 'bearer',
       responses: { 200: { description: 'The tools', schema: Type.Array(Tool) } },
       async handle({ auth }) {
         return { body: (await listTools(deps, auth.user.id)).map(respond) };
@@ -60,7 +60,7 @@ export function toolRoutes(deps: ToolDeps): RouteDefinition[] {
       path: '/user/tools/{id}',
       tag: 'Mid-call tools',
       summary: 'Get one tool (the object itself, not wrapped)',
-      auth: true,
+      auth: 'bearer',
       params: IdParams,
       responses: {
         200: { description: 'The tool', schema: Tool },
@@ -77,7 +77,7 @@ export function toolRoutes(deps: ToolDeps): RouteDefinition[] {
       path: '/user/tools/{id}',
       tag: 'Mid-call tools',
       summary: 'Delete a tool; it is detached from every assistant',
-      auth: true,
+      auth: 'bearer',
       params: IdParams,
       responses: {
         200: { description: 'Deleted', schema: MessageBody },

@@ -16,7 +16,7 @@ export function userRoutes({ knex }: { knex: Knex }): RouteDefinition[] {
       path: '/user/me',
       tag: 'Account',
       summary: 'The caller\'s profile and balance',
-      auth: true,
+      auth: 'bearer',
       responses: { 200: { description: 'The profile', schema: Profile } },
       async handle({ auth }) {
         const { name, email, totalBalanceUsd } = await profile(knex, auth.user.id);

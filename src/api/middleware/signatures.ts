@@ -1,0 +1,139 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type Koa from 'koa';
+import { ForbiddenError } from '../../lib/errors.ts';
+import type { RequestState } from '../state.ts';
+
+/** A request as its sender signed it. */
+export interface SignedRequest {
+  /** The path and query exactly as requested (`/api/...?...`). */
+  url: string;
+  /** A request header, `''` when absent. */
+  header(name: string): string;
+  /** The exact bytes of the body (empty without one). */
+  rawBody: Buffer;
+}
+
+/**
+ * The proof of origin of a route called by a carrier or a payment provider instead of a user: it holds its
+ * secret in a closure, so logging a route never prints it.
+ */
+export interface SignatureVerifier {
+  /** Who signs (`twilio`, `stripe`): for logs and the OpenAPI document. */
+  scheme: string;
+  verify(request: SignedRequest): boolean;
+}
+
+/** Compares in constant time, so a forger learns nothing from how long a wrong guess took. */
+function sameText(expected: string, given: string): boolean {
+  const a = Buffer.from(expected);
+  const b = Buffer.from(given);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/**
+ * Twilio's `X-Twilio-Signature`: base64 HMAC-SHA1, keyed by the auth token, of the full URL Twilio requested
+ * followed by each POST parameter's name and value, sorted by name (repeated names by value).
+ * https://www.twilio.com/docs/usage/webhooks/webhooks-security
+ */
+export function twilioSignatureOf(authToken: string, url: string, params: Iterable<[string, string]>): string {
+  const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  const sorted = [...params].sort(([nameA, valueA], [nameB, valueB]) => compare(nameA, nameB) || compare(valueA, valueB));
+  const hmac = createHmac('sha1', authToken).update(url, 'utf8');
+  for (const [name, value] of sorted) hmac.update(name + value, 'utf8');
+  return hmac.digest('base64');
+}
+
+/**
+ * The public base URL as configured, and the same with its default port written out (or left out): Twilio
+ * signs the URL in whichever of the two forms it was given, as its own helper libraries allow.
+ */
+function baseUrlForms(publicUrl: string): string[] {
+  const url = new URL(publicUrl);
+  if (url.port !== '') return [publicUrl];
+  const path = url.pathname.replace(/\/+$/, '');
+  const origin = `${url.protocol}//${url.hostname}`;
+  return [`${origin}${path}`, `${origin}:${url.protocol === 'https:' ? 443 : 80}${path}`];
+}
+
+/**
+ * Verifies Twilio's signature over `publicUrl` (how Twilio reaches this server, without `/api`) plus the
+ * requested path and query, and the form parameters of the body.
+ */
+export function twilioSignature(options: { authToken: string; publicUrl: string }): SignatureVerifier {
+  const { authToken } = options;
+  const bases = baseUrlForms(options.publicUrl);
+  return {
+    scheme: 'twilio',
+    verify(request) {
+      const given = request.header('x-twilio-signature');
+      if (!given) return false;
+      const params = [...new URLSearchParams(request.rawBody.toString('utf8'))];
+      return bases.some((base) => sameText(twilioSignatureOf(authToken, `${base}${request.url}`, params), given));
+    },
+  };
+}
+
+/** Stripe's v1 scheme: hex HMAC-SHA256, keyed by the endpoint secret, of `${timestamp}.${body}`. */
+export function stripeSignatureOf(secret: string, timestamp: number, payload: Buffer): string {
+  return createHmac('sha256', secret).update(`${timestamp}.`, 'utf8').update(payload).digest('hex');
+}
+
+/**
+ * Checks a `Stripe-Signature` header (`t=…,v1=…[,v1=…]`): one v1 entry must match (several are sent while a
+ * secret is being rolled), and the timestamp must be within `toleranceSeconds` of `nowSeconds`, so a captured
+ * request cannot be replayed later. https://docs.stripe.com/webhooks#verify-manually
+ */
+export function isValidStripeSignature(options: {
+  secret: string;
+  header: string;
+  payload: Buffer;
+  toleranceSeconds: number;
+  nowSeconds: number;
+}): boolean {
+  let timestamp: number | undefined;
+  const signatures: string[] = [];
+  for (const entry of options.header.split(',')) {
+    const separator = entry.indexOf('=');
+    if (separator < 0) continue;
+    const key = entry.slice(0, separator).trim();
+    const value = entry.slice(separator + 1).trim();
+    if (key === 't' && /^\d{1,12}$/.test(value)) timestamp = Number(value);
+    if (key === 'v1') signatures.push(value);
+  }
+  if (timestamp === undefined || signatures.length === 0) return false;
+  if (Math.abs(options.nowSeconds - timestamp) > options.toleranceSeconds) return false;
+  const expected = stripeSignatureOf(options.secret, timestamp, options.payload);
+  return signatures.some((signature) => sameText(expected, signature));
+}
+
+/** Verifies Stripe's signature over the raw body (declare the route's body `raw`). */
+export function stripeSignature(options: {
+  secret: string;
+  /** Stripe's own libraries default to five minutes. */
+  toleranceSeconds?: number;
+  now?: () => number;
+}): SignatureVerifier {
+  const { secret, toleranceSeconds = 300, now = Date.now } = options;
+  return {
+    scheme: 'stripe',
+    verify: (request) => isValidStripeSignature({
+      secret,
+      header: request.header('stripe-signature'),
+      payload: request.rawBody,
+      toleranceSeconds,
+      nowSeconds: Math.floor(now() / 1000),
+    }),
+  };
+}
+
+/** Refuses (403, in the route's error family) a request whose signature the verifier does not accept. */
+export function verifySignature(verifier: SignatureVerifier): Koa.Middleware {
+  return async (ctx, next) => {
+    const rawBody = (ctx.state.rawBody as Buffer | undefined) ?? Buffer.alloc(0);
+    if (!verifier.verify({ url: ctx.originalUrl, header: (name) => ctx.get(name), rawBody })) {
+      (ctx.state as RequestState).log.warn({ scheme: verifier.scheme, path: ctx.path }, 'refused a request whose signature does not verify');
+      throw new ForbiddenError('Invalid signature.');
+    }
+    await next();
+  };
+}

@@ -1,0 +1,79 @@
+import http from 'node:http';
+import { createApp } from '../api/app.ts';
+import { docsRoutes } from '../api/docs.ts';
+import { healthRoutes } from '../api/health.ts';
+import { buildOpenApiDocument } from '../api/openapi.ts';
+import type { RouteDefinition } from '../api/routing.ts';
+import type { Config } from '../config.ts';
+import type { Knex } from '../db/database.ts';
+import type { Logger } from '../logger.ts';
+import { describeEmbeddings } from '../providers/embeddings/index.ts';
+import type { Providers } from '../providers/index.ts';
+import { apiKeyRoutes } from '../resources/api-keys/routes.ts';
+import { assistantRoutes } from '../resources/assistants/routes.ts';
+import { authRoutes } from '../resources/auth/routes.ts';
+import { catalogRoutes } from '../resources/catalogs/routes.ts';
+import { conversationRoutes } from '../resources/conversations/routes.ts';
+import { documentRoutes } from '../resources/documents/routes.ts';
+import { knowledgebaseRoutes } from '../resources/knowledgebases/routes.ts';
+import { phoneNumberAssignmentRoutes } from '../resources/phone-numbers/routes.ts';
+import { toolRoutes } from '../resources/tools/routes.ts';
+import { userRoutes } from '../resources/users/routes.ts';
+import type { TemporalClient } from '../temporal/client.ts';
+import { closeServer, listen } from './http-server.ts';
+import type { RoleContext, RunningRole } from './role.ts';
+
+export interface ApiRouteDeps {
+  config: Config;
+  logger: Logger;
+  knex: Knex;
+  temporal: TemporalClient;
+  /** The adapters of this process, from createProviders. */
+  providers: Providers;
+}
+
+/**
+ * Every route of the API, relative to `/api`, in the order they are matched; `/openapi.json` among them
+ * serves the document of exactly this list.
+ */
+export function apiRoutes(deps: ApiRouteDeps): RouteDefinition[] {
+  const { knex, config, logger, temporal } = deps;
+  const { secrets, storage, embeddings } = deps.providers;
+  let document: Record<string, unknown> = {};
+  const routes = [
+    ...healthRoutes({ knex, temporal, embeddings: describeEmbeddings(config) }),
+    ...docsRoutes(() => document),
+    ...authRoutes({ knex, config }),
+    ...userRoutes({ knex }),
+    ...apiKeyRoutes({ knex }),
+    ...toolRoutes({ knex, secrets }),
+    ...catalogRoutes({ knex }),
+    ...phoneNumberAssignmentRoutes({ knex }),
+    ...assistantRoutes({ knex, secrets, publicUrl: config.publicUrl }),
+    ...knowledgebaseRoutes({ knex, temporal, storage, embeddings }),
+    ...documentRoutes({ knex, temporal, storage, logger }),
+    ...conversationRoutes({
+      knex,
+      secrets,
+      safeFetch: deps.providers.fetch,
+      embeddings,
+      model: deps.providers.llm,
+      defaultModel: config.llm.defaultModel,
+      logger,
+      publicUrl: config.publicUrl,
+    }),
+  ];
+  document = buildOpenApiDocument(routes, { serverUrl: `${config.publicUrl}/api`, version: '0.1.0' });
+  return routes;
+}
+
+/** The api role: the HTTP API on PORT. Stopping lets requests in flight finish until the deadline. */
+export async function start(ctx: RoleContext): Promise<RunningRole> {
+  const { config, logger } = ctx;
+  const knex = ctx.database.knex;
+  const routes = apiRoutes({ config, logger, knex, temporal: ctx.temporal, providers: ctx.providers });
+  const { app } = createApp({ config, logger, knex, routes });
+  const server = http.createServer(app.callback());
+  await listen(server, config.port, config.host);
+  return { stop: (deadline) => closeServer(server, deadline) };
+}

@@ -1,0 +1,27 @@
+import type http from 'node:http';
+
+/** Listens on `host:port`, rejecting (EADDRINUSE, say) instead of emitting an unhandled error. */
+export function listen(server: http.Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+/**
+ * Stops accepting connections and closes the idle ones at once; requests in flight may finish until
+ * `deadline`, when their connections are cut (which aborts their handlers' signals).
+ */
+export async function closeServer(server: http.Server, deadline: number): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  const cut = setTimeout(() => server.closeAllConnections(), Math.max(deadline - Date.now(), 0));
+  try {
+    await closed;
+  } finally {
+    clearTimeout(cut);
+  }
+}

@@ -1,0 +1,15 @@
+import { startWorker } from '../temporal/worker.ts';
+import { createActivities } from '../../activities/index.ts';
+import type { RoleContext, RunningRole } from './role.ts';
+
+/**
+ * The worker role: the Temporal worker with the activities built over this process's providers. Stopping
+ * is Temporal's own shutdown, whatever the deadline: polling stops, activities still running are asked to
+ * cancel at once, and an attempt cancelled this way is retried by another worker (activities are idempotent).
+ */
+export async function start(ctx: RoleContext): Promise<RunningRole> {
+  const { config, logger, providers } = ctx;
+  const activities = createActivities({ knex: ctx.database.knex, logger, config, providers });
+  const worker = await startWorker({ config, address: ctx.temporalAddress, activities, logger });
+  return { stop: () => worker.stop() };
+}
