@@ -13,6 +13,7 @@ import { createTemporalClient, type TemporalClient } from '../../src/temporal/cl
 import { startWorker, type StartedWorker } from '../../src/temporal/worker.ts';
 import { apiRequest, type ApiRequest } from './http.ts';
 import { listenOnLoopback } from './ports.ts';
+import { testNamespace } from './temporal.ts';
 
 export type { RequestOptions, TestResponse } from './http.ts';
 
@@ -34,24 +35,12 @@ export async function openTestDatabase(): Promise<Database> {
   if (url) return connectPostgres(url, 5);
   const template = inject('pgliteTemplate');
   if (!template) throw new Error('the global setup provided no database');
-  const database = await openEmbedded({ loadDataDir: new Blob([fs.readFileSync(template)]) });
-  // Files running at once each number their records from the same template, but share one Temporal
-  // namespace, where workflow ids are built from record ids (`document-1`): a disjoint id range per file
-  // keeps one file's workflow from being taken for another's.
-  // VITEST_POOL_ID is unique among the files running at one time; the random part keeps apart the files that
-  // run one after another in a pool (a workflow can outlive its file). Ids stay within 32-bit sequences.
-  const pool = Number(process.env.VITEST_POOL_ID ?? 1) % 10;
-  const offset = pool * 200_000_000 + Math.floor(Math.random() * 199) * 1_000_000 + 1;
-  await database.knex.raw(`do $$ declare s record; begin
-    for s in select sequencename from pg_sequences where schemaname = 'public' loop
-      execute format('alter sequence %I restart with ${offset}', s.sequencename);
-    end loop; end $$`);
-  return database;
+  return openEmbedded({ loadDataDir: new Blob([fs.readFileSync(template)]) });
 }
 
 /**
- * The real app on a real port, over this file's database and the run's Temporal dev server, with a task queue
- * of its own so workers of other files never take its tasks.
+ * The real app on a real port, over this file's database and the run's Temporal dev server, in this file's
+ * namespace and with a task queue of its own so workers of other platforms never take its tasks.
  */
 export async function startTestPlatform(options: {
   worker?: boolean;
@@ -65,6 +54,7 @@ export async function startTestPlatform(options: {
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     LOG_FORMAT: 'json',
     TEMPORAL_ADDRESS: inject('temporalAddress'),
+    TEMPORAL_NAMESPACE: await testNamespace(),
     TEMPORAL_TASK_QUEUE: `test-${randomUUID()}`,
     ...options.env,
   });
