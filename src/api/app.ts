@@ -2,6 +2,7 @@ import Koa from 'koa';
 import Router from '@koa/router';
 import type { Config } from '../config.ts';
 import type { Knex } from '../db/database.ts';
+import { systemClock, type Clock } from '../lib/clock.ts';
 import type { Logger } from '../logger.ts';
 import { describeEmbeddings } from '../providers/embeddings/index.ts';
 import type { Providers } from '../providers/index.ts';
@@ -38,6 +39,8 @@ export interface AppDeps {
   temporal: TemporalClient;
   /** The adapters of this process, from createProviders. */
   providers: Providers;
+  /** The system clock unless a test moves time itself. */
+  clock?: Clock;
 }
 
 /** Every route of the API, relative to `/api`, in the order they are matched. */
@@ -47,7 +50,7 @@ export function apiRoutes(deps: AppDeps, document: () => Record<string, unknown>
   return [
     ...healthRoutes({ knex, temporal: deps.temporal, embeddings: describeEmbeddings(config) }),
     ...docsRoutes(document),
-    ...authRoutes({ knex, config }),
+    ...authRoutes({ knex, config, now: deps.clock ?? systemClock }),
     ...userRoutes({ knex }),
     ...apiKeyRoutes({ knex }),
     ...toolRoutes({ knex, secrets }),
@@ -91,7 +94,7 @@ export function createApp(deps: AppDeps): Api {
 
   const router = new Router({ prefix: '/api' });
   mountRoutes(router, routes, {
-    authenticate: authenticate(tokenResolver(deps.knex)),
+    authenticate: authenticate(tokenResolver(deps.knex, deps.clock ?? systemClock)),
     rateLimit: rateLimit(deps.config.http.rateLimitPerMinute),
     jsonBody: jsonBody(deps.config.http.bodyLimitBytes),
     multipartBody: multipartBody({

@@ -5,6 +5,7 @@ import { inject } from 'vitest';
 import { createApp, type Api } from '../../src/api/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { connectPostgres, openEmbedded, type Database } from '../../src/db/database.ts';
+import type { Clock } from '../../src/lib/clock.ts';
 import { createSecretBox, decodeAppKey } from '../../src/lib/secrets.ts';
 import { createLogger, type Logger } from '../../src/logger.ts';
 import { createProviders, type Providers } from '../../src/providers/index.ts';
@@ -48,6 +49,8 @@ export async function startTestPlatform(options: {
   logger?: Logger;
   /** Fakes in place of the configured adapters; the rest are built as production builds them. */
   providers?: Partial<Providers>;
+  /** The app's time (session expiry, login lockout), the system clock unless given. */
+  clock?: Clock;
 } = {}): Promise<TestPlatform> {
   const config = loadConfig({
     NODE_ENV: 'test',
@@ -73,7 +76,7 @@ export async function startTestPlatform(options: {
       workflowBundlePath: inject('workflowBundlePath'),
     })
     : undefined;
-  const api = createApp({ config, logger, knex: database.knex, temporal, providers });
+  const api = createApp({ config, logger, knex: database.knex, temporal, providers, clock: options.clock });
   const server = http.createServer(api.app.callback());
   const { url: baseUrl, close: stopServer } = await listenOnLoopback(server);
 
