@@ -39,7 +39,8 @@ export function stubActivities(stubs: Partial<Activities>, calls: ActivityCall[]
 
 /**
  * An activity body that heartbeats until the workflow cancels it, then ends cancelled as a real step does.
- * Cancellation reaches an activity only with the answer to a heartbeat.
+ * Cancellation reaches an activity only with the answer to a heartbeat, and the SDK sends one at most every
+ * 0.8 × the heartbeat timeout: a few seconds for the document steps.
  */
 export async function heartbeatUntilCancelled(): Promise<never> {
   const context = Context.current();
