@@ -15,8 +15,9 @@ export default defineConfig({
       {
         test: {
           name: 'integration',
-          // Browser tests (test/e2e) share the integration setup: one Temporal dev server and database template.
-          include: ['test/integration/**/*.test.ts', 'test/e2e/**/*.test.ts'],
+          // Browser tests (test/e2e) and workflow tests (test/workflows) share the integration setup: one
+          // Temporal dev server, database template and workflow bundle.
+          include: ['test/integration/**/*.test.ts', 'test/e2e/**/*.test.ts', 'test/workflows/**/*.test.ts'],
           globalSetup: ['test/integration/global-setup.ts'],
           testTimeout: 30_000,
           hookTimeout: 120_000,

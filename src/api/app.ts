@@ -2,6 +2,7 @@ import Koa from 'koa';
 import Router from '@koa/router';
 import type { Config } from '../config.ts';
 import type { Knex } from '../db/database.ts';
+import { systemClock, type Clock } from '../lib/clock.ts';
 import type { Logger } from '../logger.ts';
 import { tokenResolver } from '../resources/auth/tokens.ts';
 import { authenticate } from './middleware/auth.ts';
@@ -19,6 +20,8 @@ export interface AppDeps {
   knex: Knex;
   /** What the app serves under `/api`, in the order they are matched (roles/api.ts: apiRoutes). */
   routes: RouteDefinition[];
+  /** The system clock unless a test moves time itself. */
+  clock?: Clock;
 }
 
 const publicPaths = /^\/(api\/conversations(\/|$)|widget)/;
@@ -38,7 +41,7 @@ export function createApp(deps: AppDeps): Api {
 
   const router = new Router({ prefix: '/api' });
   mountRoutes(router, deps.routes, {
-    authenticate: authenticate(tokenResolver(deps.knex)),
+    authenticate: authenticate(tokenResolver(deps.knex, deps.clock ?? systemClock)),
     rateLimit: rateLimit(deps.config.http.rateLimitPerMinute),
     bodyLimitBytes: deps.config.http.bodyLimitBytes,
   });

@@ -3,6 +3,7 @@ import { createApp } from '../api/app.ts';
 import { docsRoutes } from '../api/docs.ts';
 import { healthRoutes } from '../api/health.ts';
 import { buildOpenApiDocument } from '../api/openapi.ts';
+import { systemClock, type Clock } from '../lib/clock.ts';
 import type { RouteDefinition } from '../api/routing.ts';
 import type { Config } from '../config.ts';
 import type { Knex } from '../db/database.ts';
@@ -30,6 +31,8 @@ export interface ApiRouteDeps {
   temporal: TemporalClient;
   /** The adapters of this process, from createProviders. */
   providers: Providers;
+  /** The system clock unless a test moves time itself. */
+  clock?: Clock;
 }
 
 /**
@@ -43,7 +46,7 @@ export function apiRoutes(deps: ApiRouteDeps): RouteDefinition[] {
   const routes = [
     ...healthRoutes({ knex, temporal, embeddings: describeEmbeddings(config) }),
     ...docsRoutes(() => document),
-    ...authRoutes({ knex, config }),
+    ...authRoutes({ knex, config, now: deps.clock ?? systemClock }),
     ...userRoutes({ knex }),
     ...apiKeyRoutes({ knex }),
     ...toolRoutes({ knex, secrets }),

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testClock } from '../support/clock.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { createTestUser } from '../support/users.ts';
 
@@ -99,8 +100,10 @@ describe('registration when disabled', () => {
 
 describe('POST /api/auth/login and logout', () => {
   let platform: TestPlatform;
+  // Time stands still in this block unless a test moves it.
+  const clock = testClock();
   beforeAll(async () => {
-    platform = await startTestPlatform({ env: { LOGIN_MAX_ATTEMPTS: '3', LOGIN_LOCKOUT: '60s', SESSION_TTL: '2s', TRUST_PROXY: 'true' } });
+    platform = await startTestPlatform({ env: { LOGIN_MAX_ATTEMPTS: '3', LOGIN_LOCKOUT: '60s', SESSION_TTL: '2s', TRUST_PROXY: 'true' }, clock: clock.now });
   });
   afterAll(() => platform.close());
 
@@ -165,6 +168,32 @@ describe('POST /api/auth/login and logout', () => {
     expect(otherAddress.status).toBe(200);
   });
 
+  it('lets the email and address in again once the lockout is over', async () => {
+    const user = await createTestUser(platform.database.knex);
+    const headers = { 'x-forwarded-for': '203.0.113.9' };
+    for (let i = 0; i < 3; i++) await platform.request('POST', '/auth/login', { body: { email: user.email, password: 'nope-nope' }, headers });
+    const locked = await platform.request('POST', '/auth/login', { body: { email: user.email, password: user.password }, headers });
+    expect(locked.body).toEqual({ message: 'Too Many Attempts.', retry_after: 60 });
+    clock.advance(59_999);
+    const almost = await platform.request('POST', '/auth/login', { body: { email: user.email, password: user.password }, headers });
+    expect(almost.status).toBe(429);
+    expect(almost.body.retry_after).toBe(1);
+    clock.advance(1);
+    expect((await platform.request('POST', '/auth/login', { body: { email: user.email, password: user.password }, headers })).status).toBe(200);
+  });
+
+  it('counts failures within one lockout period: older ones are forgotten', async () => {
+    const user = await createTestUser(platform.database.knex);
+    const headers = { 'x-forwarded-for': '203.0.113.10' };
+    const fail = () => platform.request('POST', '/auth/login', { body: { email: user.email, password: 'nope-nope' }, headers });
+    expect((await fail()).status).toBe(401);
+    expect((await fail()).status).toBe(401);
+    clock.advance(60_001);
+    expect((await fail()).status).toBe(401);
+    expect((await fail()).status).toBe(401);
+    expect((await platform.request('POST', '/auth/login', { body: { email: user.email, password: user.password }, headers })).status).toBe(200);
+  });
+
   it('revokes the session token on logout', async () => {
     const user = await createTestUser(platform.database.knex);
     const { body } = await platform.request('POST', '/auth/login', { body: { email: user.email, password: user.password } });
@@ -182,7 +211,9 @@ describe('POST /api/auth/login and logout', () => {
     const user = await createTestUser(platform.database.knex);
     const { body } = await platform.request('POST', '/auth/login', { body: { email: user.email, password: user.password } });
     expect((await platform.request('GET', '/user/me', { token: body.token })).status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 2100));
+    clock.advance(1999);
+    expect((await platform.request('GET', '/user/me', { token: body.token })).status).toBe(200);
+    clock.advance(1);
     expect((await platform.request('GET', '/user/me', { token: body.token })).status).toBe(401);
     expect((await platform.request('GET', '/user/me', { token: user.token })).status).toBe(200);
   });

@@ -5,6 +5,7 @@ import { inject } from 'vitest';
 import { createApp, type Api } from '../../src/api/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { connectPostgres, openEmbedded, type Database } from '../../src/db/database.ts';
+import type { Clock } from '../../src/lib/clock.ts';
 import { createSecretBox, decodeAppKey } from '../../src/lib/secrets.ts';
 import { createLogger, type Logger } from '../../src/logger.ts';
 import { createProviders, type Providers } from '../../src/providers/index.ts';
@@ -14,6 +15,7 @@ import { createTemporalClient, type TemporalClient } from '../../src/temporal/cl
 import { startWorker, type StartedWorker } from '../../src/temporal/worker.ts';
 import { apiRequest, type ApiRequest } from './http.ts';
 import { listenOnLoopback } from './ports.ts';
+import { testNamespace } from './temporal.ts';
 
 export type { RequestOptions, TestResponse } from './http.ts';
 
@@ -35,24 +37,12 @@ export async function openTestDatabase(): Promise<Database> {
   if (url) return connectPostgres(url, 5);
   const template = inject('pgliteTemplate');
   if (!template) throw new Error('the global setup provided no database');
-  const database = await openEmbedded({ loadDataDir: new Blob([fs.readFileSync(template)]) });
-  // Files running at once each number their records from the same template, but share one Temporal
-  // namespace, where workflow ids are built from record ids (`document-1`): a disjoint id range per file
-  // keeps one file's workflow from being taken for another's.
-  // VITEST_POOL_ID is unique among the files running at one time; the random part keeps apart the files that
-  // run one after another in a pool (a workflow can outlive its file). Ids stay within 32-bit sequences.
-  const pool = Number(process.env.VITEST_POOL_ID ?? 1) % 10;
-  const offset = pool * 200_000_000 + Math.floor(Math.random() * 199) * 1_000_000 + 1;
-  await database.knex.raw(`do $$ declare s record; begin
-    for s in select sequencename from pg_sequences where schemaname = 'public' loop
-      execute format('alter sequence %I restart with ${offset}', s.sequencename);
-    end loop; end $$`);
-  return database;
+  return openEmbedded({ loadDataDir: new Blob([fs.readFileSync(template)]) });
 }
 
 /**
- * The real app on a real port, over this file's database and the run's Temporal dev server, with a task queue
- * of its own so workers of other files never take its tasks.
+ * The real app on a real port, over this file's database and the run's Temporal dev server, in this file's
+ * namespace and with a task queue of its own so workers of other platforms never take its tasks.
  */
 export async function startTestPlatform(options: {
   worker?: boolean;
@@ -60,12 +50,15 @@ export async function startTestPlatform(options: {
   logger?: Logger;
   /** Fakes in place of the configured adapters; the rest are built as production builds them. */
   providers?: Partial<Providers>;
+  /** The app's time (session expiry, login lockout), the system clock unless given. */
+  clock?: Clock;
 } = {}): Promise<TestPlatform> {
   const config = loadConfig({
     NODE_ENV: 'test',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     LOG_FORMAT: 'json',
     TEMPORAL_ADDRESS: inject('temporalAddress'),
+    TEMPORAL_NAMESPACE: await testNamespace(),
     TEMPORAL_TASK_QUEUE: `test-${randomUUID()}`,
     ...options.env,
   });
@@ -84,8 +77,8 @@ export async function startTestPlatform(options: {
       workflowBundlePath: inject('workflowBundlePath'),
     })
     : undefined;
-  const routes = apiRoutes({ config, logger, knex: database.knex, temporal, providers });
-  const api = createApp({ config, logger, knex: database.knex, routes });
+  const routes = apiRoutes({ config, logger, knex: database.knex, temporal, providers, clock: options.clock });
+  const api = createApp({ config, logger, knex: database.knex, routes, clock: options.clock });
   const server = http.createServer(api.app.callback());
   const { url: baseUrl, close: stopServer } = await listenOnLoopback(server);
 

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Config } from '../../config.ts';
+import type { Clock } from '../../lib/clock.ts';
 import { ForbiddenError, TooManyRequestsError, UnauthenticatedError, ValidationError } from '../../lib/errors.ts';
 import { verifyPassword } from '../../lib/passwords.ts';
 import { isTimeZone } from '../../lib/time.ts';
@@ -11,6 +12,8 @@ import { issueToken, revokeToken } from './tokens.ts';
 export interface AuthDeps {
   knex: Knex;
   config: Pick<Config, 'auth'>;
+  /** Decides when session tokens expire and lockouts end. */
+  now: Clock;
 }
 
 export class InvalidCredentialsError extends UnauthenticatedError {
@@ -28,8 +31,13 @@ export async function register(
     throw ValidationError.of('timezone', 'The timezone field must be a valid timezone.');
   }
   const user = await createUser(deps.knex, { ...input, creditMicros: deps.config.auth.signupCreditMicros, creditKind: 'signup_credit' });
-  const { token } = await issueToken(deps.knex, { userId: user.id, kind: 'session', name: 'api-token', ttlSeconds: deps.config.auth.sessionTtlSeconds });
+  const { token } = await issueSessionToken(deps, user.id, 'api-token');
   return { user, token };
+}
+
+function issueSessionToken(deps: AuthDeps, userId: number, name: string): ReturnType<typeof issueToken> {
+  const expiresAt = new Date(deps.now().getTime() + deps.config.auth.sessionTtlSeconds * 1000);
+  return issueToken(deps.knex, { userId, kind: 'session', name, expiresAt });
 }
 
 function failureKey(email: string, clientIp: string): string {
@@ -66,8 +74,8 @@ export async function login(
   deps: AuthDeps,
   input: { email: string; password: string; token_name?: string | undefined },
   clientIp: string,
-  now: Date = new Date(),
 ): Promise<{ user: User; token: string; tokenName: string }> {
+  const now = deps.now();
   const key = failureKey(input.email, clientIp);
   await ensureNotLockedOut(deps.knex, key, now);
   const user = await findUserByEmail(deps.knex, input.email);
@@ -79,7 +87,7 @@ export async function login(
   }
   await deps.knex('login_failures').where({ key }).delete();
   const tokenName = input.token_name ?? 'api-token';
-  const { token } = await issueToken(deps.knex, { userId: user.id, kind: 'session', name: tokenName, ttlSeconds: deps.config.auth.sessionTtlSeconds });
+  const { token } = await issueSessionToken(deps, user.id, tokenName);
   return { user, token, tokenName };
 }
 

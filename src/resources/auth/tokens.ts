@@ -1,11 +1,12 @@
 import type { Knex } from 'knex';
 import type { AuthContext } from '../../api/middleware/auth.ts';
+import type { Clock } from '../../lib/clock.ts';
 import { formatToken, parseToken, randomSecret, secretMatches, sha256Hex } from '../../lib/tokens.ts';
 import { AccessToken, type TokenKind } from './model.ts';
 
 export async function issueToken(
   knex: Knex,
-  input: { userId: number; kind: TokenKind; name: string; ttlSeconds?: number },
+  input: { userId: number; kind: TokenKind; name: string; expiresAt?: Date },
 ): Promise<{ token: string; record: AccessToken }> {
   const secret = randomSecret();
   const record = await AccessToken.query(knex).insertAndFetch({
@@ -13,7 +14,7 @@ export async function issueToken(
     kind: input.kind,
     name: input.name,
     tokenHash: sha256Hex(secret),
-    expiresAt: input.ttlSeconds ? new Date(Date.now() + input.ttlSeconds * 1000) : null,
+    expiresAt: input.expiresAt ?? null,
   });
   return { token: formatToken(record.id, secret), record };
 }
@@ -37,7 +38,7 @@ const LAST_USED_RESOLUTION_MS = 60_000;
  * Finds the credential behind a bearer token: looked up by its id, then its secret compared with the stored
  * hash in constant time. Unknown, deleted and expired tokens all resolve to nothing.
  */
-export function tokenResolver(knex: Knex, now: () => Date = () => new Date()): (plain: string) => Promise<AuthContext | undefined> {
+export function tokenResolver(knex: Knex, now: Clock): (plain: string) => Promise<AuthContext | undefined> {
   return async (plain) => {
     const parsed = parseToken(plain);
     if (!parsed) return undefined;

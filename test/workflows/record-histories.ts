@@ -1,0 +1,142 @@
+/**
+ * Records the workflow histories that replay.test.ts runs through today's workflow code:
+ *
+ *   TEMPORAL_CLI=/path/to/temporal node test/workflows/record-histories.ts
+ *
+ * (the CLI is found as the platform finds it when TEMPORAL_CLI is unset). Starts a Temporal dev server of its
+ * own, runs each scenario below on a worker with stub activities, and writes the scenario's history to
+ * test/workflows/histories/<scenario>.json, the scenario's name being its workflow id.
+ *
+ * A history stands for the runs in flight when the workflow code changes: the replay test proves today's
+ * code can still finish them. Recording again replaces the files, so do it only on purpose, and keep a
+ * copy of an old history under another name while runs of the old code may still be in flight (the
+ * replay test reads every file of the folder).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ApplicationFailure } from '@temporalio/activity';
+import type { WorkflowHandle } from '@temporalio/client';
+import { bundleWorkflowCode } from '@temporalio/worker';
+import type { Activities } from '../../activities/index.ts';
+import { loadConfig } from '../../src/config.ts';
+import { createLogger } from '../../src/logger.ts';
+import { createTemporalClient, type TemporalClient } from '../../src/temporal/client.ts';
+import { ensureTemporalCli, startTemporalDevServer } from '../../src/temporal/dev-server.ts';
+import { workflowTypes } from '../../src/temporal/shared.ts';
+import { startWorker, workflowsPath } from '../../src/temporal/worker.ts';
+import { historyToJson } from '../support/history-json.ts';
+import { freePort } from '../support/ports.ts';
+import { heartbeatUntilCancelled, stubActivities } from '../support/stub-activities.ts';
+
+const historiesDir = fileURLToPath(new URL('./histories/', import.meta.url));
+const logger = createLogger({ log: { level: 'info', pretty: false } });
+
+const steps = {
+  acquireDocumentSource: () => Promise.resolve({ sources: 1, skipped: 0 }),
+  extractDocumentText: () => Promise.resolve({ sections: 2, characters: 300 }),
+  chunkDocumentText: () => Promise.resolve({ chunks: 2 }),
+  embedDocumentChunks: () => Promise.resolve({ embedded: 2 }),
+  finishDocument: () => Promise.resolve(),
+  discardDocumentWork: () => Promise.resolve(),
+} satisfies Partial<Activities>;
+
+interface Scenario {
+  stubs: Partial<Activities>;
+  /** Starts the workflow with `workflowId` and drives it to its end. */
+  run(temporal: TemporalClient, workflowId: string): Promise<WorkflowHandle>;
+}
+
+async function ingestDocument(temporal: TemporalClient, workflowId: string): Promise<WorkflowHandle> {
+  const handle = await temporal.client.workflow.start(workflowTypes.documentIngestion, {
+    taskQueue: temporal.taskQueue,
+    workflowId,
+    args: [{ documentId: 1 }],
+  });
+  await handle.result();
+  return handle;
+}
+
+const acquiring = Promise.withResolvers<void>();
+
+const scenarios: Record<string, Scenario> = {
+  'document-ingestion-active': { stubs: steps, run: ingestDocument },
+  'document-ingestion-failed': {
+    stubs: { ...steps, extractDocumentText: () => Promise.reject(ApplicationFailure.nonRetryable('No text could be extracted from the file.', 'rejected')) },
+    run: ingestDocument,
+  },
+  'document-ingestion-deleted': {
+    stubs: { ...steps, chunkDocumentText: () => Promise.reject(ApplicationFailure.nonRetryable('Document 1 no longer exists.', 'not_found')) },
+    run: ingestDocument,
+  },
+  'document-ingestion-cancelled': {
+    stubs: {
+      ...steps,
+      acquireDocumentSource: () => {
+        acquiring.resolve();
+        return heartbeatUntilCancelled();
+      },
+    },
+    async run(temporal, workflowId) {
+      const handle = await temporal.client.workflow.start(workflowTypes.documentIngestion, {
+        taskQueue: temporal.taskQueue,
+        workflowId,
+        args: [{ documentId: 1 }],
+      });
+      await acquiring.promise;
+      await handle.cancel();
+      await handle.result().catch(() => undefined);
+      return handle;
+    },
+  },
+  'platform-self-check': {
+    stubs: { recordSelfCheck: ({ checkId }) => Promise.resolve({ checkId, completedAt: '2026-01-01T00:00:00.000Z' }) },
+    async run(temporal, workflowId) {
+      const handle = await temporal.client.workflow.start(workflowTypes.selfCheck, {
+        taskQueue: temporal.taskQueue,
+        workflowId,
+        args: [{ checkId: 'recorded' }],
+      });
+      await handle.result();
+      return handle;
+    },
+  },
+};
+
+async function main(): Promise<void> {
+  const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-histories-'));
+  const server = await startTemporalDevServer({
+    cliPath: ensureTemporalCli(process.env.TEMPORAL_CLI, logger),
+    port: await freePort(),
+    uiPort: await freePort(),
+    logger,
+  });
+  try {
+    const quiet = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} };
+    const workflowBundlePath = path.join(workDir, 'workflows.js');
+    fs.writeFileSync(workflowBundlePath, (await bundleWorkflowCode({ workflowsPath, logger: quiet })).code);
+    fs.mkdirSync(historiesDir, { recursive: true });
+    for (const [name, scenario] of Object.entries(scenarios)) {
+      const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'info', LOG_FORMAT: 'json', TEMPORAL_ADDRESS: server.address, TEMPORAL_TASK_QUEUE: name });
+      const worker = await startWorker({ config, address: server.address, activities: stubActivities(scenario.stubs), logger, workflowBundlePath });
+      const temporal = createTemporalClient(config, server.address);
+      try {
+        const handle = await scenario.run(temporal, name);
+        fs.writeFileSync(path.join(historiesDir, `${name}.json`), historyToJson(await handle.fetchHistory()));
+        logger.info({ scenario: name, status: (await handle.describe()).status.name }, 'history recorded');
+      } finally {
+        await worker.stop();
+        await temporal.close();
+      }
+    }
+  } finally {
+    await server.stop();
+    fs.rmSync(workDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: unknown) => {
+  logger.error({ err: error }, 'recording the histories failed');
+  process.exit(1);
+});

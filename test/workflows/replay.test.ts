@@ -1,0 +1,34 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { historyFromJson } from '../support/history-json.ts';
+
+// Recorded by record-histories.ts; each file is named after the workflow id it ran under.
+const historiesDir = fileURLToPath(new URL('./histories/', import.meta.url));
+const histories = fs.readdirSync(historiesDir).filter((file) => file.endsWith('.json')).sort();
+
+describe('recorded workflow histories', () => {
+  // Each replay starts and stops a worker, which the default runtime logs at INFO.
+  beforeAll(() => {
+    Runtime.install({ logger: new DefaultLogger('WARN') });
+  });
+
+  it('cover each way a document ingestion ends, and the self-check', () => {
+    expect(histories).toEqual(expect.arrayContaining([
+      'document-ingestion-active.json',
+      'document-ingestion-cancelled.json',
+      'document-ingestion-deleted.json',
+      'document-ingestion-failed.json',
+      'platform-self-check.json',
+    ]));
+  });
+
+  // A workflow that now takes other steps than its history recorded cannot finish the runs in flight when
+  // it is deployed: the replayer throws a DeterminismViolationError.
+  it.each(histories)('%s replays through today\'s workflow code', async (file) => {
+    const history = historyFromJson(fs.readFileSync(path.join(historiesDir, file), 'utf8'));
+    await Worker.runReplayHistory({ workflowBundle: { codePath: inject('workflowBundlePath') } }, history, path.basename(file, '.json'));
+  });
+});
