@@ -12,6 +12,13 @@ const workflowForbidden = [
   ...ioLibraries,
 ];
 
+// Engines and the dialogue core sit below the HTTP resources, the API kit and the roles (DESIGN section 3).
+const workflowsByName = { group: ['**/workflows/*', '**/workflows'], allowTypeImports: true, message: 'Start workflows by name (src/temporal/starters.ts); import their types only.' };
+const engineImports = [
+  workflowsByName,
+  { group: ['**/resources/**', '**/api/**', '**/voice/**', '**/roles/**'], message: 'Engines import nothing from resources/, api/, voice/ or roles/ (DESIGN section 3).' },
+];
+
 export default tseslint.config(
   { ignores: ['node_modules/**', '.data/**', '.tools/**', 'coverage/**', 'test-results/**', 'web/dist/**'] },
   js.configs.recommended,
@@ -52,21 +59,27 @@ export default tseslint.config(
   {
     // The API process starts workflows by name and never loads their code: types only (DESIGN section 3).
     files: ['src/**/*.ts'],
-    ignores: ['src/knowledge/**', 'src/billing/**'],
+    ignores: ['src/knowledge/**', 'src/billing/**', 'src/agent/**'],
     rules: {
-      '@typescript-eslint/no-restricted-imports': ['error', {
-        patterns: [{ group: ['**/workflows/*', '**/workflows'], allowTypeImports: true, message: 'Start workflows by name (src/temporal/starters.ts); import their types only.' }],
-      }],
+      '@typescript-eslint/no-restricted-imports': ['error', { patterns: [workflowsByName] }],
     },
   },
   {
-    // Engines sit below the HTTP resources, the API kit and the roles: they take data and ports, never requests.
+    // Engines take data and ports, never requests.
     files: ['src/knowledge/**/*.ts', 'src/billing/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', { patterns: engineImports }],
+    },
+  },
+  {
+    // The dialogue core, like an engine, and more: retrieval reaches it as a port, providers as their types.
+    files: ['src/agent/**/*.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': ['error', {
         patterns: [
-          { group: ['**/workflows/*', '**/workflows'], allowTypeImports: true, message: 'Start workflows by name (src/temporal/starters.ts); import their types only.' },
-          { group: ['**/resources/**', '**/api/**', '**/voice/**', '**/roles/**'], message: 'Engines import nothing from resources/, api/, voice/ or roles/ (DESIGN section 3).' },
+          ...engineImports,
+          { group: ['**/knowledge/**'], message: 'The dialogue core searches knowledge through its searchKnowledge port (agent/ports.ts).' },
+          { group: ['**/providers/*.ts', '**/providers/*/*', '!**/providers/*/types.ts'], allowTypeImports: true, message: 'The dialogue core takes providers as ports: import their types only.' },
         ],
       }],
     },

@@ -92,7 +92,7 @@ export interface Passage {
 }
 
 /** Lets the model look things up in the assistant's knowledge base. */
-export function knowledgeTool(search: (query: string) => Promise<Passage[]>): AgentTool {
+export function knowledgeTool(search: (query: string, signal: AbortSignal) => Promise<Passage[]>): AgentTool {
   return {
     definition: {
       name: 'search_knowledge_base',
@@ -104,10 +104,10 @@ export function knowledgeTool(search: (query: string) => Promise<Passage[]>): Ag
         additionalProperties: false,
       },
     },
-    async execute(args) {
+    async execute(args, signal) {
       const query = typeof args.query === 'string' ? args.query.trim() : '';
       if (!query) throw new Error('the query must be a non-empty string');
-      const passages = await search(query);
+      const passages = await search(query, signal);
       return { passages: passages.map((passage) => ({ source: passage.documentName, text: passage.text })) };
     },
   };

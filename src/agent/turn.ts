@@ -1,11 +1,13 @@
 import { LanguageModelError, type ChatMessage, type FunctionDefinition, type LanguageModel, type ToolCall } from '../providers/llm/types.ts';
+import { untilAborted } from '../lib/abort.ts';
+import { SentenceSplitter } from './sentences.ts';
 
 /** A function the model may call during a turn. */
 export interface AgentTool {
   definition: FunctionDefinition;
   /** Runs the call; a thrown error becomes an error result for the model, never a failed turn. */
   execute(args: Record<string, unknown>, signal: AbortSignal): Promise<unknown>;
-  /** Calling it ends the conversation (the end-call tool). */
+  /** Calling it asks to end the conversation (the end-call tool). */
   ends?: boolean;
 }
 
@@ -16,9 +18,17 @@ export interface FunctionCallRecord {
   result: unknown;
 }
 
-export type AgentEvent =
+/** What a turn streams, in the order it happens. */
+export type TurnEvent =
+  /** A piece of the reply as the model writes it. */
   | { type: 'token'; text: string }
-  | { type: 'tool_call'; call: FunctionCallRecord };
+  /** A sentence of the reply (or a bounded run of text without one), ready for speech; after the token completing it. */
+  | { type: 'sentence'; text: string }
+  /** Calls of one model step run in parallel: all of them start, then they finish in the order the model made them. */
+  | { type: 'tool_started'; name: string; arguments: Record<string, unknown> }
+  | { type: 'tool_finished'; call: FunctionCallRecord; durationMs: number }
+  /** The model called the end-call tool; the turn goes on to the model's closing words. */
+  | { type: 'end_call' };
 
 export interface TurnOptions {
   model: LanguageModel;
@@ -29,15 +39,30 @@ export interface TurnOptions {
   tools: AgentTool[];
   /** Rounds of tool calls allowed before the model must answer in words. */
   maxToolRounds?: number;
-  onEvent?: (event: AgentEvent) => void;
-  signal?: AbortSignal;
+  /** Stops the model request, the running tools and their retrievals at once; the turn then throws its reason. */
+  signal: AbortSignal;
+  /** Milliseconds on a monotonic clock, to time the tool calls. */
+  now: () => number;
 }
 
 export interface TurnResult {
-  reply: string;
+  /**
+   * The model's answer as far as the consumer took it: the whole answer once the turn has been iterated to its
+   * end, the part taken when it was aborted or left early. Text the model wrote before a round of tool calls
+   * is streamed but is not part of the answer.
+   */
+  delivered: string;
+  /** The calls that finished, in the order the model made them. */
   functionCalls: FunctionCallRecord[];
   /** The model called the end-call tool. */
-  ended: boolean;
+  endCall: boolean;
+}
+
+interface RunningCall {
+  name: string;
+  args: Record<string, unknown>;
+  /** Never rejects: a failure is the call's result. */
+  done: Promise<{ result: unknown; ends: boolean; durationMs: number }>;
 }
 
 function parseArguments(raw: string): { args: Record<string, unknown>; error?: string } {
@@ -51,62 +76,103 @@ function parseArguments(raw: string): { args: Record<string, unknown>; error?: s
   }
 }
 
-async function runCall(call: ToolCall, tools: Map<string, AgentTool>, signal: AbortSignal): Promise<FunctionCallRecord & { ends: boolean }> {
+function startCall(call: ToolCall, tools: Map<string, AgentTool>, options: TurnOptions): RunningCall {
   const { args, error } = parseArguments(call.arguments);
   const tool = tools.get(call.name);
-  if (!tool) return { name: call.name, arguments: args, result: { error: `there is no function named ${call.name}` }, ends: false };
-  if (error) return { name: call.name, arguments: args, result: { error }, ends: false };
-  try {
-    return { name: call.name, arguments: args, result: (await tool.execute(args, signal)) ?? null, ends: tool.ends === true };
-  } catch (failure) {
-    return { name: call.name, arguments: args, result: { error: (failure as Error).message }, ends: false };
-  }
+  const started = options.now();
+  const run = async (): Promise<{ result: unknown; ends: boolean }> => {
+    if (!tool) return { result: { error: `there is no function named ${call.name}` }, ends: false };
+    if (error) return { result: { error }, ends: false };
+    try {
+      return { result: (await tool.execute(args, options.signal)) ?? null, ends: tool.ends === true };
+    } catch (failure) {
+      return { result: { error: (failure as Error).message }, ends: false };
+    }
+  };
+  return { name: call.name, args, done: run().then((outcome) => ({ ...outcome, durationMs: options.now() - started })) };
 }
 
 /**
- * One turn of the dialogue: the model answers, calling functions as it asks (several at once run in
- * parallel) and seeing their results, until it answers in words. After `maxToolRounds` rounds it is asked
- * once more without functions, so a turn always ends.
+ * One turn of the dialogue, iterated once for its events: the model answers, calling functions as it asks
+ * (several at once run in parallel) and seeing their results, until it answers in words. After
+ * `maxToolRounds` rounds it is asked once more without functions, so a turn always ends. Nothing runs
+ * until it is iterated; leaving the loop early stops the model request. `result` says what the turn came
+ * to, complete or cut short.
  */
-export async function runAgentTurn(options: TurnOptions): Promise<TurnResult> {
-  const maxRounds = options.maxToolRounds ?? 5;
-  const tools = new Map(options.tools.map((tool) => [tool.definition.name, tool]));
-  const messages = [...options.messages];
-  const functionCalls: FunctionCallRecord[] = [];
-  const signal = options.signal ?? new AbortController().signal;
-  let ended = false;
+export class AgentTurn implements AsyncIterable<TurnEvent> {
+  private readonly options: TurnOptions;
+  private readonly functionCalls: FunctionCallRecord[] = [];
+  private endCall = false;
+  /** The answer being written: text of the current round. */
+  private answer = new SentenceSplitter();
+  private iterated = false;
 
-  for (let round = 0; ; round++) {
-    const offerTools = round < maxRounds && tools.size > 0;
-    let text = '';
-    let calls: ToolCall[] = [];
-    for await (const event of options.model.stream({
-      model: options.modelName,
-      messages,
-      ...(offerTools ? { tools: options.tools.map((tool) => tool.definition) } : {}),
-      ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
-      signal,
-    })) {
-      if (event.type === 'token') {
-        text += event.text;
-        options.onEvent?.({ type: 'token', text: event.text });
-      } else if (event.type === 'tool_calls') {
-        calls = event.calls;
+  constructor(options: TurnOptions) {
+    this.options = options;
+  }
+
+  get result(): TurnResult {
+    return { delivered: this.answer.text, functionCalls: this.functionCalls, endCall: this.endCall };
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<TurnEvent> {
+    if (this.iterated) throw new Error('A turn is iterated once.');
+    this.iterated = true;
+    return this.run();
+  }
+
+  private async *run(): AsyncGenerator<TurnEvent> {
+    const { options } = this;
+    const { signal } = options;
+    const maxRounds = options.maxToolRounds ?? 5;
+    const tools = new Map(options.tools.map((tool) => [tool.definition.name, tool]));
+    const messages = [...options.messages];
+
+    for (let round = 0; ; round++) {
+      const offerTools = round < maxRounds && tools.size > 0;
+      const answer = this.answer;
+      let calls: ToolCall[] = [];
+      for await (const event of options.model.stream({
+        model: options.modelName,
+        messages,
+        ...(offerTools ? { tools: options.tools.map((tool) => tool.definition) } : {}),
+        ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
+        signal,
+      })) {
+        if (event.type === 'token') {
+          // Pieces the provider had already read when the signal came are not handed out.
+          signal.throwIfAborted();
+          answer.push(event.text);
+          yield event;
+          for (let sentence = answer.next(); sentence !== undefined; sentence = answer.next()) yield { type: 'sentence', text: sentence };
+        } else if (event.type === 'tool_calls') {
+          calls = event.calls;
+        }
+      }
+      answer.end();
+      const final = calls.length === 0 || !offerTools;
+      if (final && !answer.text.trim() && calls.length === 0 && this.functionCalls.length === 0) {
+        throw new LanguageModelError('the language model returned an empty answer');
+      }
+      // Text before a round of calls is spoken or shown, but the answer is what comes after the calls.
+      if (!final) this.answer = new SentenceSplitter();
+      for (let sentence = answer.next(); sentence !== undefined; sentence = answer.next()) yield { type: 'sentence', text: sentence };
+      if (final) return;
+
+      messages.push({ role: 'assistant', content: answer.text || null, toolCalls: calls });
+      const running = calls.map((call) => startCall(call, tools, options));
+      for (const call of running) yield { type: 'tool_started', name: call.name, arguments: call.args };
+      for (const [index, call] of running.entries()) {
+        const { result, ends, durationMs } = await untilAborted(call.done, signal);
+        const record = { name: call.name, arguments: call.args, result };
+        this.functionCalls.push(record);
+        messages.push({ role: 'tool', toolCallId: calls[index]?.id ?? '', content: JSON.stringify(result) });
+        yield { type: 'tool_finished', call: record, durationMs };
+        if (ends) {
+          this.endCall = true;
+          yield { type: 'end_call' };
+        }
       }
     }
-    if (calls.length === 0 || !offerTools) {
-      if (!text.trim() && calls.length === 0 && functionCalls.length === 0) throw new LanguageModelError('the language model returned an empty answer');
-      return { reply: text, functionCalls, ended };
-    }
-
-    messages.push({ role: 'assistant', content: text || null, toolCalls: calls });
-    const results = await Promise.all(calls.map((call) => runCall(call, tools, signal)));
-    results.forEach((record, index) => {
-      const { ends, ...call } = record;
-      if (ends) ended = true;
-      functionCalls.push(call);
-      options.onEvent?.({ type: 'tool_call', call });
-      messages.push({ role: 'tool', toolCallId: calls[index]?.id ?? '', content: JSON.stringify(call.result) });
-    });
   }
 }

@@ -20,6 +20,8 @@ export interface RetrievalOptions {
   topK: number;
   /** Bypass the indexes (sequential scans, exact distances): the baseline of the benchmark. */
   exact?: boolean;
+  /** Stops the search: the embedding request at once, the database work before its next query. */
+  signal?: AbortSignal;
 }
 
 export interface RetrievalResult {
@@ -128,9 +130,10 @@ export async function searchKnowledgebase(
   options: RetrievalOptions,
 ): Promise<RetrievalResult> {
   const terms = fullTextQuery(options.query);
-  const vector = deps.embeddings ? (await deps.embeddings.embed([options.query]))[0] : undefined;
+  const vector = deps.embeddings ? (await deps.embeddings.embed([options.query], { signal: options.signal }))[0] : undefined;
   const mode = vector ? 'hybrid' : 'full_text';
   if (!terms && !vector) return { mode, chunks: [] };
+  options.signal?.throwIfAborted();
   const owned: unknown = await deps.knex('knowledgebases').where({ id: options.knowledgebaseId, userId: options.userId }).first('id');
   if (!owned) return { mode, chunks: [] };
 
@@ -142,6 +145,7 @@ export async function searchKnowledgebase(
   ]);
   const best = fuseRankings(rankings).slice(0, options.topK);
   if (best.length === 0) return { mode, chunks: [] };
+  options.signal?.throwIfAborted();
   const rows = await deps.knex.raw<{ rows: ChunkRow[] }>(
     `select c.id, c.document_id, d.name as document_name, c.content, c.metadata
      from document_chunks c join documents d on d.id = c.document_id

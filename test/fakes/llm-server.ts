@@ -1,9 +1,13 @@
+import { EventEmitter, once } from 'node:events';
 import http from 'node:http';
 import { listenOnLoopback } from '../support/ports.ts';
 
-/** One scripted model turn: a text reply, tool calls, or an HTTP failure. */
+/**
+ * One scripted model turn: a text reply, tool calls, or an HTTP failure. A streamed reply with `pieceDelayMs`
+ * comes slowly: the server waits that long before each piece after the first, or until the client leaves.
+ */
 export type FakeTurn =
-  | { reply: string }
+  | { reply: string; pieceDelayMs?: number }
   | { toolCalls: { name: string; arguments: Record<string, unknown> | string }[] }
   | { status: number; error: string };
 
@@ -24,11 +28,26 @@ export interface FakeLlmServer {
   /** Queues turns, answered in order; `respond` decides when the queue is empty. */
   script(...turns: FakeTurn[]): void;
   respond(decide: (request: ChatCompletionRequest) => FakeTurn): void;
+  /** Resolves with the next request whose client closes the connection before the answer is complete. */
+  nextAbort(): Promise<ChatCompletionRequest>;
   close(): Promise<void>;
 }
 
 function sse(response: http.ServerResponse, payload: unknown): void {
   response.write(`data: ${JSON.stringify(payload)}\n\n`);
+}
+
+/** Waits `ms`, or less when the response closes first. */
+function pause(ms: number, response: http.ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      response.off('close', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    response.once('close', done);
+  });
 }
 
 /**
@@ -40,6 +59,7 @@ export async function startFakeLlmServer(options: { latencyMs?: number; chunkSiz
   const queue: FakeTurn[] = [];
   const requests: ChatCompletionRequest[] = [];
   const timings = new Map<string, number>();
+  const aborts = new EventEmitter();
   let decide: ((request: ChatCompletionRequest) => FakeTurn) | undefined;
   const chunkSize = options.chunkSize ?? 4;
   let counter = 0;
@@ -58,6 +78,9 @@ export async function startFakeLlmServer(options: { latencyMs?: number; chunkSiz
         const received = performance.now();
         const lastUser = request.messages.filter((message) => message.role === 'user').at(-1)?.content ?? '';
         res.once('finish', () => timings.set(lastUser, performance.now() - received));
+        res.once('close', () => {
+          if (!res.writableFinished) aborts.emit('abort', request);
+        });
         const turn = queue.shift() ?? decide?.(request) ?? { reply: 'OK' };
         if (options.latencyMs) await new Promise((resolve) => setTimeout(resolve, options.latencyMs));
         if ('status' in turn) {
@@ -93,7 +116,10 @@ export async function startFakeLlmServer(options: { latencyMs?: number; chunkSiz
 
         res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
         sse(res, { ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] });
+        const delay = 'pieceDelayMs' in turn ? turn.pieceDelayMs : undefined;
         for (let i = 0; i < content.length; i += chunkSize) {
+          if (delay && i > 0) await pause(delay, res);
+          if (res.destroyed) return;
           sse(res, { ...base, choices: [{ index: 0, delta: { content: content.slice(i, i + chunkSize) }, finish_reason: null }] });
         }
         toolCalls.forEach((call, index) => {
@@ -114,6 +140,7 @@ export async function startFakeLlmServer(options: { latencyMs?: number; chunkSiz
     timings,
     script: (...turns) => { queue.push(...turns); },
     respond: (fn) => { decide = fn; },
+    nextAbort: async () => ((await once(aborts, 'abort')) as [ChatCompletionRequest])[0],
     close,
   };
 }

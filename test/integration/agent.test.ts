@@ -1,7 +1,7 @@
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { endCallTool, httpTool, knowledgeTool } from '../../src/agent/tools.ts';
-import { runAgentTurn, type AgentEvent } from '../../src/agent/turn.ts';
+import { AgentTurn, type TurnEvent, type TurnOptions } from '../../src/agent/turn.ts';
 import { createSafeFetch } from '../../src/lib/safe-fetch.ts';
 import { OpenAiCompatibleModel } from '../../src/providers/llm/openai-compatible.ts';
 import { startFakeLlmServer, type FakeLlmServer } from '../fakes/llm-server.ts';
@@ -28,7 +28,15 @@ async function startToolServer(): Promise<{ url: string; seen: { method: string;
   return { url, seen, close };
 }
 
-describe('runAgentTurn against an OpenAI-compatible server', () => {
+/** Iterates a turn to its end; the result with the events it streamed. */
+async function runTurn(options: Omit<TurnOptions, 'signal' | 'now'>) {
+  const turn = new AgentTurn({ ...options, signal: new AbortController().signal, now: () => performance.now() });
+  const events: TurnEvent[] = [];
+  for await (const event of turn) events.push(event);
+  return { result: turn.result, events };
+}
+
+describe('an agent turn against an OpenAI-compatible server', () => {
   let llm: FakeLlmServer;
   let tools: Awaited<ReturnType<typeof startToolServer>>;
   let model: OpenAiCompatibleModel;
@@ -46,15 +54,13 @@ describe('runAgentTurn against an OpenAI-compatible server', () => {
 
   it('streams the reply token by token', async () => {
     llm.script({ reply: 'Hello there, how can I help?' });
-    const events: AgentEvent[] = [];
-    const result = await runAgentTurn({
+    const { result, events } = await runTurn({
       model, modelName: 'gpt-test', messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hi' }], tools: [],
-      onEvent: (event) => events.push(event),
     });
-    expect(result).toEqual({ reply: 'Hello there, how can I help?', functionCalls: [], ended: false });
+    expect(result).toEqual({ delivered: 'Hello there, how can I help?', functionCalls: [], endCall: false });
     const tokens = events.filter((event) => event.type === 'token');
     expect(tokens.length).toBeGreaterThan(3);
-    expect(tokens.map((event) => (event.type === 'token' ? event.text : '')).join('')).toBe(result.reply);
+    expect(tokens.map((event) => (event.type === 'token' ? event.text : '')).join('')).toBe(result.delivered);
     expect(llm.requests.at(-1)?.messages).toEqual([{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hi' }]);
   });
 
@@ -72,17 +78,15 @@ describe('runAgentTurn against an OpenAI-compatible server', () => {
       { toolCalls: [{ name: 'get_weather', arguments: { city: 'Paris', units: 'metric' } }, { name: 'check_stock', arguments: { sku: 'X1' } }] },
       { reply: 'It is 21°C and clear in Paris; stock is unavailable right now.' },
     );
-    const events: AgentEvent[] = [];
-    const result = await runAgentTurn({
+    const { result, events } = await runTurn({
       model, modelName: 'gpt-test', messages: [{ role: 'user', content: 'Weather in Paris and stock of X1?' }], tools: [weather, broken],
-      onEvent: (event) => events.push(event),
     });
-    expect(result.reply).toBe('It is 21°C and clear in Paris; stock is unavailable right now.');
+    expect(result.delivered).toBe('It is 21°C and clear in Paris; stock is unavailable right now.');
     expect(result.functionCalls).toEqual([
       { name: 'get_weather', arguments: { city: 'Paris', units: 'metric' }, result: { temperature_c: 21, sky: 'clear' } },
       { name: 'check_stock', arguments: { sku: 'X1' }, result: { error: 'the endpoint answered HTTP 500', status: 500, body: { error: 'database offline' } } },
     ]);
-    expect(events.filter((event) => event.type === 'tool_call')).toHaveLength(2);
+    expect(events.filter((event) => event.type === 'tool_finished')).toHaveLength(2);
     expect(tools.seen).toEqual(expect.arrayContaining([
       { method: 'GET', url: '/weather/Paris?units=metric', body: '', auth: 'Bearer tool-secret' },
       { method: 'POST', url: '/broken', body: '{"sku":"X1"}', auth: undefined },
@@ -102,8 +106,8 @@ describe('runAgentTurn against an OpenAI-compatible server', () => {
   it('gives a slow tool an error result instead of failing the turn', async () => {
     const slow = httpTool({ name: 'slow_lookup', description: 'Slow', endpoint: `${tools.url}/slow`, method: 'GET', timeoutSeconds: 1, headers: [], parameters: [] }, safeFetch);
     llm.script({ toolCalls: [{ name: 'slow_lookup', arguments: {} }] }, { reply: 'Sorry, that lookup timed out.' });
-    const result = await runAgentTurn({ model, modelName: 'gpt-test', messages: [{ role: 'user', content: 'Look it up' }], tools: [slow] });
-    expect(result.reply).toBe('Sorry, that lookup timed out.');
+    const { result } = await runTurn({ model, modelName: 'gpt-test', messages: [{ role: 'user', content: 'Look it up' }], tools: [slow] });
+    expect(result.delivered).toBe('Sorry, that lookup timed out.');
     expect(result.functionCalls[0]?.result).toEqual({ error: expect.stringMatching(/did not answer within 1 s/) });
   });
 
@@ -112,7 +116,7 @@ describe('runAgentTurn against an OpenAI-compatible server', () => {
     const internal = httpTool({ name: 'internal', description: 'x', endpoint: `${tools.url}/weather/x`, method: 'GET', timeoutSeconds: 2, headers: [], parameters: [] }, strictFetch);
     const before = tools.seen.length;
     llm.script({ toolCalls: [{ name: 'internal', arguments: {} }] }, { reply: 'I could not reach it.' });
-    const result = await runAgentTurn({ model, modelName: 'gpt-test', messages: [{ role: 'user', content: 'go' }], tools: [internal] });
+    const { result } = await runTurn({ model, modelName: 'gpt-test', messages: [{ role: 'user', content: 'go' }], tools: [internal] });
     expect(result.functionCalls[0]?.result).toEqual({ error: expect.any(String) });
     expect(tools.seen.length).toBe(before);
   });
@@ -124,8 +128,8 @@ describe('runAgentTurn against an OpenAI-compatible server', () => {
       { toolCalls: [{ name: 'search_knowledge_base', arguments: { query: 'hours' } }, { name: 'end_call', arguments: {} }] },
       { reply: 'We are open 9 to 5. Goodbye!' },
     );
-    const result = await runAgentTurn({ model, modelName: 'gpt-test', messages: [{ role: 'user', content: 'Hours? bye' }], tools: [search, endCallTool()] });
-    expect(result.ended).toBe(true);
+    const { result } = await runTurn({ model, modelName: 'gpt-test', messages: [{ role: 'user', content: 'Hours? bye' }], tools: [search, endCallTool()] });
+    expect(result.endCall).toBe(true);
     expect(result.functionCalls.map((call) => call.name)).toEqual(['search_knowledge_base', 'nope', 'search_knowledge_base', 'end_call']);
     expect(result.functionCalls[0]?.result).toEqual({ error: expect.stringContaining('not valid JSON') });
     expect(result.functionCalls[1]?.result).toEqual({ error: 'there is no function named nope' });
@@ -135,15 +139,15 @@ describe('runAgentTurn against an OpenAI-compatible server', () => {
   it('bounds the loop: after the last allowed round the model must answer without functions', async () => {
     const echo = { definition: { name: 'echo', description: 'echo', parameters: { type: 'object', properties: {} } }, execute: () => Promise.resolve('again') };
     llm.respond((request) => (request.tools ? { toolCalls: [{ name: 'echo', arguments: {} }] } : { reply: 'Done looping.' }));
-    const result = await runAgentTurn({ model, modelName: 'gpt-test', messages: [{ role: 'user', content: 'loop' }], tools: [echo], maxToolRounds: 3 });
-    expect(result.reply).toBe('Done looping.');
+    const { result } = await runTurn({ model, modelName: 'gpt-test', messages: [{ role: 'user', content: 'loop' }], tools: [echo], maxToolRounds: 3 });
+    expect(result.delivered).toBe('Done looping.');
     expect(result.functionCalls).toHaveLength(3);
     llm.respond(() => ({ reply: 'OK' }));
   });
 
   it('fails the turn with a LanguageModelError when the provider fails', async () => {
     llm.script({ status: 500, error: 'overloaded' }, { status: 500, error: 'overloaded' });
-    await expect(runAgentTurn({ model, modelName: 'gpt-test', messages: [{ role: 'user', content: 'x' }], tools: [] }))
+    await expect(runTurn({ model, modelName: 'gpt-test', messages: [{ role: 'user', content: 'x' }], tools: [] }))
       .rejects.toThrow(/language model/);
   });
 });

@@ -1,7 +1,13 @@
 import { Model } from 'objection';
-import type { FunctionCallRecord } from '../../agent/turn.ts';
 
 export type ConversationType = 'widget' | 'test';
+
+/** A function the assistant called for a message, as the interface records it: `{name, arguments, result}`. */
+export interface StoredFunctionCall {
+  name: string;
+  arguments: Record<string, unknown>;
+  result: unknown;
+}
 
 export class Conversation extends Model {
   static override tableName = 'conversations';
@@ -28,6 +34,6 @@ export class ConversationMessage extends Model {
   declare conversationId: number;
   declare role: 'user' | 'assistant';
   declare content: string;
-  declare functionCalls: FunctionCallRecord[] | null;
+  declare functionCalls: StoredFunctionCall[] | null;
   declare createdAt: Date;
 }

@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
-import { defineRoute, type RouteDefinition } from '../../api/routing.ts';
+import { defineRoute, type RouteDefinition, type RouteResult } from '../../api/routing.ts';
 import { StatusErrorBody } from '../../api/schemas.ts';
-import type { AgentEvent } from '../../agent/turn.ts';
+import type { TurnEvent } from '../../agent/turn.ts';
 import { DomainError } from '../../lib/errors.ts';
 import type { ConversationType } from './model.ts';
 import { listConversations } from './list.ts';
@@ -10,10 +10,44 @@ import {
   StartedConversation,
 } from './schemas.ts';
 import { historyItem } from './serialize.ts';
-import { acceptMessage, conversationHistory, replyTo, startConversation, type ConversationDeps } from './service.ts';
+import { acceptMessage, conversationHistory, replyTo, startConversation, type ConversationDeps, type PendingTurn } from './service.ts';
 
 function sseEvent(name: string, data: unknown): string {
   return `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+/** The turn's reply as one JSON body. */
+async function jsonReply(deps: ConversationDeps, turn: PendingTurn, signal: AbortSignal): Promise<RouteResult> {
+  try {
+    const { reply, functionCalls } = await replyTo(deps, turn, signal);
+    return { body: { status: true, message: reply, function_calls: functionCalls } };
+  } catch (error) {
+    // Nobody is left to read an answer: 499 (nginx's "client closed request") keeps it out of the error log.
+    if (signal.aborted) return { status: 499, body: '' };
+    throw error;
+  }
+}
+
+/** The turn as server-sent events: `token`, `tool_call`, then `done` or `error`; nothing more once the client has gone. */
+function streamReply(deps: ConversationDeps, turn: PendingTurn, signal: AbortSignal, requestId: string): PassThrough {
+  const stream = new PassThrough();
+  const forward = (event: TurnEvent) => {
+    if (event.type === 'token') stream.write(sseEvent('token', { text: event.text }));
+    else if (event.type === 'tool_finished') stream.write(sseEvent('tool_call', event.call));
+  };
+  void replyTo(deps, turn, signal, forward).then(
+    ({ reply, functionCalls }) => stream.end(sseEvent('done', { status: true, message: reply, function_calls: functionCalls })),
+    (error: unknown) => {
+      if (signal.aborted) {
+        stream.end();
+        return;
+      }
+      const known = error instanceof DomainError;
+      if (!known) deps.logger.error({ err: error, requestId }, 'conversation turn failed');
+      stream.end(sseEvent('error', { status: false, error: known ? error.message : 'Server Error' }));
+    },
+  );
+  return stream;
 }
 
 export function conversationRoutes(deps: ConversationDeps & { publicUrl: string }): RouteDefinition[] {
@@ -77,24 +111,10 @@ export function conversationRoutes(deps: ConversationDeps & { publicUrl: string 
         422: { description: 'The message is missing or too long', schema: StatusErrorBody },
         503: { description: 'No language model is configured', schema: StatusErrorBody },
       },
-      async handle({ params, body, ctx }) {
+      async handle({ params, body, ctx, signal }) {
         const turn = await acceptMessage(deps, params.uuid, body.message);
-        if (!ctx.get('accept').includes('text/event-stream')) {
-          const { reply, functionCalls } = await replyTo(deps, turn);
-          return { body: { status: true, message: reply, function_calls: functionCalls } };
-        }
-        const stream = new PassThrough();
-        const forward = (event: AgentEvent) => {
-          stream.write(event.type === 'token' ? sseEvent('token', { text: event.text }) : sseEvent('tool_call', event.call));
-        };
-        void replyTo(deps, turn, forward).then(
-          ({ reply, functionCalls }) => stream.end(sseEvent('done', { status: true, message: reply, function_calls: functionCalls })),
-          (error: unknown) => {
-            const known = error instanceof DomainError;
-            if (!known) deps.logger.error({ err: error, requestId: ctx.state.requestId as string }, 'conversation turn failed');
-            stream.end(sseEvent('error', { status: false, error: known ? error.message : 'Server Error' }));
-          },
-        );
+        if (!ctx.get('accept').includes('text/event-stream')) return jsonReply(deps, turn, signal);
+        const stream = streamReply(deps, turn, signal, ctx.state.requestId as string);
         return { body: stream, type: 'text/event-stream', headers: { 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' } };
       },
     }),

@@ -1,18 +1,27 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import { agentProfileQuery, loadAgentProfile, toAgentProfile, type AgentProfile, type StoredProfile } from '../../agent/profile.ts';
-import { openingLine, prepareTurn, type AgentDeps, type HistoryEntry } from '../../agent/session.ts';
-import { runAgentTurn, type AgentEvent, type FunctionCallRecord } from '../../agent/turn.ts';
+import { PASSAGES_PER_SEARCH, type AgentPorts } from '../../agent/ports.ts';
+import type { AgentProfile } from '../../agent/profile.ts';
+import { buildTurnInput, openingLine, type HistoryEntry } from '../../agent/turn-input.ts';
+import { AgentTurn, type FunctionCallRecord, type TurnEvent, type TurnResult } from '../../agent/turn.ts';
+import { searchKnowledgebase } from '../../knowledge/retrieval.ts';
 import { InsufficientBalanceError, NotFoundError, ProviderFailedError, ServiceUnavailableError } from '../../lib/errors.ts';
+import type { SafeFetch } from '../../lib/safe-fetch.ts';
 import type { SecretBox } from '../../lib/secrets.ts';
 import { isUuid } from '../../lib/uuid.ts';
 import type { Logger } from '../../logger.ts';
+import type { EmbeddingsProvider } from '../../providers/embeddings/types.ts';
 import { LanguageModelError, type LanguageModel } from '../../providers/llm/types.ts';
 import { balanceMicros, chargeExpression, recordEntry } from '../../billing/ledger.ts';
+import { agentProfileQuery, loadAgentProfile, toAgentProfile, type StoredProfile } from '../assistants/profile.ts';
 import { Conversation, ConversationMessage, type ConversationType } from './model.ts';
 
-export interface ConversationDeps extends AgentDeps {
+export interface ConversationDeps {
+  knex: Knex;
   secrets: SecretBox;
+  /** The guarded client the assistants' HTTP tools call through. */
+  safeFetch: SafeFetch;
+  embeddings: EmbeddingsProvider | undefined;
   model: LanguageModel | undefined;
   /** The model to use when an assistant's model is not in the catalog. */
   defaultModel: string;
@@ -166,37 +175,75 @@ async function abandon(deps: ConversationDeps, turn: PendingTurn): Promise<void>
   });
 }
 
-/** Runs the assistant's turn for an accepted message and stores its reply; on failure, undoes the message. */
+/** What the dialogue core reaches for one assistant's turn: its knowledge base, the guarded client, the clock. */
+function agentPorts(deps: ConversationDeps, profile: AgentProfile): AgentPorts {
+  const { knowledgebaseId, userId } = profile;
+  return {
+    fetch: deps.safeFetch,
+    now: () => performance.now(),
+    searchKnowledge: async (query, signal) => {
+      if (knowledgebaseId === null) return [];
+      const { chunks } = await searchKnowledgebase(
+        { knex: deps.knex, embeddings: deps.embeddings },
+        { userId, knowledgebaseId, query, topK: PASSAGES_PER_SEARCH, signal },
+      );
+      return chunks.map((chunk) => ({ documentName: chunk.documentName, text: chunk.text, score: chunk.score }));
+    },
+  };
+}
+
+/** Stores the assistant's reply and counts it; a turn that called end-call ends the conversation. */
+async function storeReply(deps: ConversationDeps, turn: PendingTurn, result: TurnResult): Promise<void> {
+  await deps.knex.raw(`
+    with message as (
+      insert into conversation_messages (conversation_id, role, content, function_calls) values (?, 'assistant', ?, ?::jsonb)
+    )
+    update conversations
+    set message_count = message_count + 1, updated_at = now(), ended_at = case when ? then now() else ended_at end
+    where id = ?`,
+  [turn.conversation.id, result.delivered, result.functionCalls.length ? JSON.stringify(result.functionCalls) : null, result.endCall, turn.conversation.id]);
+}
+
+/**
+ * Runs the assistant's turn for an accepted message and stores its reply; on failure, undoes the message.
+ * `onEvent` streams the turn to the caller as it happens; the signal stops it (the client went away).
+ *
+ * The rule for a stopped turn: the stored reply holds only what the client was sent. A streamed turn keeps the
+ * part of the model's answer that went out through `onEvent`, with the calls that finished, and stays charged.
+ * When nothing of the answer went out (a JSON request, whose reply is sent only at the end, or a stop before
+ * the answer's first word), the turn is undone like a failed reply: the message goes, its charge is refunded.
+ * Either way the error the turn stopped with is thrown on; callers tell a stopped turn by their signal.
+ */
 export async function replyTo(
   deps: ConversationDeps,
   turn: PendingTurn,
-  onEvent?: (event: AgentEvent) => void,
+  signal: AbortSignal,
+  onEvent?: (event: TurnEvent) => void,
 ): Promise<{ reply: string; functionCalls: FunctionCallRecord[] }> {
+  let agentTurn: AgentTurn | undefined;
   try {
-    const { messages, tools } = await prepareTurn(deps, turn.profile, {
+    const ports = agentPorts(deps, turn.profile);
+    const input = await buildTurnInput(ports, turn.profile, {
       variables: turn.conversation.variables,
       history: turn.history,
       message: turn.message,
-    });
-    const result = await runAgentTurn({
+    }, signal);
+    agentTurn = new AgentTurn({
       model: turn.model,
       modelName: turn.profile.modelName ?? deps.defaultModel,
       temperature: turn.profile.temperature,
-      messages,
-      tools,
-      ...(onEvent ? { onEvent } : {}),
+      ...input,
+      signal,
+      now: ports.now,
     });
-    await deps.knex.raw(`
-      with message as (
-        insert into conversation_messages (conversation_id, role, content, function_calls) values (?, 'assistant', ?, ?::jsonb)
-      )
-      update conversations
-      set message_count = message_count + 1, updated_at = now(), ended_at = case when ? then now() else ended_at end
-      where id = ?`,
-    [turn.conversation.id, result.reply, result.functionCalls.length ? JSON.stringify(result.functionCalls) : null, result.ended, turn.conversation.id]);
-    return { reply: result.reply, functionCalls: result.functionCalls };
+    for await (const event of agentTurn) onEvent?.(event);
+    const result = agentTurn.result;
+    await storeReply(deps, turn, result);
+    return { reply: result.delivered, functionCalls: result.functionCalls };
   } catch (error) {
-    await abandon(deps, turn);
+    const sent = signal.aborted && onEvent && agentTurn ? agentTurn.result : undefined;
+    if (sent?.delivered.trim()) await storeReply(deps, turn, sent);
+    else await abandon(deps, turn);
     if (error instanceof LanguageModelError) {
       throw new ProviderFailedError(`Failed to process message: ${error.message}`, { cause: error });
     }

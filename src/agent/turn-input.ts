@@ -1,18 +1,10 @@
-import type { Knex } from 'knex';
-import type { SafeFetch } from '../lib/safe-fetch.ts';
-import type { EmbeddingsProvider } from '../providers/embeddings/types.ts';
 import type { ChatMessage } from '../providers/llm/types.ts';
-import { searchKnowledgebase } from '../knowledge/retrieval.ts';
+import { untilAborted } from '../lib/abort.ts';
+import type { AgentPorts } from './ports.ts';
 import type { AgentProfile } from './profile.ts';
 import { fillTemplate } from './template.ts';
-import { endCallTool, httpTool, knowledgeTool, passagesForPrompt, type Passage } from './tools.ts';
+import { endCallTool, httpTool, knowledgeTool, passagesForPrompt } from './tools.ts';
 import type { AgentTool } from './turn.ts';
-
-export interface AgentDeps {
-  knex: Knex;
-  safeFetch: SafeFetch;
-  embeddings: EmbeddingsProvider | undefined;
-}
 
 /** One earlier message of the dialogue, as stored. */
 export interface HistoryEntry {
@@ -20,15 +12,10 @@ export interface HistoryEntry {
   content: string;
 }
 
-const PASSAGES = 5;
-
-async function search(deps: AgentDeps, profile: AgentProfile, query: string): Promise<Passage[]> {
-  if (profile.knowledgebaseId === null) return [];
-  const { chunks } = await searchKnowledgebase(
-    { knex: deps.knex, embeddings: deps.embeddings },
-    { userId: profile.userId, knowledgebaseId: profile.knowledgebaseId, query, topK: PASSAGES },
-  );
-  return chunks.map((chunk) => ({ documentName: chunk.documentName, text: chunk.text, score: chunk.score }));
+/** What one turn sends the model: the whole conversation so far, and the functions on offer. */
+export interface TurnInput {
+  messages: ChatMessage[];
+  tools: AgentTool[];
 }
 
 /** The variables of a dialogue: the assistant's defaults, overridden by those the conversation was started with. */
@@ -44,19 +31,24 @@ export function openingLine(profile: AgentProfile, variables: Record<string, unk
 /**
  * The model input for one turn: the system prompt with variables filled (and, in `prompt` mode, passages
  * retrieved for the new message), the history, the new user message; and the functions on offer: the
- * assistant's HTTP tools, the knowledge search (in `function_call` mode) and end-call.
+ * assistant's HTTP tools, the knowledge search (in `function_call` mode) and end-call. The tools call out
+ * through the ports; the signal stops the retrieval of `prompt` mode.
  */
-export async function prepareTurn(
-  deps: AgentDeps,
+export async function buildTurnInput(
+  ports: Pick<AgentPorts, 'searchKnowledge' | 'fetch'>,
   profile: AgentProfile,
   input: { variables: Record<string, unknown>; history: HistoryEntry[]; message: string },
-): Promise<{ messages: ChatMessage[]; tools: AgentTool[] }> {
+  signal: AbortSignal,
+): Promise<TurnInput> {
   const variables = dialogueVariables(profile, input.variables);
   let system = fillTemplate(profile.systemPrompt, variables);
-  const tools: AgentTool[] = profile.httpTools.map((spec) => httpTool(spec, deps.safeFetch));
+  const tools: AgentTool[] = profile.httpTools.map((spec) => httpTool(spec, ports.fetch));
   if (profile.knowledgebaseId !== null) {
-    if (profile.knowledgebaseMode === 'prompt') system += passagesForPrompt(await search(deps, profile, input.message));
-    else tools.push(knowledgeTool((query) => search(deps, profile, query)));
+    if (profile.knowledgebaseMode === 'prompt') {
+      system += passagesForPrompt(await untilAborted(ports.searchKnowledge(input.message, signal), signal));
+    } else {
+      tools.push(knowledgeTool(ports.searchKnowledge));
+    }
   }
   tools.push(endCallTool(profile.endCallDescription));
   const messages: ChatMessage[] = [

@@ -1,0 +1,83 @@
+import type { Knex } from 'knex';
+import type { AgentProfile } from '../../agent/profile.ts';
+import type { SecretBox } from '../../lib/secrets.ts';
+import type { Tool } from '../tools/model.ts';
+import { openHeaders } from '../tools/service.ts';
+
+/** The profile as the database hands it over: one JSON value, keys as named below. */
+export interface StoredProfile {
+  id: number;
+  uuid: string;
+  userId: number;
+  name: string;
+  systemPrompt: string;
+  initialMessage: string;
+  variables: Record<string, unknown> | null;
+  temperature: number;
+  timezone: string;
+  knowledgebaseId: number | null;
+  knowledgebaseMode: string | null;
+  builtInTools: { type: string; data?: { description?: string } | null }[] | null;
+  modelName: string | null;
+  httpTools: Pick<Tool, 'name' | 'description' | 'endpoint' | 'method' | 'timeout' | 'headers' | 'schema'>[];
+}
+
+/**
+ * The query for an assistant's profile, with its mid-call tools, as one JSON value named `profile`. It stands
+ * alone or as a subquery of a caller's statement: the id may be a column of that statement.
+ */
+export function agentProfileQuery(knex: Knex, where: { uuid: string } | { id: number | Knex.Raw }): Knex.QueryBuilder {
+  return knex('assistants as a')
+    .leftJoin('language_models as m', 'm.id', 'a.llm_model_id')
+    .where('uuid' in where ? { 'a.uuid': where.uuid } : { 'a.id': where.id })
+    .select(knex.raw(`json_build_object(
+      'id', a.id, 'uuid', a.uuid, 'userId', a.user_id, 'name', a.name, 'systemPrompt', a.system_prompt,
+      'initialMessage', a.initial_message, 'variables', a.variables, 'temperature', a.llm_temperature,
+      'timezone', a.timezone, 'knowledgebaseId', a.knowledgebase_id, 'knowledgebaseMode', a.knowledgebase_mode,
+      'builtInTools', a.tools, 'modelName', m.provider_model,
+      'httpTools', (
+        select coalesce(json_agg(json_build_object(
+          'name', t.name, 'description', t.description, 'endpoint', t.endpoint, 'method', t.method,
+          'timeout', t.timeout, 'headers', t.headers, 'schema', t.schema) order by t.id), '[]')
+        from tools t join assistant_tools at on at.tool_id = t.id
+        where at.assistant_id = a.id)
+    ) as profile`));
+}
+
+/** The profile from what `agentProfileQuery` returned, with the tools' headers decrypted. */
+export function toAgentProfile(secrets: SecretBox, stored: StoredProfile): AgentProfile {
+  const endCall = (stored.builtInTools ?? []).find((tool) => tool.type === 'end_call');
+  return {
+    assistantId: stored.id,
+    assistantUuid: stored.uuid,
+    userId: stored.userId,
+    name: stored.name,
+    systemPrompt: stored.systemPrompt,
+    initialMessage: stored.initialMessage,
+    variables: stored.variables ?? {},
+    modelName: stored.modelName ?? undefined,
+    temperature: stored.temperature,
+    timezone: stored.timezone,
+    knowledgebaseId: stored.knowledgebaseId,
+    knowledgebaseMode: stored.knowledgebaseMode === 'prompt' ? 'prompt' : 'function_call',
+    endCallDescription: endCall?.data?.description,
+    httpTools: stored.httpTools.map((tool) => ({
+      name: tool.name,
+      description: tool.description,
+      endpoint: tool.endpoint,
+      method: tool.method,
+      timeoutSeconds: tool.timeout,
+      headers: openHeaders(secrets, tool),
+      parameters: tool.schema,
+    })),
+  };
+}
+
+/** Loads an assistant by its public UUID or its id, with its mid-call tools' headers decrypted, in one query. */
+export async function loadAgentProfile(
+  deps: { knex: Knex; secrets: SecretBox },
+  where: { uuid: string } | { id: number },
+): Promise<AgentProfile | undefined> {
+  const row = await agentProfileQuery(deps.knex, where).first<{ profile: StoredProfile } | undefined>();
+  return row ? toAgentProfile(deps.secrets, row.profile) : undefined;
+}
