@@ -48,5 +48,12 @@ export function createApp(deps: AppDeps): Api {
   app.use(router.routes());
   app.use(router.allowedMethods());
   app.use(webRoutes().routes());
+  // Errors Koa sees after a response has begun (a stream cut short): a client that left mid-stream is routine,
+  // anything else goes to the log instead of Koa's default print to stderr.
+  app.on('error', (error: NodeJS.ErrnoException, ctx?: Koa.Context) => {
+    const log = (ctx?.state as { log?: Logger } | undefined)?.log ?? deps.logger;
+    if (error.code === 'ERR_STREAM_PREMATURE_CLOSE') log.debug({ path: ctx?.path }, 'the client left before the response ended');
+    else log.error({ err: error, path: ctx?.path }, 'error after the response began');
+  });
   return { app, router, routes: deps.routes };
 }
