@@ -41,6 +41,22 @@ export async function openTestDatabase(): Promise<Database> {
 }
 
 /**
+ * The configuration of a test: quiet logs, the run's dev server, this file's namespace and a task queue of
+ * its own (so workers of other platforms never take its tasks), then the test's own variables.
+ */
+export async function testConfig(env: Record<string, string> = {}): Promise<Config> {
+  return loadConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    LOG_FORMAT: 'json',
+    TEMPORAL_ADDRESS: inject('temporalAddress'),
+    TEMPORAL_NAMESPACE: await testNamespace(),
+    TEMPORAL_TASK_QUEUE: `test-${randomUUID()}`,
+    ...env,
+  });
+}
+
+/**
  * The real app on a real port, over this file's database and the run's Temporal dev server, in this file's
  * namespace and with a task queue of its own so workers of other platforms never take its tasks.
  */
@@ -53,15 +69,7 @@ export async function startTestPlatform(options: {
   /** The app's time (session expiry, login lockout), the system clock unless given. */
   clock?: Clock;
 } = {}): Promise<TestPlatform> {
-  const config = loadConfig({
-    NODE_ENV: 'test',
-    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
-    LOG_FORMAT: 'json',
-    TEMPORAL_ADDRESS: inject('temporalAddress'),
-    TEMPORAL_NAMESPACE: await testNamespace(),
-    TEMPORAL_TASK_QUEUE: `test-${randomUUID()}`,
-    ...options.env,
-  });
+  const config = await testConfig(options.env);
   const logger = options.logger ?? createLogger(config);
   const database = await openTestDatabase();
   const temporal = createTemporalClient(config, config.temporal.address ?? '');

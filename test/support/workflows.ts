@@ -1,12 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
 import type { Activities } from '../../activities/index.ts';
-import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { createTemporalClient, type TemporalClient } from '../../src/temporal/client.ts';
 import { startWorker } from '../../src/temporal/worker.ts';
 import { stubActivities, type ActivityCall } from './stub-activities.ts';
-import { testNamespace } from './temporal.ts';
+import { testConfig } from './platform.ts';
 
 export { activityGate, heartbeatUntilCancelled, type ActivityCall, type ActivityGate } from './stub-activities.ts';
 
@@ -24,14 +22,7 @@ export interface StubWorker {
  * a stub fails at once with "not stubbed: <name>".
  */
 export async function startStubWorker(stubs: Partial<Activities>): Promise<StubWorker> {
-  const config = loadConfig({
-    NODE_ENV: 'test',
-    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
-    LOG_FORMAT: 'json',
-    TEMPORAL_ADDRESS: inject('temporalAddress'),
-    TEMPORAL_NAMESPACE: await testNamespace(),
-    TEMPORAL_TASK_QUEUE: `workflows-${randomUUID()}`,
-  });
+  const config = await testConfig();
   const address = config.temporal.address ?? '';
   const calls: ActivityCall[] = [];
   const worker = await startWorker({
