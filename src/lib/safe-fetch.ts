@@ -4,13 +4,14 @@ import https from 'node:https';
 import net from 'node:net';
 import type { Readable } from 'node:stream';
 import zlib from 'node:zlib';
+import { isPublicAddress, parseAllowList, type AllowList } from './addresses.ts';
 
 /**
  * The one HTTP client for URLs that users supply (websites to scrape, mid-call tool endpoints, webhook
- * URLs). It refuses private, loopback, link-local and metadata addresses *after* DNS resolution, at
- * connect time (so a name that re-resolves between check and connect cannot slip through), on every
- * redirect hop; and it bounds time and size. `allowHosts` is the only way through, for tests and private
- * deployments.
+ * URLs). It refuses private, loopback, link-local, metadata and every other special-purpose address
+ * (`addresses.ts`) *after* DNS resolution, at connect time (so a name that re-resolves between check and
+ * connect cannot slip through), on every redirect hop; and it bounds time and size. `allowHosts` is the only
+ * way through, for tests and private deployments.
  */
 
 export type FetchRefusal =
@@ -71,67 +72,6 @@ export interface SafeResponse {
 }
 
 export type SafeFetch = (url: string, request?: SafeRequest) => Promise<SafeResponse>;
-
-// Ranges that never belong to a public service: RFC 6890 special-purpose, loopback, link-local (which holds
-// the cloud metadata address 169.254.169.254), CGNAT, multicast, documentation, and their IPv6 counterparts.
-const blockedRanges: [string, number, 'ipv4' | 'ipv6'][] = [
-  ['0.0.0.0', 8, 'ipv4'], ['10.0.0.0', 8, 'ipv4'], ['100.64.0.0', 10, 'ipv4'], ['127.0.0.0', 8, 'ipv4'],
-  ['169.254.0.0', 16, 'ipv4'], ['172.16.0.0', 12, 'ipv4'], ['192.0.0.0', 24, 'ipv4'], ['192.0.2.0', 24, 'ipv4'],
-  ['192.88.99.0', 24, 'ipv4'], ['192.168.0.0', 16, 'ipv4'], ['198.18.0.0', 15, 'ipv4'], ['198.51.100.0', 24, 'ipv4'],
-  ['203.0.113.0', 24, 'ipv4'], ['224.0.0.0', 4, 'ipv4'], ['240.0.0.0', 4, 'ipv4'],
-  ['::', 128, 'ipv6'], ['::1', 128, 'ipv6'], ['64:ff9b::', 96, 'ipv6'], ['64:ff9b:1::', 48, 'ipv6'], ['100::', 64, 'ipv6'],
-  ['2001::', 23, 'ipv6'], ['2001:db8::', 32, 'ipv6'], ['2002::', 16, 'ipv6'], ['fc00::', 7, 'ipv6'], ['fe80::', 10, 'ipv6'],
-  ['fec0::', 10, 'ipv6'], ['ff00::', 8, 'ipv6'],
-];
-const blocked = new net.BlockList();
-for (const [address, prefix, family] of blockedRanges) blocked.addSubnet(address, prefix, family);
-
-/** `::ffff:10.0.0.1` and friends are the IPv4 address they embed. */
-function normalizeAddress(address: string): { address: string; family: 'ipv4' | 'ipv6' } {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped?.[1]) return { address: mapped[1], family: 'ipv4' };
-  return { address, family: net.isIPv4(address) ? 'ipv4' : 'ipv6' };
-}
-
-/** Whether an address is routable on the public internet (false for private, loopback, link-local, ...). */
-export function isPublicAddress(address: string): boolean {
-  if (net.isIP(address) === 0) return false;
-  const normal = normalizeAddress(address);
-  return !blocked.check(normal.address, normal.family);
-}
-
-export interface AllowList {
-  allowsHost(hostname: string): boolean;
-  allowsAddress(address: string): boolean;
-}
-
-/** Parses `FETCH_ALLOW_HOSTS` entries; throws on a malformed CIDR so a typo is not a silent refusal. */
-export function parseAllowList(entries: string[]): AllowList {
-  const names = new Set<string>();
-  const addresses = new net.BlockList();
-  for (const raw of entries) {
-    const entry = raw.trim().toLowerCase().replace(/^\[|\]$/g, '');
-    if (entry === '') continue;
-    const cidr = /^(.+)\/(\d{1,3})$/.exec(entry);
-    if (cidr?.[1] && cidr[2]) {
-      const family = net.isIP(cidr[1]);
-      const prefix = Number(cidr[2]);
-      if (family === 0 || prefix > (family === 4 ? 32 : 128)) throw new Error(`"${raw}" is not a valid CIDR range.`);
-      addresses.addSubnet(cidr[1], prefix, family === 4 ? 'ipv4' : 'ipv6');
-    } else if (net.isIP(entry) !== 0) {
-      addresses.addAddress(entry, net.isIPv4(entry) ? 'ipv4' : 'ipv6');
-    } else {
-      names.add(entry.replace(/\.$/, ''));
-    }
-  }
-  return {
-    allowsHost: (hostname) => names.has(hostname.toLowerCase().replace(/\.$/, '')),
-    allowsAddress: (address) => {
-      const normal = normalizeAddress(address);
-      return addresses.check(normal.address, normal.family);
-    },
-  };
-}
 
 function refuseAddress(url: string, hostname: string, address: string): FetchRefusedError {
   return new FetchRefusedError(
