@@ -70,7 +70,10 @@ export function createFilesystemStorage(root: string): FileStorage {
       await fs.promises.rm(resolve(key), { force: true });
     },
     async deletePrefix(prefix) {
-      await fs.promises.rm(resolve(prefix), { recursive: true, force: true });
+      // A writer may still be adding files (a cancelled ingestion finishing its step): the directory is then
+      // not empty when its last entry was removed, and the whole removal is tried again. What the writer adds
+      // after the last try is removed by its own clean-up, which runs once it has stopped.
+      await fs.promises.rm(resolve(prefix), { recursive: true, force: true, maxRetries: 10, retryDelay: 20 });
     },
   };
 }

@@ -14,7 +14,10 @@ export interface FileStorage {
   exists(key: string): Promise<boolean>;
   /** Removes one key; missing keys are fine, so deletion is idempotent. */
   delete(key: string): Promise<void>;
-  /** Removes every key under a prefix such as `documents/42/`. */
+  /**
+   * Removes every key under a prefix such as `documents/42/`; idempotent, and keys written under it meanwhile
+   * (by an ingestion still stopping) do not make it fail.
+   */
   deletePrefix(prefix: string): Promise<void>;
 }
 
