@@ -3,9 +3,12 @@ import { listenOnLoopback } from '../support/ports.ts';
 
 /**
  * A small website for the crawler: linked pages, an off-site link, a page robots.txt forbids, a redirect to
- * a private address, a page larger than the fetch cap, a non-HTML link, and a slow page. It counts hits so
- * tests can prove what was and was not fetched.
+ * a private address, a page larger than the fetch cap, a non-HTML link, a slow page, and a catalogue of
+ * `catalogueSize` item pages (a crawl with many pages to store). It counts hits so tests can prove what was
+ * and was not fetched.
  */
+export const catalogueSize = 40;
+
 export interface TestWebsite {
   url: string;
   hits: Map<string, number>;
@@ -72,10 +75,18 @@ export async function startTestWebsite(options: { privateTarget: string; hugeByt
       case '/slow':
         slowWaiters.push(() => html(page('Slow', `<h1>Slow page</h1>${filler('patience')}`)));
         return;
+      case '/catalogue':
+        html(page('Catalogue', `<h1>Catalogue</h1><ul>${Array.from({ length: catalogueSize }, (_, index) =>
+          `<li><a href="/catalogue/${index + 1}">Item ${index + 1}</a></li>`).join('')}</ul>${filler('the catalogue')}`));
+        return;
       case '/empty':
         html('<!doctype html><html><head><title></title></head><body><script>var x = 1;</script></body></html>');
         return;
       default:
+        if (/^\/catalogue\/\d+$/.test(path)) {
+          html(page(`Item ${path.slice('/catalogue/'.length)}`, `<h1>Catalogue item</h1>${filler('this item')}`));
+          return;
+        }
         response.writeHead(404, { 'content-type': 'text/html' });
         response.end('<h1>Not found</h1>');
     }
