@@ -71,6 +71,11 @@ export interface Config {
     loginAccountWindowSeconds: number;
     loginAccountLockoutSeconds: number;
   };
+  /** Free test chats anyone with an assistant's UUID may run, limited because they cost its owner model calls. */
+  testChats: {
+    perAssistantPerHour: number;
+    perAddressPerMinute: number;
+  };
   /** The guarded client for user-supplied URLs (lib/safe-fetch.ts): scraping, tools, webhooks. */
   fetch: {
     /** Host names, addresses or CIDR ranges let through although private; empty in production. */
@@ -275,6 +280,10 @@ export function loadConfig(env: Env = process.env): Config {
       loginAccountMaxAttempts: read.integer('LOGIN_ACCOUNT_MAX_ATTEMPTS', 20, 1, 100_000),
       loginAccountWindowSeconds: read.duration('LOGIN_ACCOUNT_WINDOW', 15 * 60),
       loginAccountLockoutSeconds: read.duration('LOGIN_ACCOUNT_LOCKOUT', 60),
+    },
+    testChats: {
+      perAssistantPerHour: read.integer('TEST_CHAT_PER_ASSISTANT_PER_HOUR', 200, 1, 1_000_000),
+      perAddressPerMinute: read.integer('TEST_CHAT_PER_ADDRESS_PER_MINUTE', 20, 1, 1_000_000),
     },
     fetch: {
       allowHosts: read.list('FETCH_ALLOW_HOSTS'),
