@@ -99,7 +99,14 @@ export function postgresRateLimiter(knex: Knex, clock: Clock): RateLimiter {
       { key, now, interval: emissionInterval(limit), period: limit.periodMs + TOLERANCE_MS });
       const row = rows[0];
       if (row?.admitted != null) return admitted(row.admitted, now, limit);
-      return refused(row?.previous ?? now, now, limit);
+      let arrival = row?.previous ?? undefined;
+      // The statement's snapshot predates a concurrent request that moved the time (the upsert saw it, the
+      // read did not): read it again, so the Retry-After is not too short.
+      if (gcra(arrival, now, limit).decision.allowed) {
+        const current = await knex.raw<{ rows: { arrival: number }[] }>('select arrival_ms as arrival from rate_limits where key = ?', [key]);
+        arrival = current.rows[0]?.arrival;
+      }
+      return refused(arrival ?? now, now, limit);
     },
   };
 }
