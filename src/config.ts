@@ -63,8 +63,18 @@ export interface Config {
     allowRegistration: boolean;
     signupCreditMicros: number;
     sessionTtlSeconds: number;
+    /** Failed logins per email and client address before a lockout of `loginLockoutSeconds`. */
     loginMaxAttempts: number;
     loginLockoutSeconds: number;
+    /** Failed logins per account from every address within `loginAccountWindowSeconds` before a short lockout. */
+    loginAccountMaxAttempts: number;
+    loginAccountWindowSeconds: number;
+    loginAccountLockoutSeconds: number;
+  };
+  /** Free test chats anyone with an assistant's UUID may run, limited because they cost its owner model calls. */
+  testChats: {
+    perAssistantPerHour: number;
+    perAddressPerMinute: number;
   };
   /** The guarded client for user-supplied URLs (lib/safe-fetch.ts): scraping, tools, webhooks. */
   fetch: {
@@ -267,6 +277,13 @@ export function loadConfig(env: Env = process.env): Config {
       sessionTtlSeconds: read.duration('SESSION_TTL', 30 * 86400),
       loginMaxAttempts: read.integer('LOGIN_MAX_ATTEMPTS', 5, 1, 1000),
       loginLockoutSeconds: read.duration('LOGIN_LOCKOUT', 60),
+      loginAccountMaxAttempts: read.integer('LOGIN_ACCOUNT_MAX_ATTEMPTS', 20, 1, 100_000),
+      loginAccountWindowSeconds: read.duration('LOGIN_ACCOUNT_WINDOW', 15 * 60),
+      loginAccountLockoutSeconds: read.duration('LOGIN_ACCOUNT_LOCKOUT', 60),
+    },
+    testChats: {
+      perAssistantPerHour: read.integer('TEST_CHAT_PER_ASSISTANT_PER_HOUR', 200, 1, 1_000_000),
+      perAddressPerMinute: read.integer('TEST_CHAT_PER_ADDRESS_PER_MINUTE', 20, 1, 1_000_000),
     },
     fetch: {
       allowHosts: read.list('FETCH_ALLOW_HOSTS'),

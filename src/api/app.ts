@@ -2,6 +2,7 @@ import Koa from 'koa';
 import Router from '@koa/router';
 import type { Config } from '../config.ts';
 import type { Knex } from '../db/database.ts';
+import { createRateLimiter } from '../db/rate-limiter.ts';
 import { systemClock, type Clock } from '../lib/clock.ts';
 import type { Logger } from '../logger.ts';
 import { tokenResolver } from '../resources/auth/tokens.ts';
@@ -39,10 +40,12 @@ export function createApp(deps: AppDeps): Api {
   app.use(errorHandler());
   app.use(corsPolicy(deps.config.http.corsOrigins, (path) => publicPaths.test(path)));
 
+  const clock = deps.clock ?? systemClock;
+  const limiter = createRateLimiter({ knex: deps.knex, sharedDatabase: deps.config.database.url !== undefined, clock });
   const router = new Router({ prefix: '/api' });
   mountRoutes(router, deps.routes, {
-    authenticate: authenticate(tokenResolver(deps.knex, deps.clock ?? systemClock)),
-    rateLimit: rateLimit(deps.config.http.rateLimitPerMinute),
+    authenticate: authenticate(tokenResolver(deps.knex, clock)),
+    rateLimit: rateLimit(limiter, deps.config.http.rateLimitPerMinute),
     bodyLimitBytes: deps.config.http.bodyLimitBytes,
   });
   app.use(router.routes());

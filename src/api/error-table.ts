@@ -1,4 +1,4 @@
-import { TooManyRequestsError, ValidationError, type DomainError, type ErrorCode } from '../lib/errors.ts';
+import { TooManyRequestsError, UsageLimitError, ValidationError, type DomainError, type ErrorCode } from '../lib/errors.ts';
 
 /**
  * The error bodies of the interface come in route families: `{message}` on most `/user/...` routes,
@@ -39,7 +39,12 @@ function validationBody(error: DomainError, style: ErrorStyle): ResponseBody {
 }
 
 function retryAfter(error: DomainError): number | undefined {
-  return error instanceof TooManyRequestsError ? error.retryAfterSeconds : undefined;
+  return error instanceof TooManyRequestsError || error instanceof UsageLimitError ? error.retryAfterSeconds : undefined;
+}
+
+function retryAfterHeader(error: DomainError): Record<string, string> {
+  const seconds = retryAfter(error);
+  return seconds === undefined ? {} : { 'Retry-After': String(seconds) };
 }
 
 /** Every code's HTTP status, and its body where the family's shape is not what the contract shows. */
@@ -59,11 +64,9 @@ const table: Record<ErrorCode, Mapping> = {
   rate_limited: {
     status: 429,
     body: (error) => ({ message: error.message, retry_after: retryAfter(error) }),
-    headers: (error): Record<string, string> => {
-      const seconds = retryAfter(error);
-      return seconds === undefined ? {} : { 'Retry-After': String(seconds) };
-    },
+    headers: retryAfterHeader,
   },
+  usage_limited: { status: 429, headers: retryAfterHeader },
   provider_unavailable: { status: 503 },
 };
 

@@ -15,6 +15,7 @@ export const errorCodes = [
   'plan_limit',
   'insufficient_balance',
   'rate_limited',
+  'usage_limited',
   'provider_failed',
   'provider_unavailable',
 ] as const;
@@ -107,6 +108,19 @@ export class TooManyRequestsError extends DomainError {
   readonly retryAfterSeconds: number;
   constructor(retryAfterSeconds: number) {
     super('Too Many Attempts.');
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}
+
+/**
+ * A free allowance is used up for now (test chats of an assistant); unlike `rate_limited` it answers in the
+ * route family's own shape. The caller may try again after `retryAfterSeconds`.
+ */
+export class UsageLimitError extends DomainError {
+  readonly code = 'usage_limited';
+  readonly retryAfterSeconds: number;
+  constructor(message: string, retryAfterSeconds: number) {
+    super(message);
     this.retryAfterSeconds = retryAfterSeconds;
   }
 }

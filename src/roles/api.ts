@@ -7,12 +7,14 @@ import { systemClock, type Clock } from '../lib/clock.ts';
 import type { RouteDefinition } from '../api/routing.ts';
 import type { Config } from '../config.ts';
 import type { Knex } from '../db/database.ts';
+import { createRateLimiter } from '../db/rate-limiter.ts';
 import type { Logger } from '../logger.ts';
 import { describeEmbeddings } from '../providers/embeddings/index.ts';
 import type { Providers } from '../providers/index.ts';
 import { apiKeyRoutes } from '../resources/api-keys/routes.ts';
 import { assistantRoutes } from '../resources/assistants/routes.ts';
 import { authRoutes } from '../resources/auth/routes.ts';
+import { tokenResolver } from '../resources/auth/tokens.ts';
 import { catalogRoutes } from '../resources/catalogs/routes.ts';
 import { conversationRoutes } from '../resources/conversations/routes.ts';
 import { documentRoutes } from '../resources/documents/routes.ts';
@@ -42,11 +44,17 @@ export interface ApiRouteDeps {
 export function apiRoutes(deps: ApiRouteDeps): RouteDefinition[] {
   const { knex, config, logger, temporal } = deps;
   const { secrets, storage, embeddings } = deps.providers;
+  const clock = deps.clock ?? systemClock;
+  const testChats = {
+    limiter: createRateLimiter({ knex, sharedDatabase: config.database.url !== undefined, clock }),
+    limits: config.testChats,
+    resolveToken: tokenResolver(knex, clock),
+  };
   let document: Record<string, unknown> = {};
   const routes = [
     ...healthRoutes({ knex, temporal, embeddings: describeEmbeddings(config) }),
     ...docsRoutes(() => document),
-    ...authRoutes({ knex, config, now: deps.clock ?? systemClock }),
+    ...authRoutes({ knex, config, now: clock }),
     ...userRoutes({ knex }),
     ...apiKeyRoutes({ knex }),
     ...toolRoutes({ knex, secrets }),
@@ -64,6 +72,7 @@ export function apiRoutes(deps: ApiRouteDeps): RouteDefinition[] {
       defaultModel: config.llm.defaultModel,
       logger,
       publicUrl: config.publicUrl,
+      testChats,
     }),
   ];
   document = buildOpenApiDocument(routes, { serverUrl: `${config.publicUrl}/api`, version: '0.1.0' });

@@ -218,3 +218,62 @@ describe('POST /api/auth/login and logout', () => {
     expect((await platform.request('GET', '/user/me', { token: user.token })).status).toBe(200);
   });
 });
+
+describe('the per-account login budget, from every address together', () => {
+  let platform: TestPlatform;
+  const clock = testClock();
+  beforeAll(async () => {
+    platform = await startTestPlatform({
+      env: {
+        LOGIN_MAX_ATTEMPTS: '3',
+        LOGIN_LOCKOUT: '60s',
+        LOGIN_ACCOUNT_MAX_ATTEMPTS: '6',
+        LOGIN_ACCOUNT_WINDOW: '15m',
+        LOGIN_ACCOUNT_LOCKOUT: '30s',
+        TRUST_PROXY: 'true',
+      },
+      clock: clock.now,
+    });
+  });
+  afterAll(() => platform.close());
+
+  let address = 0;
+  /** A login from an address never used before, as an attacker with many addresses sends them. */
+  const loginFromNewAddress = (user: { email: string }, password: string) =>
+    platform.request('POST', '/auth/login', { body: { email: user.email, password }, headers: { 'x-forwarded-for': `198.51.100.${++address}` } });
+
+  it('locks the account briefly once guesses from many addresses use up its budget, then lets its owner in', async () => {
+    const user = await createTestUser(platform.database.knex);
+    for (let i = 0; i < 6; i++) expect((await loginFromNewAddress(user, `guess-${i}`)).status).toBe(401);
+    const locked = await loginFromNewAddress(user, user.password);
+    expect(locked.status).toBe(429);
+    expect(locked.body).toEqual({ message: 'Too Many Attempts.', retry_after: 30 });
+    expect(locked.headers.get('retry-after')).toBe('30');
+    clock.advance(30_000);
+    expect((await loginFromNewAddress(user, user.password)).status).toBe(200);
+    // The success cleared the account's count: the budget is whole again.
+    for (let i = 0; i < 5; i++) expect((await loginFromNewAddress(user, `guess-${i}`)).status).toBe(401);
+  });
+
+  it('gives guessing past the budget one try per lockout until the window is over', async () => {
+    const user = await createTestUser(platform.database.knex);
+    for (let i = 0; i < 6; i++) await loginFromNewAddress(user, `guess-${i}`);
+    clock.advance(30_000);
+    expect((await loginFromNewAddress(user, 'one more guess')).status).toBe(401);
+    const again = await loginFromNewAddress(user, 'and another');
+    expect(again.status).toBe(429);
+    expect(again.body.retry_after).toBe(30);
+    // Fifteen minutes after the first failure the count starts over.
+    clock.advance(15 * 60_000);
+    for (let i = 0; i < 5; i++) expect((await loginFromNewAddress(user, `later-${i}`)).status).toBe(401);
+    expect((await loginFromNewAddress(user, user.password)).status).toBe(200);
+  });
+
+  it('leaves other accounts alone', async () => {
+    const target = await createTestUser(platform.database.knex);
+    const bystander = await createTestUser(platform.database.knex);
+    for (let i = 0; i < 6; i++) await loginFromNewAddress(target, `guess-${i}`);
+    expect((await loginFromNewAddress(target, target.password)).status).toBe(429);
+    expect((await loginFromNewAddress(bystander, bystander.password)).status).toBe(200);
+  });
+});

@@ -4,8 +4,8 @@ import {
 } from '../../src/api/error-table.ts';
 import {
   BadRequestError, ConflictError, ForbiddenError, InsufficientBalanceError, NotFoundError, PayloadTooLargeError, PlanLimitError,
-  ProviderFailedError, RejectedError, ServiceUnavailableError, TooManyRequestsError, UnauthenticatedError, ValidationError,
-  errorCodes, type DomainError, type ErrorCode,
+  ProviderFailedError, RejectedError, ServiceUnavailableError, TooManyRequestsError, UnauthenticatedError, UsageLimitError,
+  ValidationError, errorCodes, type DomainError, type ErrorCode,
 } from '../../src/lib/errors.ts';
 import { nonRetryableErrorTypes } from '../../src/temporal/shared.ts';
 
@@ -50,6 +50,11 @@ const expected: Record<ErrorCode, Expected> = {
     status: 429,
     bodies: Object.fromEntries((['message', 'error', 'status'] as const).map((style) => [style, { message: 'Too Many Attempts.', retry_after: 42 }])),
     headers: { 'Retry-After': '42' },
+  },
+  usage_limited: {
+    error: new UsageLimitError('This assistant has used up its free test messages for now.', 120),
+    status: 429,
+    headers: { 'Retry-After': '120' },
   },
   provider_unavailable: { error: new ServiceUnavailableError('No language model is configured. Set LLM_BASE_URL and LLM_API_KEY.'), status: 503 },
 };

@@ -11,11 +11,16 @@ export interface AuthContext {
 
 export type ResolveToken = (plain: string) => Promise<AuthContext | undefined>;
 
+/** The credential of an `Authorization: Bearer …` header, if the request carries one. */
+export function bearerCredential(ctx: Koa.Context): string | undefined {
+  return /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('authorization'))?.[1];
+}
+
 /** Bearer authentication by API key or session token; anything missing, unknown, revoked or expired is 401. */
 export function authenticate(resolve: ResolveToken): Koa.Middleware {
   return async (ctx, next) => {
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('authorization'));
-    const auth = match?.[1] ? await resolve(match[1]) : undefined;
+    const credential = bearerCredential(ctx);
+    const auth = credential ? await resolve(credential) : undefined;
     if (!auth) throw new UnauthenticatedError();
     ctx.state.auth = auth;
     await next();

@@ -1,28 +1,22 @@
 import type Koa from 'koa';
+import type { RateLimiter } from '../../db/rate-limiter.ts';
 import { TooManyRequestsError } from '../../lib/errors.ts';
 import type { AuthContext } from './auth.ts';
 
 /**
- * A fixed one-minute window per credential (per client address when unauthenticated), kept in this process:
- * with several API replicas each allows the limit, which keeps a noisy client from saturating any one of them
- * without a database write on every request.
+ * At most `perMinute` requests a minute per credential (per client address when unauthenticated), the whole
+ * budget usable at once and then at the steady rate (db/rate-limiter.ts: GCRA), so no minute boundary lets
+ * twice the limit through; kept where every API replica sees it.
  */
-export function rateLimit(perMinute: number, now: () => number = Date.now): Koa.Middleware {
-  let windowStart = 0;
-  let counts = new Map<string, number>();
+export function rateLimit(limiter: RateLimiter, perMinute: number): Koa.Middleware {
+  const limit = { limit: perMinute, periodMs: 60_000 };
   return async (ctx, next) => {
-    const current = Math.floor(now() / 60_000) * 60_000;
-    if (current !== windowStart) {
-      windowStart = current;
-      counts = new Map();
-    }
     const auth = ctx.state.auth as AuthContext | undefined;
-    const key = auth ? `token:${auth.tokenId}` : `ip:${ctx.ip}`;
-    const count = (counts.get(key) ?? 0) + 1;
-    counts.set(key, count);
+    const key = auth ? `api:token:${auth.tokenId}` : `api:ip:${ctx.ip}`;
+    const decision = await limiter.hit(key, limit);
     ctx.set('X-RateLimit-Limit', String(perMinute));
-    ctx.set('X-RateLimit-Remaining', String(Math.max(perMinute - count, 0)));
-    if (count > perMinute) throw new TooManyRequestsError(Math.max(Math.ceil((windowStart + 60_000 - now()) / 1000), 1));
+    ctx.set('X-RateLimit-Remaining', String(decision.remaining));
+    if (!decision.allowed) throw new TooManyRequestsError(decision.retryAfterSeconds);
     await next();
   };
 }

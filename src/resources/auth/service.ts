@@ -40,24 +40,53 @@ function issueSessionToken(deps: AuthDeps, userId: number, name: string): Return
   return issueToken(deps.knex, { userId, kind: 'session', name, expiresAt });
 }
 
-function failureKey(email: string, clientIp: string): string {
-  return sha256Hex(`${email.trim().toLowerCase()}|${clientIp}`);
+/** Failures counted under one key: at `max` in `windowSeconds`, the key is refused for `lockoutSeconds`. */
+interface FailureBudget {
+  key: string;
+  max: number;
+  windowSeconds: number;
+  lockoutSeconds: number;
 }
 
-/** Refuses with 429 while this email and address are locked out after too many failures. */
-async function ensureNotLockedOut(knex: Knex, key: string, now: Date): Promise<void> {
-  const row = await knex('login_failures').where({ key }).first() as { lockedUntil: Date | null } | undefined;
-  if (row?.lockedUntil && row.lockedUntil > now) {
-    throw new TooManyRequestsError(Math.ceil((row.lockedUntil.getTime() - now.getTime()) / 1000));
-  }
+/**
+ * The two budgets a login draws on: per email and client address (a few tries, then a lockout), and per
+ * account from every address (a larger budget over a longer window, then a short lockout), so that an
+ * attacker with many addresses cannot guess at one account faster than one try per short lockout, while
+ * nobody can lock its owner out for longer than that lockout after the guessing stops (docs/decisions.md).
+ */
+function failureBudgets(config: AuthDeps['config']['auth'], email: string, clientIp: string): FailureBudget[] {
+  const account = email.trim().toLowerCase();
+  return [
+    {
+      key: sha256Hex(`${account}|${clientIp}`),
+      max: config.loginMaxAttempts,
+      windowSeconds: config.loginLockoutSeconds,
+      lockoutSeconds: config.loginLockoutSeconds,
+    },
+    {
+      key: sha256Hex(`account|${account}`),
+      max: config.loginAccountMaxAttempts,
+      windowSeconds: config.loginAccountWindowSeconds,
+      lockoutSeconds: config.loginAccountLockoutSeconds,
+    },
+  ];
 }
 
-/** Counts a failure in a window as long as the lockout; reaching the limit locks the key for that long. */
-async function recordFailure(deps: AuthDeps, key: string, now: Date): Promise<void> {
-  const { loginMaxAttempts, loginLockoutSeconds } = deps.config.auth;
-  const windowStart = new Date(now.getTime() - loginLockoutSeconds * 1000);
-  const lockedUntil = new Date(now.getTime() + loginLockoutSeconds * 1000);
-  await deps.knex.raw(
+/** Refuses with 429 while any of the keys is locked out, with the longest wait. */
+async function ensureNotLockedOut(knex: Knex, keys: string[], now: Date): Promise<void> {
+  const rows = await knex('login_failures').whereIn('key', keys).whereNotNull('locked_until') as { lockedUntil: Date }[];
+  const until = Math.max(...rows.map((row) => row.lockedUntil.getTime()));
+  if (until > now.getTime()) throw new TooManyRequestsError(Math.ceil((until - now.getTime()) / 1000));
+}
+
+/**
+ * Counts a failure in a window that starts at the key's first failure; reaching the budget locks the key, and
+ * every further failure in the same window locks it again.
+ */
+async function recordFailure(knex: Knex, budget: FailureBudget, now: Date): Promise<void> {
+  const windowStart = new Date(now.getTime() - budget.windowSeconds * 1000);
+  const lockedUntil = new Date(now.getTime() + budget.lockoutSeconds * 1000);
+  await knex.raw(
     `insert into login_failures (key, attempts, first_failed_at, locked_until)
      values (:key, 1, :now, case when 1 >= :max then cast(:lockedUntil as timestamptz) end)
      on conflict (key) do update set
@@ -66,7 +95,7 @@ async function recordFailure(deps: AuthDeps, key: string, now: Date): Promise<vo
        locked_until = case
          when (case when login_failures.first_failed_at < :windowStart then 1 else login_failures.attempts + 1 end) >= :max
          then cast(:lockedUntil as timestamptz) end`,
-    { key, now, max: loginMaxAttempts, lockedUntil, windowStart },
+    { key: budget.key, now, max: budget.max, lockedUntil, windowStart },
   );
 }
 
@@ -76,16 +105,17 @@ export async function login(
   clientIp: string,
 ): Promise<{ user: User; token: string; tokenName: string }> {
   const now = deps.now();
-  const key = failureKey(input.email, clientIp);
-  await ensureNotLockedOut(deps.knex, key, now);
+  const budgets = failureBudgets(deps.config.auth, input.email, clientIp);
+  const keys = budgets.map((budget) => budget.key);
+  await ensureNotLockedOut(deps.knex, keys, now);
   const user = await findUserByEmail(deps.knex, input.email);
   // verifyPassword checks a decoy hash when there is no user, so both failures take the same time.
   const valid = await verifyPassword(input.password, user?.passwordHash);
   if (!user || !valid) {
-    await recordFailure(deps, key, now);
+    for (const budget of budgets) await recordFailure(deps.knex, budget, now);
     throw new InvalidCredentialsError();
   }
-  await deps.knex('login_failures').where({ key }).delete();
+  await deps.knex('login_failures').whereIn('key', keys).delete();
   const tokenName = input.token_name ?? 'api-token';
   const { token } = await issueSessionToken(deps, user.id, tokenName);
   return { user, token, tokenName };

@@ -2,6 +2,7 @@ import { PassThrough } from 'node:stream';
 import { defineRoute, type RouteDefinition, type RouteResult } from '../../api/routing.ts';
 import { StatusErrorBody } from '../../api/schemas.ts';
 import type { TurnEvent } from '../../agent/turn.ts';
+import { bearerCredential } from '../../api/middleware/auth.ts';
 import { DomainError } from '../../lib/errors.ts';
 import type { ConversationType } from './model.ts';
 import { listConversations } from './list.ts';
@@ -11,6 +12,7 @@ import {
 } from './schemas.ts';
 import { historyItem } from './serialize.ts';
 import { acceptMessage, conversationHistory, replyTo, startConversation, type ConversationDeps, type PendingTurn } from './service.ts';
+import { admitTestMessage, type TestChatGate } from './test-limits.ts';
 
 function sseEvent(name: string, data: unknown): string {
   return `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
@@ -50,7 +52,7 @@ function streamReply(deps: ConversationDeps, turn: PendingTurn, signal: AbortSig
   return stream;
 }
 
-export function conversationRoutes(deps: ConversationDeps & { publicUrl: string }): RouteDefinition[] {
+export function conversationRoutes(deps: ConversationDeps & { publicUrl: string; testChats: TestChatGate }): RouteDefinition[] {
   return [
     defineRoute({
       method: 'POST',
@@ -97,7 +99,9 @@ export function conversationRoutes(deps: ConversationDeps & { publicUrl: string 
       tag: 'Conversations',
       summary: 'Send a message and get the assistant\'s reply',
       description:
-        'Widget conversations are charged 0.01 USD per user message; test conversations are free. With ' +
+        'Widget conversations are charged 0.01 USD per user message; test conversations are free, within ' +
+        'TEST_CHAT_PER_ASSISTANT_PER_HOUR messages per assistant and TEST_CHAT_PER_ADDRESS_PER_MINUTE per client ' +
+        "address (429 with Retry-After past them), which the owner's `Authorization: Bearer` credential lifts. With " +
         '`Accept: text/event-stream` the reply streams as server-sent events: `token` `{text}`, `tool_call` ' +
         '`{name, arguments, result}`, then `done` (the JSON reply) or `error` `{status:false, error}`.',
       auth: 'public',
@@ -109,10 +113,12 @@ export function conversationRoutes(deps: ConversationDeps & { publicUrl: string 
         400: { description: 'Insufficient balance, or the model failed ("Failed to process message: …")', schema: StatusErrorBody },
         404: { description: 'Conversation not found', schema: StatusErrorBody },
         422: { description: 'The message is missing or too long', schema: StatusErrorBody },
+        429: { description: 'Test conversations: the free test messages are used up for now', schema: StatusErrorBody },
         503: { description: 'No language model is configured', schema: StatusErrorBody },
       },
       async handle({ params, body, ctx, signal }) {
-        const turn = await acceptMessage(deps, params.uuid, body.message);
+        const sender = { clientIp: ctx.ip, bearer: bearerCredential(ctx) };
+        const turn = await acceptMessage(deps, params.uuid, body.message, (assistant) => admitTestMessage(deps.testChats, assistant, sender));
         if (!ctx.get('accept').includes('text/event-stream')) return jsonReply(deps, turn, signal);
         const stream = streamReply(deps, turn, signal, ctx.state.requestId as string);
         return { body: stream, type: 'text/event-stream', headers: { 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' } };

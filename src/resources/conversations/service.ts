@@ -131,8 +131,18 @@ async function storeUserMessage(knex: Knex, uuid: string, message: string, charg
   return rows[0];
 }
 
-/** Accepts a user message: stores and charges it. What can refuse it without a write is checked first. */
-export async function acceptMessage(deps: ConversationDeps, uuid: string, message: string): Promise<PendingTurn> {
+/**
+ * Accepts a user message: stores and charges it. What can refuse it without a write is checked first; a
+ * test conversation's message then goes through `admitTest` (its free allowance), and a refusal takes the
+ * message back: the one statement that stores it is also what tells the conversation's type, so a widget
+ * message costs no extra round trip.
+ */
+export async function acceptMessage(
+  deps: ConversationDeps,
+  uuid: string,
+  message: string,
+  admitTest?: (assistant: { assistantId: number; ownerId: number }) => Promise<void>,
+): Promise<PendingTurn> {
   if (!isUuid(uuid)) throw new NotFoundError('Conversation not found');
   if (!deps.model) {
     await findConversation(deps.knex, uuid);
@@ -143,7 +153,7 @@ export async function acceptMessage(deps: ConversationDeps, uuid: string, messag
   if (!accepted) throw new NotFoundError('Conversation not found');
   if (accepted.messageId === null) throw new InsufficientBalanceError();
   const { messageId, history, profile, ...conversation } = accepted;
-  return {
+  const turn = {
     conversation,
     profile: toAgentProfile(deps.secrets, profile),
     model: deps.model,
@@ -152,6 +162,15 @@ export async function acceptMessage(deps: ConversationDeps, uuid: string, messag
     chargeKey: conversation.type === 'widget' ? chargeKey : undefined,
     history,
   };
+  if (conversation.type === 'test' && admitTest) {
+    try {
+      await admitTest({ assistantId: turn.profile.assistantId, ownerId: conversation.userId });
+    } catch (error) {
+      await abandon(deps, turn);
+      throw error;
+    }
+  }
+  return turn;
 }
 
 /** Undoes an accepted message whose reply failed: the message goes, and the charge is refunded. */
