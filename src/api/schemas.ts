@@ -19,11 +19,24 @@ export const TooManyAttemptsBody = Type.Object({ message: Type.Literal('Too Many
 export const MAX_ID = Number.MAX_SAFE_INTEGER;
 
 /** The largest page number of a paginated list: far past any real list, and its offset stays within `bigint`. */
-export const MAX_PAGE = 100_000;
+const MAX_PAGE = 100_000;
+
+/**
+ * Laravel's texts of `min:1|max:N` rather than of `between`: the maximum was added to fields that had only their
+ * minimum, whose text stays as it was.
+ */
+function atLeastOneTexts(maximum: number): Record<string, string> {
+  return { minimum: 'The :attribute field must be at least 1.', maximum: `The :attribute field must not be greater than ${maximum}.` };
+}
 
 /** A positive integer record id, as a path or query parameter (text coerced to the number). */
 export function IdInteger(options: { description?: string } = {}) {
-  return Type.Integer({ minimum: 1, maximum: MAX_ID, ...options });
+  return Type.Integer({ minimum: 1, maximum: MAX_ID, [MESSAGES]: atLeastOneTexts(MAX_ID), ...options });
+}
+
+/** A page number of a paginated list. */
+export function PageNumber() {
+  return Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: 1, [MESSAGES]: atLeastOneTexts(MAX_PAGE) });
 }
 
 /** Path parameter `{id}`: a positive integer record id. */
@@ -41,7 +54,7 @@ export function IdField(options: { description?: string } = {}) {
     maximum: MAX_ID,
     pattern: INTEGER_PATTERN,
     [INTEGER_FROM_TEXT]: true,
-    [MESSAGES]: { pattern: 'The :attribute field must be an integer.' },
+    [MESSAGES]: { pattern: 'The :attribute field must be an integer.', ...atLeastOneTexts(MAX_ID) },
     ...options,
   });
 }
