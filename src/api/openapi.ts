@@ -62,7 +62,7 @@ function requestBody(route: RouteDefinition): JsonObject | undefined {
 }
 
 const codeDescriptions: Record<ErrorCode, string> = {
-  bad_request: 'The request cannot be served as sent',
+  bad_request: 'Malformed body, or a request that cannot be served as sent',
   rejected: 'Refused',
   unauthenticated: 'Missing, unknown, revoked or expired credential',
   forbidden: 'Not allowed',
@@ -76,6 +76,11 @@ const codeDescriptions: Record<ErrorCode, string> = {
   provider_failed: 'The provider failed',
   provider_unavailable: 'The provider is unavailable',
 };
+
+function describeError(code: ErrorCode, route: RouteDefinition): string {
+  if (code === 'forbidden' && typeof route.auth === 'object') return `Missing or invalid ${route.auth.scheme} signature`;
+  return codeDescriptions[code];
+}
 
 /** The domain errors every route of this kind may answer, whatever its handler does. */
 function commonErrors(route: RouteDefinition): ErrorCode[] {
@@ -116,10 +121,10 @@ function responsesOf(route: RouteDefinition): Record<string, JsonObject> {
   for (const code of new Set([...commonErrors(route), ...(route.errors ?? [])])) {
     const { status, schema } = documentedErrorResponse(code, style);
     const entry = documented.get(status);
-    if (!entry) documented.set(status, { description: codeDescriptions[code], schemas: [schema] });
+    if (!entry) documented.set(status, { description: describeError(code, route), schemas: [schema] });
     else if (!entry.contentType && !entry.schemas.flatMap(members).includes(schema)) {
       entry.schemas.push(schema);
-      entry.description += `; or: ${codeDescriptions[code].toLowerCase()}`;
+      entry.description += `; or: ${describeError(code, route).toLowerCase()}`;
     }
   }
   const responses: Record<string, JsonObject> = {};
