@@ -67,8 +67,9 @@ curl -fsS "$base/api/ready" >/dev/null || { echo "fuzz-api: Parley is not ready 
 
 # POST /auth/logout revokes the credential it is called with: fuzzed last, alone, so that it does not turn
 # the rest of the run into 401s.
+# From the data directory, where schemathesis keeps its cache.
 fuzz() {
-  "$venv/bin/schemathesis" run "$base/api/openapi.json" \
+  (cd "$data_dir" && "$venv/bin/schemathesis" run "$base/api/openapi.json" \
     --url "$base/api" \
     --header "Authorization: Bearer $api_key" \
     --checks not_a_server_error,status_code_conformance,response_schema_conformance,content_type_conformance \
@@ -79,7 +80,7 @@ fuzz() {
     --warnings off \
     ${FUZZ_SEED:+--seed "$FUZZ_SEED"} \
     --no-color \
-    "$@"
+    "$@")
 }
 set +e
 fuzz --max-time "$max_time" --exclude-path /auth/logout

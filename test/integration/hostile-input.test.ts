@@ -11,12 +11,18 @@ const nulText = (field: string) => `The ${field} field must not contain null cha
 const someUuid = '6f1c2a8e-3b4d-4e5f-8a9b-0c1d2e3f4a5b';
 
 /** A request with any method, TRACE included (fetch refuses to send it). */
-function rawRequest(baseUrl: string, method: string, path: string): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: any }> {
+function rawRequest(baseUrl: string, method: string, path: string): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: unknown }> {
   return new Promise((resolve, reject) => {
     const request = http.request(`${baseUrl}/api${path}`, { method }, (response) => {
       let text = '';
       response.setEncoding('utf8').on('data', (chunk: string) => (text += chunk)).on('end', () => {
-        resolve({ status: response.statusCode ?? 0, headers: response.headers, body: text ? JSON.parse(text) : undefined });
+        let body: unknown = text;
+        try {
+          body = JSON.parse(text);
+        } catch {
+          // not JSON: the assertion on the body shows the text
+        }
+        resolve({ status: response.statusCode ?? 0, headers: response.headers, body });
       });
     });
     request.on('error', reject).end();
