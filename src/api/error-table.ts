@@ -1,4 +1,6 @@
+import type { TSchema } from '@sinclair/typebox';
 import { TooManyRequestsError, UsageLimitError, ValidationError, type DomainError, type ErrorCode } from '../lib/errors.ts';
+import { ErrorBody, MessageBody, StatusErrorBody, TooManyAttemptsBody, ValidationErrorBody } from './schemas.ts';
 
 /**
  * The error bodies of the interface come in route families: `{message}` on most `/user/...` routes,
@@ -26,6 +28,15 @@ interface Mapping {
   /** The body, when it is not the family's shape around the error's message. */
   body?: (error: DomainError, style: ErrorStyle) => ResponseBody;
   headers?: (error: DomainError) => Record<string, string>;
+  /** The schema of `body`, for the OpenAPI document; the family's shape when not given. */
+  schema?: (style: ErrorStyle) => TSchema;
+}
+
+/** The schema of `familyBody`, for the OpenAPI document. */
+export function familySchema(style: ErrorStyle): TSchema {
+  if (style === 'error') return ErrorBody;
+  if (style === 'status') return StatusErrorBody;
+  return MessageBody;
 }
 
 /** Some answers are `{message}` on every route, whatever the family, as the contract documents them. */
@@ -54,21 +65,28 @@ const table: Record<ErrorCode, Mapping> = {
   insufficient_balance: { status: 400 },
   // The conversation routes document a failed model as 400 "Failed to process message: …".
   provider_failed: { status: 400 },
-  unauthenticated: { status: 401, body: alwaysMessage },
+  unauthenticated: { status: 401, body: alwaysMessage, schema: () => MessageBody },
   forbidden: { status: 403 },
   not_found: { status: 404 },
   conflict: { status: 409 },
   too_large: { status: 413 },
-  validation: { status: 422, body: validationBody },
-  plan_limit: { status: 422, body: alwaysMessage },
+  validation: { status: 422, body: validationBody, schema: (style) => (style === 'status' ? StatusErrorBody : ValidationErrorBody) },
+  plan_limit: { status: 422, body: alwaysMessage, schema: () => MessageBody },
   rate_limited: {
     status: 429,
     body: (error) => ({ message: error.message, retry_after: retryAfter(error) }),
     headers: retryAfterHeader,
+    schema: () => TooManyAttemptsBody,
   },
   usage_limited: { status: 429, headers: retryAfterHeader },
   provider_unavailable: { status: 503 },
 };
+
+/** The status and body schema a domain error code answers with on a route of the given family, for the OpenAPI document. */
+export function documentedErrorResponse(code: ErrorCode, style: ErrorStyle): { status: number; schema: TSchema } {
+  const mapping = table[code];
+  return { status: mapping.status, schema: mapping.schema ? mapping.schema(style) : familySchema(style) };
+}
 
 /** How a domain error answers on a route of the given family. */
 export function domainErrorResponse(error: DomainError, style: ErrorStyle): ErrorResponse {

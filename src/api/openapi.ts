@@ -1,7 +1,7 @@
 import { Type, type TObject, type TSchema } from '@sinclair/typebox';
-import { unexpectedErrorResponse } from './error-table.ts';
+import type { ErrorCode } from '../lib/errors.ts';
+import { documentedErrorResponse, familySchema, unexpectedErrorResponse } from './error-table.ts';
 import type { RouteDefinition } from './routing.ts';
-import { ErrorBody, MessageBody, StatusErrorBody, TooManyAttemptsBody, ValidationErrorBody } from './schemas.ts';
 
 type JsonObject = Record<string, unknown>;
 
@@ -29,15 +29,9 @@ function parameters(route: RouteDefinition): JsonObject[] {
   return list;
 }
 
-function errorSchemaFor(route: RouteDefinition): TObject {
-  if (route.errorStyle === 'error') return ErrorBody;
-  if (route.errorStyle === 'status') return StatusErrorBody;
-  return MessageBody;
-}
-
 /** A 500 is the family's body with the route's failure text, plus the request id the details are logged under. */
 function serverErrorFor(route: RouteDefinition): JsonObject {
-  const family = errorSchemaFor(route);
+  const family = familySchema(route.errorStyle ?? 'message') as TObject;
   const example = unexpectedErrorResponse(route.errorStyle ?? 'message', '3f2c9a6e-4b1d-4e8a-9c57-2d0f1b6a7e91', route.failureText).body;
   const schema = Type.Object({ ...family.properties, request_id: Type.String() }, { title: `${family.title ?? 'Error'}WithRequestId`, examples: [example] });
   return {
@@ -67,22 +61,84 @@ function requestBody(route: RouteDefinition): JsonObject | undefined {
   return { required: true, ...json(route.body, bodyContentTypes[typeof kind === 'string' ? kind : kind.kind]) };
 }
 
-function operation(route: RouteDefinition): JsonObject {
-  const responses: Record<string, JsonObject> = {};
+const codeDescriptions: Record<ErrorCode, string> = {
+  bad_request: 'Malformed body, or a request that cannot be served as sent',
+  rejected: 'Refused',
+  unauthenticated: 'Missing, unknown, revoked or expired credential',
+  forbidden: 'Not allowed',
+  not_found: 'No such record of the caller',
+  conflict: 'In conflict with the current state',
+  too_large: 'Body too large',
+  validation: 'Validation failed',
+  plan_limit: "The plan's limit is reached (`{message}` only)",
+  insufficient_balance: 'The balance is not positive',
+  rate_limited: 'Rate limit reached',
+  usage_limited: 'A free allowance is used up for now',
+  provider_failed: 'The provider failed',
+  provider_unavailable: 'The provider is unavailable',
+};
+
+function describeError(code: ErrorCode, route: RouteDefinition): string {
+  if (code === 'forbidden' && typeof route.auth === 'object') return `Missing or invalid ${route.auth.scheme} signature`;
+  return codeDescriptions[code];
+}
+
+/** The domain errors every route of this kind may answer, whatever its handler does. */
+function commonErrors(route: RouteDefinition): ErrorCode[] {
+  const codes: ErrorCode[] = [];
+  if (route.auth === 'bearer') codes.push('unauthenticated');
+  if (typeof route.auth === 'object') codes.push('forbidden');
+  // A body that is not JSON (or not a form, or malformed multipart) is a 400; past the cap a 413.
+  if (route.body || route.bodyKind) codes.push('bad_request', 'too_large');
+  if (route.body || route.query || route.params) codes.push('validation');
+  // A path parameter names a record, which may not exist or not be the caller's.
+  if (route.params) codes.push('not_found');
+  codes.push('rate_limited');
+  return codes;
+}
+
+interface Documented {
+  description: string;
+  schemas: TSchema[];
+  contentType?: string;
+}
+
+/** A union's members, so that a body already documented inside a declared union is not added twice. */
+function members(schema: TSchema): TSchema[] {
+  return Array.isArray(schema.anyOf) ? (schema.anyOf as TSchema[]) : [schema];
+}
+
+/**
+ * Every status the route can answer: the ones it declares, then the domain errors of its kind and those it
+ * names in `errors`, each with the body the error table gives it on the route's family. A status reached by
+ * several causes with different bodies documents their union.
+ */
+function responsesOf(route: RouteDefinition): Record<string, JsonObject> {
+  const documented = new Map<number, Documented>();
   for (const [status, response] of Object.entries(route.responses)) {
-    responses[status] = { description: response.description, ...json(response.schema, response.contentType) };
+    documented.set(Number(status), { description: response.description, schemas: response.schema ? [response.schema] : [], contentType: response.contentType });
   }
-  const kind = route.bodyKind ?? 'json';
-  if (route.auth === 'bearer') responses['401'] ??= { description: 'Missing, unknown, revoked or expired credential', ...json(MessageBody) };
-  if (typeof route.auth === 'object') responses['403'] ??= { description: `Missing or invalid ${route.auth.scheme} signature`, ...json(errorSchemaFor(route)) };
-  if (route.body || route.query || route.params) responses['422'] ??= { description: 'Validation failed', ...json(ValidationErrorBody) };
-  if (route.body && kind === 'json') responses['400'] ??= { description: 'Malformed JSON body', ...json(errorSchemaFor(route)) };
-  if (kind === 'form') responses['400'] ??= { description: 'Not a form body', ...json(errorSchemaFor(route)) };
-  if ((route.body && kind === 'json') || kind === 'form' || kind === 'raw') {
-    responses['413'] ??= { description: 'Body too large', ...json(errorSchemaFor(route)) };
+  const style = route.errorStyle ?? 'message';
+  for (const code of new Set([...commonErrors(route), ...(route.errors ?? [])])) {
+    const { status, schema } = documentedErrorResponse(code, style);
+    const entry = documented.get(status);
+    if (!entry) documented.set(status, { description: describeError(code, route), schemas: [schema] });
+    else if (!entry.contentType && !entry.schemas.flatMap(members).includes(schema)) {
+      entry.schemas.push(schema);
+      entry.description += `; or: ${describeError(code, route).toLowerCase()}`;
+    }
   }
-  responses['429'] ??= { description: 'Rate limit reached', ...json(TooManyAttemptsBody) };
+  const responses: Record<string, JsonObject> = {};
+  for (const [status, entry] of [...documented].sort(([a], [b]) => a - b)) {
+    const schema = entry.schemas.length > 1 ? Type.Union(entry.schemas) : entry.schemas[0];
+    responses[String(status)] = { description: entry.description, ...json(schema, entry.contentType) };
+  }
   responses['500'] ??= serverErrorFor(route);
+  return responses;
+}
+
+function operation(route: RouteDefinition): JsonObject {
+  const responses = responsesOf(route);
 
   const body = requestBody(route);
   return {

@@ -1,7 +1,7 @@
 import type Koa from 'koa';
 import type Router from '@koa/router';
 import type { Static, TSchema } from '@sinclair/typebox';
-import { BadRequestError } from '../lib/errors.ts';
+import { BadRequestError, type ErrorCode } from '../lib/errors.ts';
 import { connectionSignal } from './connection.ts';
 import type { ErrorStyle } from './error-table.ts';
 import type { AuthContext } from './middleware/auth.ts';
@@ -65,6 +65,12 @@ export interface RouteDefinition<
   /** How the body is read; JSON unless the route says otherwise. A `raw` body has no schema. */
   bodyKind?: BodyKind;
   responses: Record<number, { description: string; schema?: TSchema; contentType?: string }>;
+  /**
+   * Domain errors the handler may throw beyond those every route of its kind answers (authentication, body,
+   * validation, a missing `{id}` record, rate limit): the document derives their status and body from the error
+   * table, e.g. `plan_limit` adds the `{message}` 422.
+   */
+  errors?: ErrorCode[];
   handle(input: RouteInput<P, Q, B, A>): Promise<RouteResult> | RouteResult;
 }
 

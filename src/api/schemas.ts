@@ -11,8 +11,36 @@ export const ValidationErrorBody = Type.Object({
 }, { title: 'ValidationError' });
 export const TooManyAttemptsBody = Type.Object({ message: Type.Literal('Too Many Attempts.'), retry_after: Type.Integer() }, { title: 'TooManyAttempts' });
 
+/**
+ * The largest record id the API takes. Ids are PostgreSQL `bigint` (migrations/), whose range is wider than
+ * the integers JavaScript holds exactly: an id past this one could not be told from its neighbours, and a value
+ * past `bigint` would reach the query and fail there.
+ */
+export const MAX_ID = Number.MAX_SAFE_INTEGER;
+
+/** The largest page number of a paginated list: far past any real list, and its offset stays within `bigint`. */
+const MAX_PAGE = 100_000;
+
+/**
+ * Laravel's texts of `min:1|max:N` rather than of `between`: the maximum was added to fields that had only their
+ * minimum, whose text stays as it was.
+ */
+function atLeastOneTexts(maximum: number): Record<string, string> {
+  return { minimum: 'The :attribute field must be at least 1.', maximum: `The :attribute field must not be greater than ${maximum}.` };
+}
+
+/** A positive integer record id, as a path or query parameter (text coerced to the number). */
+export function IdInteger(options: { description?: string } = {}) {
+  return Type.Integer({ minimum: 1, maximum: MAX_ID, [MESSAGES]: atLeastOneTexts(MAX_ID), ...options });
+}
+
+/** A page number of a paginated list. */
+export function PageNumber() {
+  return Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: 1, [MESSAGES]: atLeastOneTexts(MAX_PAGE) });
+}
+
 /** Path parameter `{id}`: a positive integer record id. */
-export const IdParams = Type.Object({ id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) });
+export const IdParams = Type.Object({ id: IdInteger() });
 
 /**
  * A record id in a JSON body: a positive integer, or its digits as a string (`"12"`), as the original platform
@@ -23,9 +51,10 @@ export function IdField(options: { description?: string } = {}) {
   return Type.Unsafe<number>({
     type: ['integer', 'string'],
     minimum: 1,
+    maximum: MAX_ID,
     pattern: INTEGER_PATTERN,
     [INTEGER_FROM_TEXT]: true,
-    [MESSAGES]: { pattern: 'The :attribute field must be an integer.' },
+    [MESSAGES]: { pattern: 'The :attribute field must be an integer.', ...atLeastOneTexts(MAX_ID) },
     ...options,
   });
 }

@@ -176,16 +176,57 @@ export function toLaravelErrors(errors: ErrorObject[], rootSchema: TSchema): Rec
   return Object.fromEntries(collected);
 }
 
+/** The 422 text of a field holding U+0000, which PostgreSQL stores in neither `text` nor `jsonb`. */
+export function nullCharacterMessage(path: string): string {
+  return `The ${attributeName(path === '' ? 'body' : path)} field must not contain null characters.`;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null) return false;
+  const prototype: unknown = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+}
+
+/**
+ * The dot paths of the strings holding U+0000, however deep (free-form objects such as `variables` or a tool's
+ * `schema` included); an object key holding one counts against the object. Only plain data is walked.
+ */
+export function nullCharacterPaths(value: unknown, path: string[] = [], found: string[] = []): string[] {
+  if (typeof value === 'string') {
+    if (value.includes('\u0000')) found.push(path.join('.'));
+  } else if (Array.isArray(value)) {
+    value.forEach((item, index) => nullCharacterPaths(item, [...path, String(index)], found));
+  } else if (isPlainObject(value)) {
+    for (const [key, item] of Object.entries(value)) {
+      if (key.includes('\u0000')) found.push(path.join('.'));
+      else nullCharacterPaths(item, [...path, key], found);
+    }
+  }
+  return found;
+}
+
 export type Validator<S extends TSchema> = (data: unknown) => Static<S>;
 
 /**
  * Compiles a schema once. The returned function fills defaults, drops unknown fields, and returns the data
- * typed by the schema, or throws a 422 ValidationError in Laravel's shape.
+ * typed by the schema, or throws a 422 ValidationError in Laravel's shape. Every route's params, query and body
+ * pass here, so this is also where text that PostgreSQL cannot store (U+0000) is refused, in any field.
  */
 export function compileValidator<S extends TSchema>(schema: S, source: 'json' | 'text'): Validator<S> {
   const validate: ValidateFunction = (source === 'json' ? strictAjv : coercingAjv).compile(schema);
   return (data: unknown) => {
-    if (validate(data)) return data;
-    throw new ValidationError(toLaravelErrors(validate.errors ?? [], schema));
+    const valid = validate(data);
+    // After ajv, so that the fields it dropped are not reported.
+    const withNul = nullCharacterPaths(data);
+    if (valid && withNul.length === 0) return data;
+    const errors = valid ? {} : toLaravelErrors(validate.errors ?? [], schema);
+    for (const path of withNul) {
+      const key = path === '' ? 'body' : path;
+      const message = nullCharacterMessage(path);
+      const list = errors[key] ?? [];
+      if (!list.includes(message)) list.push(message);
+      errors[key] = list;
+    }
+    throw new ValidationError(errors);
   };
 }

@@ -40,6 +40,40 @@ describe('the OpenAPI document', () => {
     expect(document.paths['/auth/login'].post.security).toEqual([]);
   });
 
+  it('documents each error status with the body of the route family, conversations and plan limits included', async () => {
+    const document = (await platform.request('GET', '/openapi.json')).body;
+    const schemaOf = (path: string, method: string, status: string) => document.paths[path][method].responses[status]?.content?.['application/json']?.schema;
+    for (const [path, method] of [['/conversations', 'post'], ['/conversations/{uuid}', 'get'], ['/conversations/{uuid}/messages', 'post']] as const) {
+      expect(schemaOf(path, method, '422')?.title, `${method} ${path}`).toBe('ConversationError');
+      expect(schemaOf(path, method, '429')?.title, `${method} ${path}`).toBe('TooManyAttempts');
+    }
+    expect(schemaOf('/user/knowledgebases', 'post', '422').anyOf.map((schema: { title: string }) => schema.title)).toEqual(['ValidationError', 'Message']);
+    expect(schemaOf('/user/knowledgebases/{id}', 'get', '404').title).toBe('Error');
+    expect(schemaOf('/user/assistant/{id}', 'get', '404').title).toBe('Message');
+    expect(schemaOf('/docs/assets/{file}', 'get', '404').title).toBe('Message');
+    expect(Object.keys(document.paths['/user/api-keys'].post.responses)).toEqual(['201', '400', '401', '413', '422', '429', '500']);
+  });
+
+  it('bounds every integer a client sends, so none reaches PostgreSQL out of its column', async () => {
+    const document = (await platform.request('GET', '/openapi.json')).body;
+    const unbounded: string[] = [];
+    const walk = (schema: any, where: string): void => {
+      if (!schema || typeof schema !== 'object') return;
+      const types = [schema.type].flat();
+      if (types.includes('integer') && (typeof schema.maximum !== 'number' || schema.maximum > Number.MAX_SAFE_INTEGER)) unbounded.push(where);
+      for (const [key, value] of Object.entries(schema)) {
+        if (key !== 'examples' && key !== 'default') walk(value, `${where}.${key}`);
+      }
+    };
+    for (const [path, methods] of Object.entries<Record<string, any>>(document.paths)) {
+      for (const [method, operation] of Object.entries<any>(methods)) {
+        for (const parameter of operation.parameters) walk(parameter.schema, `${method} ${path} ${parameter.name}`);
+        for (const content of Object.values<any>(operation.requestBody?.content ?? {})) walk(content.schema, `${method} ${path} body`);
+      }
+    }
+    expect(unbounded).toEqual([]);
+  });
+
   it('has a readable reference page at /api/docs whose assets come from this server', async () => {
     const page = await fetch(`${platform.baseUrl}/api/docs`);
     expect(page.status).toBe(200);

@@ -78,6 +78,28 @@ describe('compileValidator', () => {
   });
 });
 
+describe('U+0000 in text', () => {
+  it('is refused in any string of the input, free-form objects and their keys included, naming the field', () => {
+    expect(errorsOf({ ...valid, phone_number: '+1\u0000' })).toEqual({
+      message: 'The phone number field must not contain null characters.',
+      errors: { phone_number: ['The phone number field must not contain null characters.'] },
+    });
+    expect(errorsOf({ ...valid, schema: [{ name: 'ab', type: 'string' }, { name: 'c\u0000d', type: 'string' }] }).errors)
+      .toEqual({ 'schema.1.name': ['The schema.1.name field must not contain null characters.'] });
+    expect(errorsOf({ ...valid, variables: { deep: { list: ['x\u0000'] } } }).errors)
+      .toEqual({ 'variables.deep.list.0': ['The variables.deep.list.0 field must not contain null characters.'] });
+    expect(errorsOf({ ...valid, variables: { 'k\u0000': 1 } }).errors).toEqual({ variables: ['The variables field must not contain null characters.'] });
+  });
+
+  it('is reported beside the other errors, and not for fields the schema drops', () => {
+    expect(errorsOf({ ...valid, method: 'PUT', phone_number: '\u0000' }).errors).toEqual({
+      method: ['The selected method is invalid.'],
+      phone_number: ['The phone number field must not contain null characters.'],
+    });
+    expect(validate({ ...valid, unknown: '\u0000' })).toEqual({ ...valid, timeout: 10 });
+  });
+});
+
 describe('attributeName', () => {
   it('reads underscores as spaces and keeps dot paths', () => {
     expect(attributeName('phone_number')).toBe('phone number');

@@ -22,8 +22,17 @@ export function errorHandler(): Koa.Middleware<RequestState & RouteErrorState> {
       await next();
       if (ctx.body !== undefined) return;
       if (ctx.status === 404) reply(ctx, { status: 404, body: familyBody(style(), 'Not Found.'), headers: {} });
-      // koa-router's allowedMethods sets 405 and `Allow` without a body when the path exists under other methods.
-      else if (ctx.status === 405) reply(ctx, methodNotAllowedResponse(ctx.method, ctx.path, ctx.response.get('Allow').split(/,\s*/)));
+      // koa-router's allowedMethods sets 405 and `Allow` without a body when the path exists under other methods,
+      // and 501 for a method no route has (TRACE, CONNECT, made-up ones): to a client that is a method this path
+      // does not take, as Laravel answers it, or a path that does not exist.
+      else if (ctx.status === 405 || ctx.status === 501) {
+        const allowed = ctx.response.get('Allow').split(/,\s*/).filter(Boolean);
+        if (allowed.length > 0) reply(ctx, methodNotAllowedResponse(ctx.method, ctx.path, allowed));
+        else {
+          ctx.remove('Allow');
+          reply(ctx, { status: 404, body: familyBody(style(), 'Not Found.'), headers: {} });
+        }
+      }
     } catch (error) {
       if (error instanceof DomainError) {
         reply(ctx, domainErrorResponse(error, style()));

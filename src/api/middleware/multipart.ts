@@ -2,6 +2,7 @@ import type Koa from 'koa';
 import busboy from 'busboy';
 import { BadRequestError, ValidationError } from '../../lib/errors.ts';
 import { StoredFileTooLargeError, type FileStorage } from '../../providers/storage/index.ts';
+import { nullCharacterMessage } from '../validation.ts';
 
 /** The upload of a multipart request, on `ctx.state.upload`; deleted after the request unless claimed. */
 export interface Upload {
@@ -79,6 +80,8 @@ export function multipartBody(options: MultipartKind & { json: Koa.Middleware })
     const body: Record<string, unknown> = {};
     let upload: Upload | undefined;
     let truncated = false;
+    // The file name is stored with the document, so it is held to the rule of every text field.
+    let nulInFileName = false;
     const writes: Promise<unknown>[] = [];
     let parser: busboy.Busboy;
     try {
@@ -92,7 +95,8 @@ export function multipartBody(options: MultipartKind & { json: Koa.Middleware })
     const finished = new Promise<void>((resolve, reject) => {
       parser.on('field', (name, value) => setField(body, name, value));
       parser.on('file', (name, stream, info) => {
-        if (name !== options.fileField || upload) {
+        if (name === options.fileField && info.filename?.includes('\u0000')) nulInFileName = true;
+        if (name !== options.fileField || upload || nulInFileName) {
           stream.resume();
           return;
         }
@@ -119,6 +123,7 @@ export function multipartBody(options: MultipartKind & { json: Koa.Middleware })
       await finished;
       await Promise.all(writes);
       if (truncated) throw tooLarge();
+      if (nulInFileName) throw ValidationError.of(options.fileField, nullCharacterMessage(options.fileField));
       (ctx.request as { body?: unknown }).body = body;
       ctx.state.upload = upload;
       await next();

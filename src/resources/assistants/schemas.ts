@@ -1,5 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { IdField } from '../../api/schemas.ts';
+import { IdField, PageNumber } from '../../api/schemas.ts';
 import { MESSAGES } from '../../api/validation.ts';
 import { BuiltinToolItem, WebUrl } from './builtin-tools.ts';
 
@@ -225,5 +225,5 @@ export const AssistantIdBody = Type.Object({ assistant_id: IdField() }, { additi
 
 export const ListQuery = Type.Object({
   per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 10, description: '1 to 100, default 10.' })),
-  page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
+  page: Type.Optional(PageNumber()),
 });

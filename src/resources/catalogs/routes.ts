@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { Knex } from 'knex';
 import { defineRoute, type RouteDefinition } from '../../api/routing.ts';
-import { nullable } from '../../api/schemas.ts';
+import { IdInteger, nullable } from '../../api/schemas.ts';
 import type { LanguageModel, Voice } from './model.ts';
 import { listLanguages, listModels, listSynthesizerProviders, listTranscriberProviders, listVoices } from './service.ts';
 
@@ -22,7 +22,7 @@ const ModelItem = Type.Object({ id: Type.Integer(), name: Type.String(), code: T
 const ProviderItem = Type.Object({ id: Type.Integer(), name: Type.String(), code: Type.String() }, { title: 'Provider' });
 
 const LanguageQuery = Type.Object({
-  language_id: Type.Optional(Type.Integer({ minimum: 1, description: 'Only providers that speak this language.' })),
+  language_id: Type.Optional(IdInteger({ description: 'Only providers that speak this language.' })),
 });
 
 function voiceItem(voice: Voice) {
@@ -56,7 +56,7 @@ export function catalogRoutes({ knex }: { knex: Knex }): RouteDefinition[] {
       auth: 'bearer',
       query: Type.Object({
         mode: Type.Optional(Type.Union([Type.Literal('pipeline'), Type.Literal('multimodal')], { description: 'Only voices of this engine mode.' })),
-        language_id: Type.Optional(Type.Integer({ minimum: 1, description: 'Only voices of this language, and multilingual ones.' })),
+        language_id: Type.Optional(IdInteger({ description: 'Only voices of this language, and multilingual ones.' })),
       }),
       responses: { 200: { description: 'The voices', schema: Type.Array(VoiceItem) } },
       async handle({ auth, query }) {

@@ -18,7 +18,7 @@ export function decodeCursor(text: string | undefined): Cursor | undefined {
   if (!text) return undefined;
   try {
     const value = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as Partial<Cursor>;
-    if (typeof value.id === 'number' && Number.isInteger(value.id) && typeof value.next === 'boolean') return { id: value.id, next: value.next };
+    if (typeof value.id === 'number' && Number.isSafeInteger(value.id) && typeof value.next === 'boolean') return { id: value.id, next: value.next };
   } catch {
     // not a cursor of ours: start from the newest, as for no cursor
   }
@@ -53,7 +53,8 @@ export async function listConversations(
     .select('c.id', 'c.uuid', 'a.uuid as assistant_uuid', 'a.name as assistant_name', 'c.type', 'c.variables', 'c.message_count', 'c.total_cost_micros', 'c.created_at', 'c.updated_at');
   if (input.type) query.where('c.type', input.type);
   if (input.assistantId) {
-    if (/^\d+$/.test(input.assistantId)) query.where('a.id', Number(input.assistantId));
+    // An integer past any id (and past `bigint`) names no assistant rather than reaching the query.
+    if (/^\d+$/.test(input.assistantId)) query.where('a.id', Number.isSafeInteger(Number(input.assistantId)) ? Number(input.assistantId) : 0);
     else if (isUuid(input.assistantId)) query.where('a.uuid', input.assistantId);
     else query.whereRaw('false');
   }

@@ -1,12 +1,10 @@
 import { Type } from '@sinclair/typebox';
-import { IsoTimestamp, nullable } from '../../api/schemas.ts';
+import { IdInteger, IsoTimestamp, nullable } from '../../api/schemas.ts';
 import { MESSAGES } from '../../api/validation.ts';
 import type { DocumentType } from './model.ts';
 
-const id = () => Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
-
-export const DocumentsParams = Type.Object({ knowledgebaseId: id() });
-export const DocumentParams = Type.Object({ knowledgebaseId: id(), documentId: id() });
+export const DocumentsParams = Type.Object({ knowledgebaseId: IdInteger() });
+export const DocumentParams = Type.Object({ knowledgebaseId: IdInteger(), documentId: IdInteger() });
 
 const WebUrl = Type.String({
   maxLength: 2048,

@@ -57,6 +57,7 @@ export function knowledgebaseRoutes(deps: KnowledgebaseRouteDeps): RouteDefiniti
       body: CreateKnowledgebaseBody,
       failureText: 'Failed to create knowledgebase. Please try again.',
       responses: { 201: { description: 'Created', schema: KnowledgebaseCreated } },
+      errors: ['plan_limit'],
       async handle({ auth, body }) {
         const record = await createKnowledgebase(knex, auth.user, body);
         return { status: 201, body: { message: 'Knowledgebase created successfully.', data: createdKnowledgebase(record) } };

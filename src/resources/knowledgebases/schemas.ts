@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { IsoTimestamp, nullable } from '../../api/schemas.ts';
+import { IdInteger, IsoTimestamp, nullable } from '../../api/schemas.ts';
 
-export const KnowledgebaseParams = Type.Object({ id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) });
+export const KnowledgebaseParams = Type.Object({ id: IdInteger() });
 
 export const CreateKnowledgebaseBody = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 255 }),
