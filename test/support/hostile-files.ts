@@ -42,11 +42,12 @@ const words = ['policy', 'refund', 'customer', 'invoice', 'delivery', 'warranty'
 export function makeLargeDocx(xmlBytes: number): Buffer {
   let seed = 1;
   const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
+  // Sentences drawn from a pool far larger than deflate's 32 KB window compress about as well as prose.
+  const pool = Array.from({ length: 4000 }, () => `<w:p><w:r><w:t>${Array.from({ length: 40 }, () => words[next() % words.length]).join(' ')} ${next()}.</w:t></w:r></w:p>`);
   const paragraphs: string[] = [];
   let size = 0;
   while (size < xmlBytes) {
-    const sentence = Array.from({ length: 40 }, () => words[next() % words.length]).join(' ') + ` ${next()}.`;
-    const paragraph = `<w:p><w:r><w:t>${sentence}</w:t></w:r></w:p>`;
+    const paragraph = pool[next() % pool.length]!;
     paragraphs.push(paragraph);
     size += paragraph.length;
   }
