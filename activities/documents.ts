@@ -10,7 +10,7 @@ import type { FileStorage } from '../src/providers/storage/index.ts';
 import { chunkSections } from '../src/knowledge/ingestion/chunk.ts';
 import { crawlWebsite } from '../src/knowledge/ingestion/crawl.ts';
 import type { ExtractionSource, Section } from '../src/knowledge/ingestion/extract.ts';
-import { extractInThread } from '../src/knowledge/ingestion/extract-thread.ts';
+import { extractIsolated } from '../src/knowledge/ingestion/isolated-extraction.ts';
 import { documentKeys } from '../src/knowledge/files.ts';
 import { Document } from '../src/resources/documents/model.ts';
 import { recomputeKnowledgebaseStatus } from '../src/knowledge/status.ts';
@@ -101,7 +101,7 @@ export function createDocumentActivities({ knex, logger, config, providers }: Do
     },
 
     /**
-     * Text with its structure (headings, pages, URLs), written as one work file. Extraction runs in a thread
+     * Text with its structure (headings, pages, URLs), written as one work file. Extraction runs in a process
      * of its own under the configured caps (text, memory, deadline); a breach fails the document for good.
      */
     async extractDocumentText({ documentId }: { documentId: number }): Promise<{ sections: number; characters: number }> {
@@ -109,7 +109,7 @@ export function createDocumentActivities({ knex, logger, config, providers }: Do
       const manifest = await readJson<ManifestEntry[]>(storage, documentKeys.manifest(documentId));
       const sources: ExtractionSource[] = [];
       for (const entry of manifest) sources.push({ kind: entry.kind, data: await storage.read(entry.key), ...(entry.url !== undefined ? { url: entry.url } : {}) });
-      const sections = await heartbeating((signal) => extractInThread(sources, config.ingestion, signal));
+      const sections = await heartbeating((signal) => extractIsolated(sources, config.ingestion, signal));
       const characters = sections.reduce((sum, section) => sum + section.text.length, 0);
       if (characters === 0) {
         const what = manifest[0]?.kind === 'html' ? 'the pages' : 'the file';

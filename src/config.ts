@@ -92,9 +92,9 @@ export interface Config {
     maxCharacters: number;
     /** Chunks beyond which a document fails. */
     maxChunks: number;
-    /** How long text extraction (in its own thread) may run before the document fails. */
+    /** How long text extraction (in a process of its own) may run before the document fails. */
     extractTimeoutMs: number;
-    /** The heap of the extraction thread; a file that needs more fails. */
+    /** The heap of the extraction process; a file that needs more fails. */
     extractMemoryMb: number;
   };
 }

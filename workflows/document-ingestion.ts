@@ -25,7 +25,7 @@ const fetching = proxyActivities<Activities>({
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumAttempts: 3, nonRetryableErrorTypes },
 });
 
-// Extraction runs in a thread of its own under a deadline of at most 5 minutes (INGEST_EXTRACT_TIMEOUT), well
+// Extraction runs in a process of its own under a deadline of at most 5 minutes (INGEST_EXTRACT_TIMEOUT), well
 // inside this timeout: a file that needs longer fails with that reason, not retried. Chunking is bounded CPU
 // work (INGEST_MAX_CHARACTERS) that may hold the event loop for a moment, so these steps set no heartbeat timeout.
 const processing = proxyActivities<Activities>({

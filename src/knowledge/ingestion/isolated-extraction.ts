@@ -1,0 +1,93 @@
+import { fork } from 'node:child_process';
+import os from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { RejectedError } from '../../lib/errors.ts';
+import type { ExtractionSource, Section } from './extract.ts';
+
+/** The bounds of one document's extraction (config `ingestion`). */
+export interface ExtractionLimits {
+  maxCharacters: number;
+  extractTimeoutMs: number;
+  extractMemoryMb: number;
+}
+
+/** The one message of an extraction process: sections within the cap, or why there are none. */
+export type ExtractionOutcome =
+  | { ok: true; sections: Section[] }
+  | { ok: false; rejected: boolean; message: string };
+
+const entry = fileURLToPath(new URL('./extraction-process.ts', import.meta.url));
+
+// Each extraction may use its whole heap; two at a time keep a burst of uploads from multiplying that.
+const maxConcurrent = 2;
+let running = 0;
+const waiting: (() => void)[] = [];
+
+async function slot(): Promise<() => void> {
+  if (running >= maxConcurrent) await new Promise<void>((resolve) => waiting.push(resolve));
+  running++;
+  return () => {
+    running--;
+    waiting.shift()?.();
+  };
+}
+
+/**
+ * Extracts a document's text in a process of its own, with a heap of `extractMemoryMb` and a deadline, so a
+ * file that expands to hundreds of MB never holds the event loop or the memory of the process that serves
+ * requests (a process, not a thread: its memory goes back to the system when it ends). It stops at the text
+ * cap and sends nothing bigger back. A file over the cap, the heap or the deadline is a RejectedError with a
+ * reason the user can act on, since retrying would meet the same limit; `signal` kills the process and
+ * rejects with the signal's reason.
+ */
+export async function extractIsolated(sources: ExtractionSource[], limits: ExtractionLimits, signal?: AbortSignal): Promise<Section[]> {
+  signal?.throwIfAborted();
+  const release = await slot();
+  try {
+    signal?.throwIfAborted();
+    return await runChild(sources, limits, signal);
+  } finally {
+    release();
+  }
+}
+
+function runChild(sources: ExtractionSource[], limits: ExtractionLimits, signal: AbortSignal | undefined): Promise<Section[]> {
+  return new Promise<Section[]>((resolve, reject) => {
+    const child = fork(entry, {
+      execArgv: [`--max-old-space-size=${limits.extractMemoryMb}`],
+      serialization: 'advanced',
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+    });
+    // Below the server in the CPU queue: on a small machine, requests go first and extraction takes longer.
+    if (child.pid !== undefined) os.setPriority(child.pid, 10);
+    // The last words of a crash, for an error that is not one of the limits.
+    let stderr = '';
+    child.stderr?.on('data', (data: Buffer) => {
+      stderr = (stderr + data.toString('utf8')).slice(-4000);
+    });
+    let settled = false;
+    const settle = (outcome: () => void) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(deadline);
+      signal?.removeEventListener('abort', onAbort);
+      child.kill('SIGKILL');
+      outcome();
+    };
+    const seconds = Math.round(limits.extractTimeoutMs / 1000);
+    const deadline = setTimeout(() => settle(() => reject(new RejectedError(
+      `Reading the document took longer than ${seconds} seconds; split it into smaller documents.`,
+    ))), limits.extractTimeoutMs);
+    const onAbort = () => settle(() => reject(signal?.reason));
+    signal?.addEventListener('abort', onAbort, { once: true });
+    child.once('message', (outcome: ExtractionOutcome) => settle(() => {
+      if (outcome.ok) resolve(outcome.sections);
+      else reject(outcome.rejected ? new RejectedError(outcome.message) : new Error(outcome.message));
+    }));
+    child.once('error', (error) => settle(() => reject(error)));
+    child.once('exit', (code, exitSignal) => settle(() => reject(/heap limit|out of memory/i.test(stderr)
+      ? new RejectedError(`Reading the document needs more than ${limits.extractMemoryMb} MB of memory; split it into smaller documents.`)
+      : new Error(`The extraction process ended (${exitSignal ?? `exit code ${code}`}) without an answer: ${stderr.trim() || 'no output'}`))));
+    child.send({ sources, maxCharacters: limits.maxCharacters });
+  });
+}
