@@ -78,7 +78,7 @@ function runChild(sources: ExtractionSource[], limits: ExtractionLimits, signal:
     const deadline = setTimeout(() => settle(() => reject(new RejectedError(
       `Reading the document took longer than ${seconds} seconds; split it into smaller documents.`,
     ))), limits.extractTimeoutMs);
-    const onAbort = () => settle(() => reject(signal?.reason));
+    const onAbort = () => settle(() => reject(signal?.reason as Error));
     signal?.addEventListener('abort', onAbort, { once: true });
     child.once('message', (outcome: ExtractionOutcome) => settle(() => {
       if (outcome.ok) resolve(outcome.sections);
