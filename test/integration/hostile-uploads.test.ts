@@ -15,7 +15,7 @@ beforeAll(async () => {
   platform = await startTestPlatform({
     worker: true,
     // Caps a few times smaller than the defaults, so files sized for a quick test pass them as the did.
-    env: { STORAGE_DIR: storageDir, INGEST_MAX_CHARACTERS: '1000000', INGEST_EXTRACT_MEMORY_MB: '256', INGEST_EXTRACT_TIMEOUT: '20s', INGEST_MAX_CHUNKS: '50' },
+    env: { STORAGE_DIR: storageDir, INGEST_MAX_CHARACTERS: '1000000', INGEST_EXTRACT_MEMORY_MB: '256', INGEST_EXTRACT_TIMEOUT: '60s', INGEST_MAX_CHUNKS: '50' },
   });
 });
 
@@ -30,9 +30,9 @@ describe('hostile uploads', () => {
     const bystander = await createTestUser(platform.database.knex);
     const created = await platform.request('POST', '/user/knowledgebases', { token: attacker.token, body: { name: 'Bombs' } });
     const kb = created.body.data.id as number;
-    // About 20 million characters of text from 100 KB of PDF, and 20 MB of XML in a 1 MB DOCX (ratio about 20).
+    // About 20 million characters of text from 180 KB of PDF, and 12 MB of XML in a 600 KB DOCX (ratio about 20).
     const pdf = makeExpandingPdf(30 * 1024 * 1024);
-    const docx = makeLargeDocx(20 * 1024 * 1024);
+    const docx = makeLargeDocx(12 * 1024 * 1024);
 
     const memoryBefore = process.memoryUsage().rss;
     let memoryPeak = memoryBefore;
