@@ -57,6 +57,8 @@ function runChild(sources: ExtractionSource[], limits: ExtractionLimits, signal:
       execArgv: [`--max-old-space-size=${limits.extractMemoryMb}`],
       serialization: 'advanced',
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+      // The parsers read untrusted files: none of the server's secrets (APP_KEY, DATABASE_URL) in reach.
+      env: {},
     });
     // Below the server in the CPU queue: on a small machine, requests go first and extraction takes longer.
     if (child.pid !== undefined) os.setPriority(child.pid, 10);
