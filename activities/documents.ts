@@ -7,10 +7,9 @@ import type { Logger } from '../src/logger.ts';
 import { EmbeddingsError } from '../src/providers/embeddings/index.ts';
 import type { Providers } from '../src/providers/index.ts';
 import type { FileStorage } from '../src/providers/storage/index.ts';
-import { chunkSections } from '../src/knowledge/ingestion/chunk.ts';
 import { crawlWebsite } from '../src/knowledge/ingestion/crawl.ts';
 import type { ExtractionSource, Section } from '../src/knowledge/ingestion/extract.ts';
-import { extractIsolated } from '../src/knowledge/ingestion/isolated-extraction.ts';
+import { chunkIsolated, extractIsolated } from '../src/knowledge/ingestion/isolated-extraction.ts';
 import { documentKeys } from '../src/knowledge/files.ts';
 import { Document } from '../src/resources/documents/model.ts';
 import { recomputeKnowledgebaseStatus } from '../src/knowledge/status.ts';
@@ -120,13 +119,15 @@ export function createDocumentActivities({ knex, logger, config, providers }: Do
     },
 
     /**
-     * Replaces the document's chunks: the old ones go first, then each batch is inserted by a statement of its
-     * own, so a retry starts clean and no transaction holds the database (on the embedded PGlite, its only
-     * connection, which every request shares) for longer than one batch.
+     * Replaces the document's chunks, cut in a process of its own like the text was extracted (a text at the
+     * cap takes about a second of CPU): the old ones go first, then each batch is inserted by a statement of
+     * its own, so a retry starts clean and no transaction holds the database (on the embedded PGlite, its
+     * only connection, which every request shares) for longer than one batch.
      */
     async chunkDocumentText({ documentId }: { documentId: number }): Promise<{ chunks: number }> {
       const document = await loadDocument(knex, documentId);
-      const chunks = chunkSections(await readJson<Section[]>(storage, documentKeys.sections(documentId)));
+      const sections = await readJson<Section[]>(storage, documentKeys.sections(documentId));
+      const chunks = await heartbeating((signal) => chunkIsolated(sections, config.ingestion, signal));
       const { maxChunks } = config.ingestion;
       if (chunks.length > maxChunks) {
         throw new RejectedError(`The document makes ${chunks.length} chunks of text; at most ${maxChunks} are stored. Split it into smaller documents.`);

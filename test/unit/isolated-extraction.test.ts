@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { RejectedError } from '../../src/lib/errors.ts';
-import { extractIsolated, type ExtractionLimits } from '../../src/knowledge/ingestion/isolated-extraction.ts';
+import { chunkSections } from '../../src/knowledge/ingestion/chunk.ts';
+import { chunkIsolated, extractIsolated, type ExtractionLimits } from '../../src/knowledge/ingestion/isolated-extraction.ts';
 import { makePdf } from '../support/documents.ts';
 import { makeExpandingPdf, makeLargeDocx } from '../support/hostile-files.ts';
 
@@ -38,6 +39,13 @@ describe('extraction in a process of its own', { timeout: 60_000 }, () => {
       .rejects.toThrow(new RejectedError('Reading the document needs more than 64 MB of memory; split it into smaller documents.'));
     await expect(extractIsolated([{ kind: 'docx', data: docx }], { ...limits, maxCharacters: 100_000_000, extractTimeoutMs: 1000 }))
       .rejects.toThrow(new RejectedError('Reading the document took longer than 1 seconds; split it into smaller documents.'));
+  });
+
+  it('chunks sections in a process of its own, as the chunker does', async () => {
+    const sections = [{ text: 'a '.repeat(2_000_000), heading: 'Letters' }, { text: 'Refunds take five days.', page: 2 }];
+    const chunks = await chunkIsolated(sections, limits);
+    expect(chunks).toEqual(chunkSections(sections));
+    expect(chunks.at(-1)).toEqual({ content: 'Refunds take five days.', tokenCount: 5, metadata: { page: 2 } });
   });
 
   it('stops when its signal aborts', async () => {

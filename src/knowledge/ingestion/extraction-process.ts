@@ -1,16 +1,21 @@
 /**
- * The body of an extraction process (isolated-extraction.ts): receives one document's sources, extracts them
- * under the text cap and answers with one message, the sections or the reason they could not be read.
- * Runs nowhere else.
+ * The body of an extraction process (isolated-extraction.ts): receives one task, extracting a document's
+ * sources under the text cap or chunking its sections, and answers with one message, the result or the
+ * reason there is none. Runs nowhere else.
  */
 import { DomainError } from '../../lib/errors.ts';
-import { extractSources, type ExtractionSource } from './extract.ts';
-import type { ExtractionOutcome } from './isolated-extraction.ts';
+import { chunkSections } from './chunk.ts';
+import { extractSources } from './extract.ts';
+import type { IsolatedOutcome, IsolatedTask } from './isolated-extraction.ts';
 
-process.once('message', async ({ sources, maxCharacters }: { sources: ExtractionSource[]; maxCharacters: number }) => {
-  let outcome: ExtractionOutcome;
+async function run(task: IsolatedTask): Promise<unknown> {
+  return task.kind === 'extract' ? extractSources(task.sources, task.maxCharacters) : chunkSections(task.sections);
+}
+
+process.once('message', async (task: IsolatedTask) => {
+  let outcome: IsolatedOutcome;
   try {
-    outcome = { ok: true, sections: await extractSources(sources, maxCharacters) };
+    outcome = { ok: true, result: await run(task) };
   } catch (error) {
     outcome = error instanceof DomainError
       ? { ok: false, rejected: true, message: error.message }

@@ -2,18 +2,24 @@ import { fork } from 'node:child_process';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { RejectedError } from '../../lib/errors.ts';
+import type { Chunk } from './chunk.ts';
 import type { ExtractionSource, Section } from './extract.ts';
 
-/** The bounds of one document's extraction (config `ingestion`). */
+/** The bounds of each step of one document's extraction (config `ingestion`). */
 export interface ExtractionLimits {
   maxCharacters: number;
   extractTimeoutMs: number;
   extractMemoryMb: number;
 }
 
-/** The one message of an extraction process: sections within the cap, or why there are none. */
-export type ExtractionOutcome =
-  | { ok: true; sections: Section[] }
+/** What an extraction process is asked to do. */
+export type IsolatedTask =
+  | { kind: 'extract'; sources: ExtractionSource[]; maxCharacters: number }
+  | { kind: 'chunk'; sections: Section[] };
+
+/** The one message of an extraction process: the task's result, or why there is none. */
+export type IsolatedOutcome =
+  | { ok: true; result: unknown }
   | { ok: false; rejected: boolean; message: string };
 
 const entry = fileURLToPath(new URL('./extraction-process.ts', import.meta.url));
@@ -41,18 +47,27 @@ async function slot(): Promise<() => void> {
  * rejects with the signal's reason.
  */
 export async function extractIsolated(sources: ExtractionSource[], limits: ExtractionLimits, signal?: AbortSignal): Promise<Section[]> {
+  return await runIsolated({ kind: 'extract', sources, maxCharacters: limits.maxCharacters }, 'Reading the document', limits, signal) as Section[];
+}
+
+/** Cuts sections into chunks the same way, under the same limits: on the text cap's worth, seconds of CPU. */
+export async function chunkIsolated(sections: Section[], limits: ExtractionLimits, signal?: AbortSignal): Promise<Chunk[]> {
+  return await runIsolated({ kind: 'chunk', sections }, 'Chunking the document', limits, signal) as Chunk[];
+}
+
+async function runIsolated(task: IsolatedTask, what: string, limits: ExtractionLimits, signal: AbortSignal | undefined): Promise<unknown> {
   signal?.throwIfAborted();
   const release = await slot();
   try {
     signal?.throwIfAborted();
-    return await runChild(sources, limits, signal);
+    return await runChild(task, what, limits, signal);
   } finally {
     release();
   }
 }
 
-function runChild(sources: ExtractionSource[], limits: ExtractionLimits, signal: AbortSignal | undefined): Promise<Section[]> {
-  return new Promise<Section[]>((resolve, reject) => {
+function runChild(task: IsolatedTask, what: string, limits: ExtractionLimits, signal: AbortSignal | undefined): Promise<unknown> {
+  return new Promise<unknown>((resolve, reject) => {
     const child = fork(entry, {
       execArgv: [`--max-old-space-size=${limits.extractMemoryMb}`],
       serialization: 'advanced',
@@ -78,18 +93,18 @@ function runChild(sources: ExtractionSource[], limits: ExtractionLimits, signal:
     };
     const seconds = Math.round(limits.extractTimeoutMs / 1000);
     const deadline = setTimeout(() => settle(() => reject(new RejectedError(
-      `Reading the document took longer than ${seconds} seconds; split it into smaller documents.`,
+      `${what} took longer than ${seconds} seconds; split it into smaller documents.`,
     ))), limits.extractTimeoutMs);
     const onAbort = () => settle(() => reject(signal?.reason as Error));
     signal?.addEventListener('abort', onAbort, { once: true });
-    child.once('message', (outcome: ExtractionOutcome) => settle(() => {
-      if (outcome.ok) resolve(outcome.sections);
+    child.once('message', (outcome: IsolatedOutcome) => settle(() => {
+      if (outcome.ok) resolve(outcome.result);
       else reject(outcome.rejected ? new RejectedError(outcome.message) : new Error(outcome.message));
     }));
     child.once('error', (error) => settle(() => reject(error)));
     child.once('exit', (code, exitSignal) => settle(() => reject(/heap limit|out of memory/i.test(stderr)
-      ? new RejectedError(`Reading the document needs more than ${limits.extractMemoryMb} MB of memory; split it into smaller documents.`)
+      ? new RejectedError(`${what} needs more than ${limits.extractMemoryMb} MB of memory; split it into smaller documents.`)
       : new Error(`The extraction process ended (${exitSignal ?? `exit code ${code}`}) without an answer: ${stderr.trim() || 'no output'}`))));
-    child.send({ sources, maxCharacters: limits.maxCharacters });
+    child.send(task);
   });
 }
