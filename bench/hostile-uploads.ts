@@ -1,9 +1,10 @@
 /**
- * Hostile uploads benchmark: `node bench/hostile-uploads.ts [--pdf-mb 300] [--docx-mb 64,160]`.
+ * Hostile uploads benchmark: `npm run bench:hostile-uploads -- [--pdf-mb 300] [--docx-mb 64,160] [--txt-mb 4.5]`.
  * Starts Parley as `npm start` does (every role in one process, embedded PGlite, the Temporal dev server;
  * TEMPORAL_CLI or PATH names the CLI) in a scratch data directory, uploads the files of issue 13 at full size
  * (a PDF whose one content stream expands to `--pdf-mb` MB of text operators, and DOCX files holding
- * `--docx-mb` MB of XML that pass the bomb checks), and meanwhile has another user call `GET /api/health`,
+ * `--docx-mb` MB of XML that pass the bomb checks) and a text file of `--txt-mb` MB of one-letter words, just
+ * under the text cap, which is chunked and stored (thousands of chunks); meanwhile has another user call `GET /api/health`,
  * `GET /api/user/me` and `GET /api/user/knowledgebases` without pause. It prints how each document ended, the
  * other user's worst and p99 latency and failed answers, and the memory (RSS) of the server and of its
  * extraction processes.
@@ -18,7 +19,9 @@ import { parseArgs } from 'node:util';
 import { makeExpandingPdf, makeLargeDocx } from '../test/support/hostile-files.ts';
 import { percentile } from './percentile.ts';
 
-const { values } = parseArgs({ options: { 'pdf-mb': { type: 'string', default: '300' }, 'docx-mb': { type: 'string', default: '64,160' } } });
+const { values } = parseArgs({
+  options: { 'pdf-mb': { type: 'string', default: '300' }, 'docx-mb': { type: 'string', default: '64,160' }, 'txt-mb': { type: 'string', default: '4.5' } },
+});
 const megabyte = 1024 * 1024;
 
 async function freePort(): Promise<number> {
@@ -49,6 +52,16 @@ function memoryOf(pid: number): { server: number; extraction: number } {
   }
   return { server: rssOf(pid), extraction };
 }
+
+// Built before the server starts: building them blocks this process for seconds, during which the server
+// would close idle keep-alive connections that the client then reuses.
+const files = [
+  { name: 'expanding.pdf', type: 'pdf', data: makeExpandingPdf(Number(values['pdf-mb']) * megabyte), expands: `${values['pdf-mb']} MB of text operators` },
+  ...values['docx-mb'].split(',').map((size) => ({ name: `xml-${size}mb.docx`, type: 'docx', data: makeLargeDocx(Number(size) * megabyte), expands: `${size} MB of XML` })),
+  ...(Number(values['txt-mb']) > 0
+    ? [{ name: 'letters.txt', type: 'txt', data: Buffer.from('a '.repeat(Math.floor(Number(values['txt-mb']) * megabyte / 2))), expands: 'one paragraph of one-letter words' }]
+    : []),
+];
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-bench-'));
 const port = await freePort();
@@ -100,10 +113,6 @@ try {
   const bystander = await register('bystander');
   const kb = (await call('POST', '/user/knowledgebases', { token: attacker, body: { name: 'Hostile files' } })).body.data.id as number;
 
-  const files = [
-    { name: 'expanding.pdf', type: 'pdf', data: makeExpandingPdf(Number(values['pdf-mb']) * megabyte), expands: `${values['pdf-mb']} MB of text operators` },
-    ...values['docx-mb'].split(',').map((size) => ({ name: `xml-${size}mb.docx`, type: 'docx', data: makeLargeDocx(Number(size) * megabyte), expands: `${size} MB of XML` })),
-  ];
   const memoryBefore = memoryOf(server.pid!).server;
   let uploading = true;
   const latencies: number[] = [];
@@ -154,6 +163,7 @@ try {
   for (const [index, file] of files.entries()) {
     const outcome = outcomes[index];
     console.log(`${file.name} (${(file.data.length / megabyte).toFixed(1)} MB, ${file.expands}): ${outcome.status} after ${outcome.seconds.toFixed(1)} s${outcome.error ? ` — ${outcome.error}` : ''}`);
+
   }
   console.log(`another user: ${latencies.length} requests, worst ${worst.ms.toFixed(0)} ms (GET ${worst.route}), p99 ${percentile(latencies, 99).toFixed(0)} ms, p50 ${percentile(latencies, 50).toFixed(0)} ms, ${failures.length} failed${failures.length ? ` (${[...new Set(failures)].join(', ')})` : ''}`);
   const mb = (bytes: number) => `${(bytes / megabyte).toFixed(0)} MB`;

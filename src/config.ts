@@ -92,9 +92,9 @@ export interface Config {
     maxCharacters: number;
     /** Chunks beyond which a document fails. */
     maxChunks: number;
-    /** How long text extraction (in a process of its own) may run before the document fails. */
+    /** How long text extraction, or chunking (each in a process of its own), may run before the document fails. */
     extractTimeoutMs: number;
-    /** The heap of the extraction process; a file that needs more fails. */
+    /** The heap of each of those processes; a file that needs more fails. */
     extractMemoryMb: number;
   };
 }
@@ -299,8 +299,9 @@ function mediaUrlBeside(publicUrl: string, mediaPort: number): string {
   return `${url.protocol === 'https:' ? 'wss:' : 'ws:'}//${url.hostname}:${mediaPort}`;
 }
 
-// The extraction activity's start-to-close timeout (workflows/document-ingestion.ts) is 10 minutes: the
-// deadline stays well inside it, so a slow file ends with the deadline's reason, never a timed-out retry.
+// The extraction and chunking activities' start-to-close timeout (workflows/document-ingestion.ts) is 10
+// minutes: the deadline stays well inside it, so a slow file ends with the deadline's reason, never a
+// timed-out retry.
 const maxExtractTimeoutSeconds = 5 * 60;
 
 function readIngestion(read: Reader): Config['ingestion'] {

@@ -26,13 +26,14 @@ afterAll(async () => {
 
 describe('hostile uploads', () => {
   it('fail alone, with a reason, while another user keeps being answered', async () => {
+    // About 20 million characters of text from 180 KB of PDF, and 12 MB of XML in a 600 KB DOCX (ratio about 20),
+    // built first: building blocks this process, and an HTTP connection idle meanwhile may be closed under it.
+    const pdf = makeExpandingPdf(30 * 1024 * 1024);
+    const docx = makeLargeDocx(12 * 1024 * 1024);
     const attacker = await createTestUser(platform.database.knex);
     const bystander = await createTestUser(platform.database.knex);
     const created = await platform.request('POST', '/user/knowledgebases', { token: attacker.token, body: { name: 'Bombs' } });
     const kb = created.body.data.id as number;
-    // About 20 million characters of text from 180 KB of PDF, and 12 MB of XML in a 600 KB DOCX (ratio about 20).
-    const pdf = makeExpandingPdf(30 * 1024 * 1024);
-    const docx = makeLargeDocx(12 * 1024 * 1024);
 
     const memoryBefore = process.memoryUsage().rss;
     let memoryPeak = memoryBefore;
