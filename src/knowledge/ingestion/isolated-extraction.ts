@@ -29,12 +29,14 @@ const maxConcurrent = 2;
 let running = 0;
 const waiting: (() => void)[] = [];
 
+/** Waits for one of the `maxConcurrent` places; the function it gives frees it, or hands it to the next waiter. */
 async function slot(): Promise<() => void> {
-  if (running >= maxConcurrent) await new Promise<void>((resolve) => waiting.push(resolve));
-  running++;
+  if (running < maxConcurrent) running++;
+  else await new Promise<void>((resolve) => waiting.push(resolve));
   return () => {
-    running--;
-    waiting.shift()?.();
+    const next = waiting.shift();
+    if (next) next();
+    else running--;
   };
 }
 
