@@ -7,9 +7,9 @@ import type { Logger } from '../src/logger.ts';
 import { EmbeddingsError } from '../src/providers/embeddings/index.ts';
 import type { Providers } from '../src/providers/index.ts';
 import type { FileStorage } from '../src/providers/storage/index.ts';
-import { chunkSections } from '../src/knowledge/ingestion/chunk.ts';
 import { crawlWebsite } from '../src/knowledge/ingestion/crawl.ts';
-import { extractDocx, extractHtml, extractPdf, extractTxt, type Section } from '../src/knowledge/ingestion/extract.ts';
+import type { ExtractionSource, Section } from '../src/knowledge/ingestion/extract.ts';
+import { chunkIsolated, extractIsolated } from '../src/knowledge/ingestion/isolated-extraction.ts';
 import { documentKeys } from '../src/knowledge/files.ts';
 import { Document } from '../src/resources/documents/model.ts';
 import { recomputeKnowledgebaseStatus } from '../src/knowledge/status.ts';
@@ -62,7 +62,7 @@ async function readJson<T>(storage: FileStorage, key: string): Promise<T> {
 export interface DocumentActivityDependencies {
   knex: Knex;
   logger: Logger;
-  config: Pick<Config, 'fetch'>;
+  config: Pick<Config, 'fetch' | 'ingestion'>;
   providers: Pick<Providers, 'storage' | 'fetch' | 'embeddings'>;
 }
 
@@ -99,18 +99,16 @@ export function createDocumentActivities({ knex, logger, config, providers }: Do
       return { sources: crawl.pages.length, skipped: crawl.skipped.length };
     },
 
-    /** Text with its structure (headings, pages, URLs), written as one work file. */
+    /**
+     * Text with its structure (headings, pages, URLs), written as one work file. Extraction runs in a process
+     * of its own under the configured caps (text, memory, deadline); a breach fails the document for good.
+     */
     async extractDocumentText({ documentId }: { documentId: number }): Promise<{ sections: number; characters: number }> {
       await loadDocument(knex, documentId);
       const manifest = await readJson<ManifestEntry[]>(storage, documentKeys.manifest(documentId));
-      const sections: Section[] = [];
-      for (const entry of manifest) {
-        const data = await storage.read(entry.key);
-        if (entry.kind === 'html') sections.push(...extractHtml(data.toString('utf8'), entry.url ?? ''));
-        else if (entry.kind === 'pdf') sections.push(...await extractPdf(data));
-        else if (entry.kind === 'docx') sections.push(...await extractDocx(data));
-        else sections.push(...extractTxt(data));
-      }
+      const sources: ExtractionSource[] = [];
+      for (const entry of manifest) sources.push({ kind: entry.kind, data: await storage.read(entry.key), ...(entry.url !== undefined ? { url: entry.url } : {}) });
+      const sections = await heartbeating((signal) => extractIsolated(sources, config.ingestion, signal));
       const characters = sections.reduce((sum, section) => sum + section.text.length, 0);
       if (characters === 0) {
         const what = manifest[0]?.kind === 'html' ? 'the pages' : 'the file';
@@ -120,23 +118,31 @@ export function createDocumentActivities({ knex, logger, config, providers }: Do
       return { sections: sections.length, characters };
     },
 
-    /** Replaces the document's chunks in one transaction, so a retry never leaves duplicates or halves. */
+    /**
+     * Replaces the document's chunks, cut in a process of its own like the text was extracted (a text at the
+     * cap takes about a second of CPU): the old ones go first, then each batch is inserted by a statement of
+     * its own, so a retry starts clean and no transaction holds the database (on the embedded PGlite, its
+     * only connection, which every request shares) for longer than one batch.
+     */
     async chunkDocumentText({ documentId }: { documentId: number }): Promise<{ chunks: number }> {
       const document = await loadDocument(knex, documentId);
-      const chunks = chunkSections(await readJson<Section[]>(storage, documentKeys.sections(documentId)));
-      await knex.transaction(async (trx) => {
-        await trx('document_chunks').where({ documentId }).delete();
-        for (let start = 0; start < chunks.length; start += insertBatchSize) {
-          await trx('document_chunks').insert(chunks.slice(start, start + insertBatchSize).map((chunk, offset) => ({
-            documentId,
-            knowledgebaseId: document.knowledgebaseId,
-            position: start + offset,
-            content: chunk.content,
-            metadata: JSON.stringify(chunk.metadata),
-            tokenCount: chunk.tokenCount,
-          })));
-        }
-      });
+      const sections = await readJson<Section[]>(storage, documentKeys.sections(documentId));
+      const chunks = await heartbeating((signal) => chunkIsolated(sections, config.ingestion, signal));
+      const { maxChunks } = config.ingestion;
+      if (chunks.length > maxChunks) {
+        throw new RejectedError(`The document makes ${chunks.length} chunks of text; at most ${maxChunks} are stored. Split it into smaller documents.`);
+      }
+      await knex('document_chunks').where({ documentId }).delete();
+      for (let start = 0; start < chunks.length; start += insertBatchSize) {
+        await knex('document_chunks').insert(chunks.slice(start, start + insertBatchSize).map((chunk, offset) => ({
+          documentId,
+          knowledgebaseId: document.knowledgebaseId,
+          position: start + offset,
+          content: chunk.content,
+          metadata: JSON.stringify(chunk.metadata),
+          tokenCount: chunk.tokenCount,
+        })));
+      }
       return { chunks: chunks.length };
     },
 

@@ -9,7 +9,7 @@ import { createSelfCheckActivities } from './self-check.ts';
 export interface ActivityDependencies {
   knex: Knex;
   logger: Logger;
-  config: Pick<Config, 'fetch'>;
+  config: Pick<Config, 'fetch' | 'ingestion'>;
   providers: Pick<Providers, 'storage' | 'fetch' | 'embeddings'>;
 }
 

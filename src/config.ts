@@ -96,6 +96,17 @@ export interface Config {
     /** Where uploaded files and ingestion work files live. */
     dir: string;
   };
+  /** Bounds on one document's ingestion, so a hostile or huge file fails alone instead of starving the service. */
+  ingestion: {
+    /** Characters of extracted text beyond which a document fails (docs/decisions.md: fail, never truncate). */
+    maxCharacters: number;
+    /** Chunks beyond which a document fails. */
+    maxChunks: number;
+    /** How long text extraction, or chunking (each in a process of its own), may run before the document fails. */
+    extractTimeoutMs: number;
+    /** The heap of each of those processes; a file that needs more fails. */
+    extractMemoryMb: number;
+  };
 }
 
 export class ConfigError extends Error {
@@ -295,6 +306,7 @@ export function loadConfig(env: Env = process.env): Config {
     storage: {
       dir: path.resolve(read.string('STORAGE_DIR') ?? path.join(read.string('DATA_DIR') ?? '.data', 'uploads')),
     },
+    ingestion: readIngestion(read),
   };
 }
 
@@ -302,6 +314,22 @@ export function loadConfig(env: Env = process.env): Config {
 function mediaUrlBeside(publicUrl: string, mediaPort: number): string {
   const url = new URL(publicUrl);
   return `${url.protocol === 'https:' ? 'wss:' : 'ws:'}//${url.hostname}:${mediaPort}`;
+}
+
+// The extraction and chunking activities' start-to-close timeout (workflows/document-ingestion.ts) is 10
+// minutes: the deadline stays well inside it, so a slow file ends with the deadline's reason, never a
+// timed-out retry.
+const maxExtractTimeoutSeconds = 5 * 60;
+
+function readIngestion(read: Reader): Config['ingestion'] {
+  const timeoutSeconds = read.duration('INGEST_EXTRACT_TIMEOUT', 120);
+  if (timeoutSeconds > maxExtractTimeoutSeconds) throw new ConfigError('INGEST_EXTRACT_TIMEOUT', `must be at most ${maxExtractTimeoutSeconds / 60}m, got ${timeoutSeconds}s.`);
+  return {
+    maxCharacters: read.integer('INGEST_MAX_CHARACTERS', 5_000_000, 1000, 100_000_000),
+    maxChunks: read.integer('INGEST_MAX_CHUNKS', 10_000, 1, 1_000_000),
+    extractTimeoutMs: timeoutSeconds * 1000,
+    extractMemoryMb: read.integer('INGEST_EXTRACT_MEMORY_MB', 512, 64, 16_384),
+  };
 }
 
 function readEmbeddings(read: Reader): Config['embeddings'] {

@@ -25,7 +25,9 @@ const fetching = proxyActivities<Activities>({
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumAttempts: 3, nonRetryableErrorTypes },
 });
 
-// Extraction and chunking are CPU work that may hold the event loop for seconds, so they do not heartbeat.
+// Extraction and chunking each run in a process of their own under a deadline of at most 5 minutes
+// (INGEST_EXTRACT_TIMEOUT), well inside this timeout: a file that needs longer fails with that reason, not
+// retried. They heartbeat while they wait, so deleting the document stops them.
 const processing = proxyActivities<Activities>({
   startToCloseTimeout: '10 minutes',
   cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,

@@ -27,6 +27,13 @@ describe('loadConfig', () => {
     expect(config.http.rateLimitPerMinute).toBe(600);
   });
 
+  it('bounds ingestion by default, and keeps the extraction deadline inside the activity timeout', () => {
+    expect(loadConfig({}).ingestion).toEqual({ maxCharacters: 5_000_000, maxChunks: 10_000, extractTimeoutMs: 120_000, extractMemoryMb: 512 });
+    expect(loadConfig({ INGEST_MAX_CHARACTERS: '200000', INGEST_EXTRACT_TIMEOUT: '5m' }).ingestion).toMatchObject({ maxCharacters: 200_000, extractTimeoutMs: 300_000 });
+    expect(configError({ INGEST_EXTRACT_TIMEOUT: '6m' }).message).toBe('INGEST_EXTRACT_TIMEOUT must be at most 5m, got 360s.');
+    expect(configError({ INGEST_EXTRACT_MEMORY_MB: '16' }).variable).toBe('INGEST_EXTRACT_MEMORY_MB');
+  });
+
   it('turns registration off by default in production, and lets it be turned back on', () => {
     expect(loadConfig({ NODE_ENV: 'production' }).auth.allowRegistration).toBe(false);
     expect(loadConfig({ NODE_ENV: 'production', ALLOW_REGISTRATION: 'true' }).auth.allowRegistration).toBe(true);

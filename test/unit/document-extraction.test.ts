@@ -116,4 +116,13 @@ describe('chunking', () => {
     expect(chunks.length).toBeGreaterThan(6);
     expect(Math.max(...chunks.map((chunk) => chunk.tokenCount))).toBeLessThanOrEqual(800);
   });
+
+  it('splits a text at the cap without sentences in linear time', () => {
+    // 5 MB of one-letter words: recounting each growing piece took 21 s; running sums take under a second.
+    const started = performance.now();
+    const chunks = chunkSections([{ text: 'a '.repeat(2_500_000) }]);
+    expect(performance.now() - started).toBeLessThan(8000);
+    expect(chunks.length).toBeGreaterThan(3000);
+    expect(Math.max(...chunks.map((chunk) => chunk.tokenCount))).toBeLessThanOrEqual(800);
+  });
 });

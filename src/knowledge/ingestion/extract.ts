@@ -2,7 +2,7 @@ import { Readability } from '@mozilla/readability';
 import chardet from 'chardet';
 import iconv from 'iconv-lite';
 import mammoth from 'mammoth';
-import { extractText, getDocumentProxy, getResolvedPDFJS } from 'unpdf';
+import { getDocumentProxy, getResolvedPDFJS } from 'unpdf';
 import { RejectedError } from '../../lib/errors.ts';
 import { parseDocument, type DomDocument, type DomNode } from './dom.ts';
 import { inspectZip } from './zip.ts';
@@ -111,22 +111,65 @@ export function extractHtml(html: string, url: string): Section[] {
 
 const pdfMagic = Buffer.from('%PDF-');
 
+type PDFDocumentProxy = Awaited<ReturnType<typeof getDocumentProxy>>;
+type PDFPageProxy = Awaited<ReturnType<PDFDocumentProxy['getPage']>>;
+type TextContent = Awaited<ReturnType<PDFPageProxy['getTextContent']>>;
+
+/** A page's text as pdf.js streams it: items in batches, so reading can stop anywhere. */
+async function readPageText(page: PDFPageProxy, budget: number): Promise<string> {
+  const reader = (page.streamTextContent() as ReadableStream<TextContent>).getReader();
+  const parts: string[] = [];
+  let length = 0;
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return parts.join('');
+    for (const item of value.items) {
+      if (!('str' in item)) continue;
+      const part = item.str + (item.hasEOL ? '\n' : '');
+      parts.push(part);
+      length += part.length;
+    }
+    if (length > budget) {
+      await reader.cancel(new Error('The text cap is reached.'));
+      return parts.join('');
+    }
+  }
+}
+
+export interface PdfOptions {
+  /**
+   * Reading stops once the text passes this many characters, so one content stream that expands to
+   * hundreds of MB is never read whole; the result then holds more than this, which the caller refuses.
+   */
+  maxCharacters?: number;
+}
+
 /**
  * The text of each page. Like the other file extractors, it throws a RejectedError, whose message the user
  * sees on the failed document, when the file cannot be processed for a reason they can act on.
  */
-export async function extractPdf(data: Buffer): Promise<Section[]> {
+export async function extractPdf(data: Buffer, options: PdfOptions = {}): Promise<Section[]> {
   if (!data.subarray(0, 1024).includes(pdfMagic)) throw new RejectedError('The file is not a PDF.');
-  let pages: string[];
+  const budget = options.maxCharacters ?? Infinity;
+  const pages: string[] = [];
+  let pdf: PDFDocumentProxy | undefined;
   try {
-    const pdf = await getDocumentProxy(new Uint8Array(data));
+    pdf = await getDocumentProxy(new Uint8Array(data), { verbosity: 0 });
     if (pdf.numPages > 5000) throw new RejectedError(`The PDF has ${pdf.numPages} pages; at most 5000 are processed.`);
-    pages = (await extractText(pdf, { mergePages: false })).text;
+    let length = 0;
+    for (let number = 1; number <= pdf.numPages && length <= budget; number++) {
+      const text = await readPageText(await pdf.getPage(number), budget - length);
+      pages.push(text);
+      length += text.length;
+    }
   } catch (error) {
     if (error instanceof RejectedError) throw error;
     const { PasswordException } = await getResolvedPDFJS();
     if (error instanceof PasswordException) throw new RejectedError('The PDF is encrypted with a password and cannot be read.');
     throw new RejectedError(`The PDF could not be read: ${(error as Error).message}`);
+  } finally {
+    // Stops pdf.js's parser, which goes on through a cancelled page otherwise.
+    await pdf?.loadingTask.destroy();
   }
   return pages.map((text, index) => ({ text: clean(text), page: index + 1 })).filter((page) => page.text !== '');
 }
@@ -167,4 +210,36 @@ export function extractTxt(data: Buffer): Section[] {
   if (nulls > Math.max(8, text.length / 1000)) throw new RejectedError('The file is not a text file.');
   const normalized = text.replace(/\r\n?/g, '\n').replaceAll('\u0000', '');
   return [{ text: normalized.split(/\n{2,}/).map(clean).filter(Boolean).join('\n\n') }].filter((section) => section.text !== '');
+}
+
+/** One file or fetched page of a document, as ingestion stores it. */
+export interface ExtractionSource {
+  kind: 'html' | 'pdf' | 'docx' | 'txt';
+  data: Uint8Array;
+  url?: string;
+}
+
+/** What a document over the text cap fails with. */
+export function tooMuchText(maxCharacters: number): RejectedError {
+  return new RejectedError(`The document has more than ${maxCharacters.toLocaleString('en-US')} characters of text; split it into smaller documents.`);
+}
+
+/**
+ * The sections of all of a document's sources, refused (tooMuchText) once their text passes `maxCharacters`:
+ * a PDF stops being read there, other formats are measured once read.
+ */
+export async function extractSources(sources: ExtractionSource[], maxCharacters: number): Promise<Section[]> {
+  const sections: Section[] = [];
+  let characters = 0;
+  for (const source of sources) {
+    const data = Buffer.from(source.data.buffer, source.data.byteOffset, source.data.byteLength);
+    const extracted = source.kind === 'html' ? extractHtml(data.toString('utf8'), source.url ?? '')
+      : source.kind === 'pdf' ? await extractPdf(data, { maxCharacters: maxCharacters - characters })
+        : source.kind === 'docx' ? await extractDocx(data)
+          : extractTxt(data);
+    characters += extracted.reduce((sum, section) => sum + section.text.length, 0);
+    if (characters > maxCharacters) throw tooMuchText(maxCharacters);
+    sections.push(...extracted);
+  }
+  return sections;
 }
