@@ -59,6 +59,19 @@ describe('MediaStreamAudio on a carrier stream (8 kHz μ-law)', () => {
   });
 });
 
+describe('MediaStreamAudio after a clear', () => {
+  it('sends the next utterance exactly as a fresh stream would, with nothing of the interrupted one', () => {
+    const next = sine(300, 16000, 0.1);
+    const fresh = new MediaStreamAudio(mulaw);
+    const expected = [...fresh.encode(next), ...fresh.flush()];
+    const audio = new MediaStreamAudio(mulaw);
+    expect(audio.encode(sine(440, 16000, 0.1).subarray(0, 1234)).length).toBeGreaterThan(0);
+    audio.clearOutbound();
+    expect(audio.flush()).toEqual([]);
+    expect([...audio.encode(next), ...audio.flush()]).toEqual(expected);
+  });
+});
+
 describe('MediaStreamAudio on a web call (16 kHz L16)', () => {
   it('reads little-endian payloads without resampling, and answers in 640-byte frames of the same format', () => {
     const audio = new MediaStreamAudio(l16);

@@ -121,6 +121,14 @@ describe('Resampler', () => {
     }
   });
 
+  it('starts over after a reset, as a new resampler would', () => {
+    const input = sine(440, 8000, 0.05);
+    const resampler = new Resampler(8000, 24000);
+    resampler.process(sine(1000, 8000, 0.013));
+    resampler.reset();
+    expect([...resampler.process(input)]).toEqual([...new Resampler(8000, 24000).process(input)]);
+  });
+
   it('copies samples between equal rates', () => {
     const input = Int16Array.from([1, -2, 3]);
     const output = new Resampler(16000, 16000).process(input);

@@ -114,6 +114,14 @@ export class Resampler {
     return output;
   }
 
+  /** Forgets the stream so far, as if new: silence before the next input, no pending output. */
+  reset(): void {
+    this.window.fill(0);
+    this.inputCount = 0;
+    this.nextBase = 0;
+    this.nextPhase = 0;
+  }
+
   /** Outputs due once `inputs` samples are in: those at an input time before the last one, ceil(inputs·L/M). */
   private outputsAfter(inputs: number): number {
     return Math.floor((inputs * this.up + this.down - 1) / this.down);

@@ -74,6 +74,15 @@ export class MediaStreamAudio {
     return [payload];
   }
 
+  /**
+   * Drops the outbound audio not yet sent, the partial frame and the resampler's delay line, when the other
+   * side is told to `clear` (barge-in): nothing of the interrupted utterance leaks into the next one.
+   */
+  clearOutbound(): void {
+    this.pendingLength = 0;
+    this.outbound?.reset();
+  }
+
   private payloadOf(frame: Int16Array): string {
     const bytes = this.format.encoding === 'audio/x-mulaw' ? encodeMulaw(frame) : pcm16ToBytes(frame);
     return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
