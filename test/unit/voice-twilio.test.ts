@@ -124,6 +124,39 @@ describe('Twilio Media Streams inbound messages', () => {
     const huge = JSON.stringify({ ...media, media: { ...media.media, payload: 'A'.repeat(MAX_MESSAGE_LENGTH) } });
     expect(failure(huge)).toMatchObject({ reason: 'too_large' });
   });
+
+
+  it('throws nothing but its two typed errors, whatever is damaged in a message', () => {
+    let seed = 14;
+    const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+    const junk = [null, 0, -1, 1e308, '', 'x', [], {}, [1], { a: 1 }, true, '__proto__'];
+    const templates = [start(), media, { event: 'mark', sequenceNumber: '4', streamSid, mark: { name: 'm' } },
+      { event: 'dtmf', streamSid, sequenceNumber: '5', dtmf: { track: 'inbound_track', digit: '1' } },
+      { event: 'stop', sequenceNumber: '6', stop: { accountSid, callSid }, streamSid }];
+    /** `value` with one field somewhere in it replaced by junk or removed. */
+    const damaged = (value: any): any => {
+      if (typeof value !== 'object' || value === null) return junk[Math.floor(random() * junk.length)];
+      const copy = Array.isArray(value) ? [...value] : { ...value };
+      const keys = Object.keys(copy);
+      const key = keys[Math.floor(random() * keys.length)];
+      if (key === undefined) return junk[Math.floor(random() * junk.length)];
+      if (random() < 0.2) delete copy[key];
+      else copy[key] = random() < 0.5 ? damaged(copy[key]) : junk[Math.floor(random() * junk.length)];
+      return copy;
+    };
+    let refused = 0;
+    for (let i = 0; i < 3000; i++) {
+      const text = JSON.stringify(damaged(templates[i % templates.length]));
+      const cut = random() < 0.1 ? text.slice(0, Math.floor(random() * text.length)) : text;
+      try {
+        parseInboundMessage(cut);
+      } catch (error) {
+        expect(error instanceof MediaStreamMessageError || error instanceof UnsupportedMediaFormatError, `${cut}: ${String(error)}`).toBe(true);
+        refused++;
+      }
+    }
+    expect(refused).toBeGreaterThan(2000);
+  });
 });
 
 describe('Twilio Media Streams outbound messages', () => {
