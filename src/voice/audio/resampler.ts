@@ -8,7 +8,7 @@
  * State carries across chunks (the last 2K−1 inputs and the position of the next output), so any split of the
  * input gives the same samples as one call with all of it, and after N inputs exactly ceil(N·L/M) outputs have
  * come out: no clicks at chunk boundaries, no drift over a call. The price is a fixed delay of K input
- * samples (2 ms at the default quality), with silence assumed before the first input.
+ * samples (2.25 ms between 8 and 16 kHz either way), with silence assumed before the first input.
  */
 
 /** Zero crossings of the sinc on each side of the kernel, at the lower rate: the filter's sharpness. */
