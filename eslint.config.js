@@ -74,6 +74,18 @@ export default tseslint.config(
     },
   },
   {
+    // The voice engine sits on the dialogue core and the providers; requests, the API kit and roles stay above it.
+    files: ['src/voice/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', {
+        patterns: [
+          workflowsByName,
+          { group: ['**/resources/**', '**/api/**', '**/roles/**'], message: 'The voice engine imports nothing from resources/, api/ or roles/ (DESIGN section 3).' },
+        ],
+      }],
+    },
+  },
+  {
     // The dialogue core, like an engine, and more: retrieval reaches it as a port, providers as their types.
     files: ['src/agent/**/*.ts'],
     rules: {
