@@ -23,6 +23,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { createApp } from '../src/api/app.ts';
+import { createRequestGuards } from '../src/api/guards.ts';
 import { loadConfig } from '../src/config.ts';
 import { connectPostgres, migrateLatest, openEmbedded, type Database } from '../src/db/database.ts';
 import { usdToMicros } from '../src/lib/money.ts';
@@ -141,8 +142,9 @@ async function main(): Promise<void> {
   const temporal = createTemporalClient(config, config.temporal.address ?? '127.0.0.1:7233');
   const logger = createLogger(config);
   const providers = createProviders(config, logger, { secrets: createSecretBox(randomBytes(32)) });
-  const routes = apiRoutes({ config, logger, knex: database.knex, temporal, providers });
-  const { app } = createApp({ config, logger, knex: database.knex, routes });
+  const guards = createRequestGuards({ knex: database.knex, config });
+  const routes = apiRoutes({ config, logger, knex: database.knex, temporal, providers, guards });
+  const { app } = createApp({ config, logger, routes, guards });
   const listening = await listenOnLoopback(http.createServer(app.callback()));
 
   const user = await createUser(database.knex, { name: 'Bench', email: `bench-${randomUUID()}@example.test`, creditMicros: usdToMicros(1000), creditKind: 'adjustment' });

@@ -1,11 +1,8 @@
 import Koa from 'koa';
 import Router from '@koa/router';
 import type { Config } from '../config.ts';
-import type { Knex } from '../db/database.ts';
-import { createRateLimiter } from '../db/rate-limiter.ts';
-import { systemClock, type Clock } from '../lib/clock.ts';
 import type { Logger } from '../logger.ts';
-import { tokenResolver } from '../resources/auth/tokens.ts';
+import type { RequestGuards } from './guards.ts';
 import { authenticate } from './middleware/auth.ts';
 import { corsPolicy } from './middleware/cors.ts';
 import { errorHandler } from './middleware/errors.ts';
@@ -17,12 +14,10 @@ import { webRoutes } from './web.ts';
 export interface AppDeps {
   config: Config;
   logger: Logger;
-  /** Where bearer credentials are looked up. */
-  knex: Knex;
   /** What the app serves under `/api`, in the order they are matched (roles/api.ts: apiRoutes). */
   routes: RouteDefinition[];
-  /** The system clock unless a test moves time itself. */
-  clock?: Clock;
+  /** Authentication and rate limiting, the same the routes were built with. */
+  guards: RequestGuards;
 }
 
 const publicPaths = /^\/(api\/conversations(\/|$)|widget)/;
@@ -40,12 +35,10 @@ export function createApp(deps: AppDeps): Api {
   app.use(errorHandler());
   app.use(corsPolicy(deps.config.http.corsOrigins, (path) => publicPaths.test(path)));
 
-  const clock = deps.clock ?? systemClock;
-  const limiter = createRateLimiter({ knex: deps.knex, sharedDatabase: deps.config.database.url !== undefined, clock });
   const router = new Router({ prefix: '/api' });
   mountRoutes(router, deps.routes, {
-    authenticate: authenticate(tokenResolver(deps.knex, clock)),
-    rateLimit: rateLimit(limiter, deps.config.http.rateLimitPerMinute),
+    authenticate: authenticate(deps.guards.resolveToken),
+    rateLimit: rateLimit(deps.guards.limiter, deps.config.http.rateLimitPerMinute),
     bodyLimitBytes: deps.config.http.bodyLimitBytes,
   });
   app.use(router.routes());

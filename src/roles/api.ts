@@ -2,19 +2,17 @@ import http from 'node:http';
 import { createApp } from '../api/app.ts';
 import { docsRoutes } from '../api/docs.ts';
 import { healthRoutes } from '../api/health.ts';
+import { createRequestGuards, type RequestGuards } from '../api/guards.ts';
 import { buildOpenApiDocument } from '../api/openapi.ts';
-import { systemClock, type Clock } from '../lib/clock.ts';
 import type { RouteDefinition } from '../api/routing.ts';
 import type { Config } from '../config.ts';
 import type { Knex } from '../db/database.ts';
-import { createRateLimiter } from '../db/rate-limiter.ts';
 import type { Logger } from '../logger.ts';
 import { describeEmbeddings } from '../providers/embeddings/index.ts';
 import type { Providers } from '../providers/index.ts';
 import { apiKeyRoutes } from '../resources/api-keys/routes.ts';
 import { assistantRoutes } from '../resources/assistants/routes.ts';
 import { authRoutes } from '../resources/auth/routes.ts';
-import { tokenResolver } from '../resources/auth/tokens.ts';
 import { catalogRoutes } from '../resources/catalogs/routes.ts';
 import { conversationRoutes } from '../resources/conversations/routes.ts';
 import { documentRoutes } from '../resources/documents/routes.ts';
@@ -33,8 +31,8 @@ export interface ApiRouteDeps {
   temporal: TemporalClient;
   /** The adapters of this process, from createProviders. */
   providers: Providers;
-  /** The system clock unless a test moves time itself. */
-  clock?: Clock;
+  /** The clock, limiter and token lookup the app's middleware uses too (api/guards.ts). */
+  guards: RequestGuards;
 }
 
 /**
@@ -44,17 +42,13 @@ export interface ApiRouteDeps {
 export function apiRoutes(deps: ApiRouteDeps): RouteDefinition[] {
   const { knex, config, logger, temporal } = deps;
   const { secrets, storage, embeddings } = deps.providers;
-  const clock = deps.clock ?? systemClock;
-  const testChats = {
-    limiter: createRateLimiter({ knex, sharedDatabase: config.database.url !== undefined, clock }),
-    limits: config.testChats,
-    resolveToken: tokenResolver(knex, clock),
-  };
+  const { guards } = deps;
+  const testChats = { limiter: guards.limiter, limits: config.testChats, resolveToken: guards.resolveToken };
   let document: Record<string, unknown> = {};
   const routes = [
     ...healthRoutes({ knex, temporal, embeddings: describeEmbeddings(config) }),
     ...docsRoutes(() => document),
-    ...authRoutes({ knex, config, now: clock }),
+    ...authRoutes({ knex, config, now: guards.clock }),
     ...userRoutes({ knex }),
     ...apiKeyRoutes({ knex }),
     ...toolRoutes({ knex, secrets }),
@@ -83,8 +77,9 @@ export function apiRoutes(deps: ApiRouteDeps): RouteDefinition[] {
 export async function start(ctx: RoleContext): Promise<RunningRole> {
   const { config, logger } = ctx;
   const knex = ctx.database.knex;
-  const routes = apiRoutes({ config, logger, knex, temporal: ctx.temporal, providers: ctx.providers });
-  const { app } = createApp({ config, logger, knex, routes });
+  const guards = createRequestGuards({ knex, config });
+  const routes = apiRoutes({ config, logger, knex, temporal: ctx.temporal, providers: ctx.providers, guards });
+  const { app } = createApp({ config, logger, routes, guards });
   const server = http.createServer(app.callback());
   await listen(server, config.port, config.host);
   return { stop: (deadline) => closeServer(server, deadline) };

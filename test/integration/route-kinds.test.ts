@@ -4,6 +4,7 @@ import { Type } from '@sinclair/typebox';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/api/app.ts';
+import { createRequestGuards } from '../../src/api/guards.ts';
 import { stripeSignature, twilioSignature } from '../../src/api/middleware/signatures.ts';
 import { defineRoute, type RouteDefinition } from '../../src/api/routing.ts';
 import { loadConfig } from '../../src/config.ts';
@@ -92,7 +93,7 @@ describe('routes that carriers and payment providers call, and the client connec
   beforeAll(async () => {
     const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', PUBLIC_URL: publicUrl, BODY_LIMIT: '16kb' });
     database = await openTestDatabase();
-    const { app } = createApp({ config, logger: createLogger(config), knex: database.knex, routes });
+    const { app } = createApp({ config, logger: createLogger(config), routes, guards: createRequestGuards({ knex: database.knex, config }) });
     server = await listenOnLoopback(http.createServer(app.callback()));
     request = apiRequest(server.url);
   });

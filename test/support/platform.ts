@@ -3,6 +3,7 @@ import http from 'node:http';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
 import { createApp, type Api } from '../../src/api/app.ts';
+import { createRequestGuards } from '../../src/api/guards.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { connectPostgres, openEmbedded, type Database } from '../../src/db/database.ts';
 import type { Clock } from '../../src/lib/clock.ts';
@@ -85,8 +86,9 @@ export async function startTestPlatform(options: {
       workflowBundlePath: inject('workflowBundlePath'),
     })
     : undefined;
-  const routes = apiRoutes({ config, logger, knex: database.knex, temporal, providers, clock: options.clock });
-  const api = createApp({ config, logger, knex: database.knex, routes, clock: options.clock });
+  const guards = createRequestGuards({ knex: database.knex, config, clock: options.clock });
+  const routes = apiRoutes({ config, logger, knex: database.knex, temporal, providers, guards });
+  const api = createApp({ config, logger, routes, guards });
   const server = http.createServer(api.app.callback());
   const { url: baseUrl, close: stopServer } = await listenOnLoopback(server);
 
