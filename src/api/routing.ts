@@ -124,13 +124,17 @@ export function mountRoutes(router: Router, routes: RouteDefinition[], middlewar
       const params: unknown = validateParams ? validateParams({ ...ctx.params }) : ctx.params;
       const query: unknown = validateQuery ? validateQuery({ ...ctx.query }) : ctx.query;
       const body: unknown = validateBody ? validateBody(rawBody) : undefined;
+      // Made on first use: most handlers finish without listening for the client going away.
+      let signal: AbortSignal | undefined;
       const result = await route.handle({
         params,
         query,
         body,
         rawBody: ctx.state.rawBody as Buffer | undefined,
         auth: ctx.state.auth as AuthContext,
-        signal: connectionSignal(ctx),
+        get signal() {
+          return (signal ??= connectionSignal(ctx));
+        },
         ctx,
       });
       ctx.status = result.status ?? 200;
