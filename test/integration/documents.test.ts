@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import iconv from 'iconv-lite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,7 +14,6 @@ let privateServer: Awaited<ReturnType<typeof startPrivateServer>>;
 let storageDir: string;
 
 beforeAll(async () => {
-  storageDir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-storage-'));
   privateServer = await startPrivateServer();
   site = await startTestWebsite({ privateTarget: privateServer.url, hugeBytes: 2 * 1024 * 1024 });
   platform = await startTestPlatform({
@@ -25,16 +23,15 @@ beforeAll(async () => {
       FETCH_ALLOW_HOSTS: '127.0.0.1',
       FETCH_MAX_BYTES: '1mb',
       FETCH_TIMEOUT: '10s',
-      STORAGE_DIR: storageDir,
     },
   });
+  storageDir = platform.config.storage.dir;
 });
 
 afterAll(async () => {
   await platform?.close();
   await site?.close();
   await privateServer?.close();
-  fs.rmSync(storageDir, { recursive: true, force: true });
 });
 
 async function newKnowledgebase(user: TestUser, name = 'Docs') {

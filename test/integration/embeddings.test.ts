@@ -1,6 +1,3 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOpenAiCompatibleEmbeddings } from '../../src/providers/embeddings/openai-compatible.ts';
 import { EmbeddingsError } from '../../src/providers/embeddings/index.ts';
@@ -40,13 +37,10 @@ describe('the OpenAI-compatible embeddings client', () => {
 
 describe('hybrid retrieval with an embeddings provider', () => {
   let platform: TestPlatform;
-  let storageDir: string;
   beforeAll(async () => {
-    storageDir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-storage-'));
     platform = await startTestPlatform({
       worker: true,
       env: {
-        STORAGE_DIR: storageDir,
         EMBEDDINGS_BASE_URL: fake.url,
         EMBEDDINGS_MODEL: 'fake-embed',
         EMBEDDINGS_DIMENSIONS: '384',
@@ -57,7 +51,6 @@ describe('hybrid retrieval with an embeddings provider', () => {
   });
   afterAll(async () => {
     await platform?.close();
-    fs.rmSync(storageDir, { recursive: true, force: true });
   });
 
   it('embeds every chunk in batches, then fuses full-text and vector rankings', async () => {

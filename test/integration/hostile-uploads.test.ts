@@ -1,6 +1,3 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uploadDocument, waitForDocument } from '../support/documents.ts';
 import { makeExpandingPdf, makeLargeDocx } from '../support/hostile-files.ts';
@@ -8,20 +5,17 @@ import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { createTestUser } from '../support/users.ts';
 
 let platform: TestPlatform;
-let storageDir: string;
 
 beforeAll(async () => {
-  storageDir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-storage-'));
   platform = await startTestPlatform({
     worker: true,
     // Caps a few times smaller than the defaults, so files sized for a quick test pass them as the did.
-    env: { STORAGE_DIR: storageDir, INGEST_MAX_CHARACTERS: '1000000', INGEST_EXTRACT_MEMORY_MB: '256', INGEST_EXTRACT_TIMEOUT: '60s', INGEST_MAX_CHUNKS: '50' },
+    env: { INGEST_MAX_CHARACTERS: '1000000', INGEST_EXTRACT_MEMORY_MB: '256', INGEST_EXTRACT_TIMEOUT: '60s', INGEST_MAX_CHUNKS: '50' },
   });
 });
 
 afterAll(async () => {
   await platform?.close();
-  fs.rmSync(storageDir, { recursive: true, force: true });
 });
 
 describe('hostile uploads', () => {

@@ -1,7 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recomputeKnowledgebaseStatus } from '../../src/knowledge/status.ts';
 import { uploadDocument, waitForDocument } from '../support/documents.ts';
@@ -10,16 +7,13 @@ import { createTestUser } from '../support/users.ts';
 
 const iso = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
 let platform: TestPlatform;
-let storageDir: string;
 
 beforeAll(async () => {
-  storageDir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-storage-'));
-  platform = await startTestPlatform({ worker: true, env: { STORAGE_DIR: storageDir } });
+  platform = await startTestPlatform({ worker: true });
 });
 
 afterAll(async () => {
   await platform?.close();
-  fs.rmSync(storageDir, { recursive: true, force: true });
 });
 
 describe('knowledge base endpoints', () => {

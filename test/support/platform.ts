@@ -1,5 +1,7 @@
 import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
 import { createApp, type Api } from '../../src/api/app.ts';
@@ -70,7 +72,10 @@ export async function startTestPlatform(options: {
   /** The app's time (session expiry, login lockout), the system clock unless given. */
   clock?: Clock;
 } = {}): Promise<TestPlatform> {
-  const config = await testConfig(options.env);
+  // Uploads and ingestion work files go to a directory of this platform's, removed with it, unless the test
+  // names one with STORAGE_DIR; `config.storage.dir` says where.
+  const scratchStorage = options.env?.STORAGE_DIR ? undefined : fs.mkdtempSync(path.join(os.tmpdir(), 'parley-storage-'));
+  const config = await testConfig({ ...(scratchStorage ? { STORAGE_DIR: scratchStorage } : {}), ...options.env });
   const logger = options.logger ?? createLogger(config);
   const database = await openTestDatabase();
   const temporal = createTemporalClient(config, config.temporal.address ?? '');
@@ -106,6 +111,7 @@ export async function startTestPlatform(options: {
       await worker?.stop();
       await temporal.close();
       await database.close();
+      if (scratchStorage) fs.rmSync(scratchStorage, { recursive: true, force: true });
     },
   };
 }
