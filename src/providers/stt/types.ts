@@ -1,0 +1,66 @@
+/**
+ * Speech-to-text as the voice engine asks for it, independent of any vendor. Two kinds exist because the
+ * recognizers differ in what they take: a streaming recognizer (Deepgram-compatible) hears every frame and
+ * decides its own finals; a segment recognizer (Whisper, OpenAI-compatible transcription) is handed one
+ * utterance the voice activity detector has cut. The pipeline drives either; audio is always PCM16 mono at
+ * the engine's internal rate (16 kHz).
+ */
+
+export interface TranscriptionOptions {
+  /** A BCP 47 code from the languages catalog (`stt_code`), e.g. `en-US`. */
+  language: string;
+  /** Samples per second of the audio handed over; the engine's internal rate. */
+  sampleRate: number;
+  /** Ends the request or the stream; a recognizer stops its work and its network traffic at once. */
+  signal: AbortSignal;
+}
+
+export interface Transcript {
+  text: string;
+  /** 0..1 where the recognizer reports it. */
+  confidence?: number;
+}
+
+/** What a streaming recognizer tells, in the order it happens. */
+export type TranscriptEvent =
+  /** A guess at the words so far of the current utterance; replaced by the next partial or the final. */
+  | { type: 'partial'; text: string }
+  /** Settled words: they will not change. An utterance may end in several finals. */
+  | { type: 'final'; text: string; confidence?: number }
+  /** The recognizer's own endpointing heard the utterance end (Deepgram `UtteranceEnd` / `speech_final`). */
+  | { type: 'utterance_end' };
+
+export interface TranscriptionStream {
+  /** One frame of caller audio; never blocks. A recognizer that falls behind drops with a logged warning rather than buffering without bound. */
+  write(frame: Int16Array): void;
+  /** Events until the stream closes; ends after `close()` once the last final is out, or throws SpeechProviderError. */
+  events: AsyncIterable<TranscriptEvent>;
+  /** Asks for the last finals and ends the stream gracefully. */
+  close(): void;
+}
+
+export interface StreamingSpeechToText {
+  kind: 'streaming';
+  /** Short name for logs and metrics, e.g. `deepgram`. */
+  name: string;
+  open(options: TranscriptionOptions): TranscriptionStream;
+}
+
+export interface SegmentSpeechToText {
+  kind: 'segment';
+  name: string;
+  /** The words of one utterance (PCM16 at `options.sampleRate`). */
+  transcribe(audio: Int16Array, options: TranscriptionOptions): Promise<Transcript>;
+}
+
+export type SpeechToText = StreamingSpeechToText | SegmentSpeechToText;
+
+/** A speech provider failed; `retryable` says whether the same request may succeed again. The text is safe to log. */
+export class SpeechProviderError extends Error {
+  override name = 'SpeechProviderError';
+  readonly retryable: boolean;
+  constructor(message: string, options: { retryable: boolean; cause?: unknown }) {
+    super(message, { cause: options.cause });
+    this.retryable = options.retryable;
+  }
+}
