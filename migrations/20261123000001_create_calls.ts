@@ -39,12 +39,22 @@ export async function up(knex: Knex): Promise<void> {
     // The carrier's id of the call (a Twilio CallSid) and of its media stream.
     table.string('provider_call_id', 64);
     table.string('stream_sid', 64);
+    // The most the call may last, set when it starts: the assistant's max_call_duration or what the balance
+    // pays for, whichever is less. The engine ends the call politely at it; the workflow's timer is the backstop.
+    table.integer('max_seconds');
+    table.string('limit_reason', 32);
+    // The media replica holding the live session (its internal URL), so a hang-up request reaches it.
+    table.string('media_session_url', 512);
+    // A web call's single-use WebSocket credential, stored as a SHA-256 hash; cleared when redeemed.
+    table.string('media_token_hash', 64);
+    table.timestamp('media_token_expires_at', { useTz: true });
     table.timestamp('answered_at', { useTz: true });
     table.timestamp('ended_at', { useTz: true });
     table.timestamps(true, true);
     table.index(['user_id', 'id']);
     table.index(['assistant_id']);
     table.index(['provider_call_id']);
+    table.unique(['media_token_hash']);
   });
   await knex.raw("alter table calls add constraint calls_type check (type in ('inbound', 'outbound', 'web'))");
   await knex.raw(`alter table calls add constraint calls_status check (status in (
