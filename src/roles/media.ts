@@ -10,15 +10,21 @@ export const maxMessageBytes = 64 * 1024;
 /** How long a client gets to answer the closing handshake of a drained session before its socket is cut. */
 const closeHandshakeMs = 1000;
 
-/** What one kind of stream does with a socket once upgraded; the socket is a live session until it closes. */
-type StreamHandler = (socket: WebSocket) => void;
+/**
+ * What one kind of stream does with a socket once upgraded; the socket is a live session until it closes. The
+ * request is the upgrade's (its query carries a web call's credential).
+ */
+export type StreamHandler = (socket: WebSocket, request: http.IncomingMessage) => void;
+
+/** An HTTP route of the gateway beside its streams (the internal hang-up control); answers the response itself. */
+export type MediaRoute = (request: http.IncomingMessage, response: http.ServerResponse) => void;
 
 /** `/media/echo`: sends back every message, text as text and binary as binary. For clients to test the path. */
 function echo(socket: WebSocket): void {
   socket.on('message', (data, isBinary) => socket.send(data as Buffer, { binary: isBinary }));
 }
 
-const streams: Record<string, StreamHandler> = { '/media/echo': echo };
+const builtInStreams: Record<string, StreamHandler> = { '/media/echo': echo };
 
 export interface MediaServer extends RunningRole {
   /** `http://host:port` of the listening server (its WebSocket side is the same with `ws:`). */
@@ -31,7 +37,7 @@ function pathOf(request: http.IncomingMessage): string {
   return new URL(request.url ?? '/', 'http://media').pathname;
 }
 
-function sendJson(response: http.ServerResponse, status: number, body: unknown): void {
+export function sendJson(response: http.ServerResponse, status: number, body: unknown): void {
   response.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8' }).end(JSON.stringify(body));
 }
 
@@ -45,8 +51,18 @@ function refuseUpgrade(socket: Duplex, status: number): void {
  * session. Stopping refuses new upgrades (503), lets sessions end on their own until the deadline, then closes
  * the rest with 1001 (going away), so a carrier or browser knows to reconnect elsewhere.
  */
-export async function startMediaServer(options: { host: string; port: number; logger: Logger }): Promise<MediaServer> {
+export async function startMediaServer(options: {
+  host: string;
+  port: number;
+  logger: Logger;
+  /** Streams by path, beside the built-in `/media/echo`. */
+  streams?: Record<string, StreamHandler>;
+  /** HTTP routes by `METHOD path-prefix`, matched on the longest prefix, e.g. `POST /media/calls/`. */
+  routes?: Record<string, MediaRoute>;
+}): Promise<MediaServer> {
   const logger = options.logger.child({ component: 'media' });
+  const streams = { ...builtInStreams, ...options.streams };
+  const routes = Object.entries(options.routes ?? {}).sort(([a], [b]) => b.length - a.length);
   const sessions = new Set<WebSocket>();
   let draining = false;
   let onAllEnded: (() => void) | undefined;
@@ -57,6 +73,9 @@ export async function startMediaServer(options: { host: string; port: number; lo
       sendJson(response, draining ? 503 : 200, { status: draining ? 'draining' : 'ok', sessions: sessions.size });
       return;
     }
+    const key = `${request.method} ${pathOf(request)}`;
+    const route = routes.find(([prefix]) => key.startsWith(prefix));
+    if (route) return route[1](request, response);
     sendJson(response, 404, { message: 'Not Found.' });
   });
 
@@ -81,7 +100,7 @@ export async function startMediaServer(options: { host: string; port: number; lo
         logger.debug({ path, code, sessions: sessions.size }, 'media session closed');
         if (sessions.size === 0) onAllEnded?.();
       });
-      handler(session);
+      handler(session, request);
     });
   });
 
