@@ -59,6 +59,15 @@ export interface Config {
     /** The model name sent when an assistant's model is not in the models catalog. */
     defaultModel: string;
   };
+  /** A speech-to-speech model for assistants with `engine_type: multimodal`; `undefined` means none is configured. */
+  realtime: {
+    provider: 'openai';
+    /** The OpenAI Realtime-compatible WebSocket endpoint (`wss://…/v1/realtime`), without query. */
+    url: string;
+    apiKey: string | undefined;
+    /** The model name sent when an assistant's model is not a realtime model of the catalog. */
+    defaultModel: string;
+  } | undefined;
   auth: {
     allowRegistration: boolean;
     signupCreditMicros: number;
@@ -282,6 +291,7 @@ export function loadConfig(env: Env = process.env): Config {
       timeoutMs: read.duration('LLM_TIMEOUT', 60) * 1000,
       defaultModel: read.string('LLM_MODEL') ?? 'gpt-4o-mini',
     },
+    realtime: readRealtime(read),
     auth: {
       allowRegistration: read.boolean('ALLOW_REGISTRATION', nodeEnv !== 'production'),
       signupCreditMicros: read.usd('SIGNUP_CREDIT_USD', 0),
@@ -330,6 +340,20 @@ function readIngestion(read: Reader): Config['ingestion'] {
     extractTimeoutMs: timeoutSeconds * 1000,
     extractMemoryMb: read.integer('INGEST_EXTRACT_MEMORY_MB', 512, 64, 16_384),
   };
+}
+
+const openAiRealtimeUrl = 'wss://api.openai.com/v1/realtime';
+
+/** On when a key or an endpoint is given (REALTIME_PROVIDER=none turns it off); OpenAI's endpoint needs a key. */
+function readRealtime(read: Reader): Config['realtime'] {
+  const apiKey = read.string('REALTIME_API_KEY');
+  const url = read.url('REALTIME_URL', ['ws:', 'wss:'])?.replace(/\/+$/, '');
+  const provider = read.oneOf('REALTIME_PROVIDER', ['openai', 'none'] as const, apiKey || url ? 'openai' : 'none');
+  if (provider === 'none') return undefined;
+  if (!apiKey && (url ?? openAiRealtimeUrl) === openAiRealtimeUrl) {
+    throw new ConfigError('REALTIME_API_KEY', `is required for OpenAI's Realtime API (a compatible server of REALTIME_URL may take none).`);
+  }
+  return { provider, url: url ?? openAiRealtimeUrl, apiKey, defaultModel: read.string('REALTIME_MODEL') ?? 'gpt-realtime' };
 }
 
 function readEmbeddings(read: Reader): Config['embeddings'] {

@@ -73,6 +73,19 @@ describe('loadConfig', () => {
     expect(configError({ DATABASE_URL: 'postgres://user:secret@host:port/db' }).message).not.toContain('secret');
   });
 
+  it('turns the realtime model on with a key or an endpoint, and off by default or on request', () => {
+    expect(loadConfig({}).realtime).toBeUndefined();
+    expect(loadConfig({ REALTIME_API_KEY: 'sk-1' }).realtime).toEqual({ provider: 'openai', url: 'wss://api.openai.com/v1/realtime', apiKey: 'sk-1', defaultModel: 'gpt-realtime' });
+    expect(loadConfig({ REALTIME_URL: 'ws://127.0.0.1:9000/v1/realtime/', REALTIME_MODEL: 'local-s2s' }).realtime).toEqual({ provider: 'openai', url: 'ws://127.0.0.1:9000/v1/realtime', apiKey: undefined, defaultModel: 'local-s2s' });
+    expect(loadConfig({ REALTIME_API_KEY: 'sk-1', REALTIME_PROVIDER: 'none' }).realtime).toBeUndefined();
+  });
+
+  it('refuses a realtime configuration that cannot work', () => {
+    expect(configError({ REALTIME_PROVIDER: 'openai' }).variable).toBe('REALTIME_API_KEY');
+    expect(configError({ REALTIME_URL: 'https://api.openai.com/v1/realtime' }).message).toBe('REALTIME_URL must use ws: or wss:, got "https:".');
+    expect(configError({ REALTIME_PROVIDER: 'gemini' }).variable).toBe('REALTIME_PROVIDER');
+  });
+
   it('refuses the same port for Temporal and its UI', () => {
     expect(configError({ TEMPORAL_PORT: '9000', TEMPORAL_UI_PORT: '9000' }).variable).toBe('TEMPORAL_UI_PORT');
   });
