@@ -1,4 +1,8 @@
+import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { loadConfig } from '../../src/config.ts';
+import { createRealtimeModel } from '../../src/providers/realtime/index.ts';
 import { OpenAiRealtimeModel } from '../../src/providers/realtime/openai-realtime.ts';
 import { RealtimeProviderError, type RealtimeConnection, type RealtimeEvent, type RealtimeSessionOptions } from '../../src/providers/realtime/types.ts';
 import { startFakeRealtimeServer, type FakeRealtimeServer } from '../fakes/realtime-server.ts';
@@ -163,6 +167,57 @@ describe('OpenAiRealtimeModel against the fake Realtime server', () => {
     expect(refused).toMatchObject({ code: 'invalid_value', message: expect.stringContaining('item_unknown') });
     expect(session.truncations).toEqual([{ itemId, contentIndex: 0, audioEndMs: 40 }]);
     connection.close();
+  });
+
+  it('drops caller audio the socket cannot take, says so once, and sends again when it has drained', async () => {
+    const arriving = server.nextSession();
+    const narrow = new OpenAiRealtimeModel({ url: server.url, apiKey: 'sk-good', maxBufferedBytes: 16 * 1024 });
+    const connection = await narrow.connect(sessionOptions());
+    const session = await arriving;
+    const events = reader(connection);
+    const appends = () => session.received.filter((type) => type === 'input_audio_buffer.append').length;
+    // Two minutes of audio in one go: more than the kernel's socket buffers hold while nothing is read.
+    for (let frame = 0; frame < 6000; frame++) connection.appendAudio(new Int16Array(480));
+    connection.createResponse();
+    const flooded = await events.until((event) => event.type === 'response_done');
+    expect(ofType(flooded, 'error')).toEqual([{ type: 'error', code: 'audio_dropped', message: expect.any(String) }]);
+    const sent = appends();
+    expect(sent).toBeGreaterThan(0);
+    expect(sent).toBeLessThan(6000);
+
+    connection.appendAudio(new Int16Array(480));
+    connection.createResponse();
+    await events.until((event) => event.type === 'response_done');
+    expect(appends()).toBe(sent + 1);
+    connection.close();
+  });
+
+  it('is built from REALTIME_URL and REALTIME_API_KEY, and not at all without them', async () => {
+    expect(createRealtimeModel(loadConfig({}))).toBeUndefined();
+    const configured = createRealtimeModel(loadConfig({ REALTIME_URL: server.url, REALTIME_API_KEY: 'sk-good' }));
+    expect(configured?.name).toBe('openai');
+    const connection = await configured!.connect(sessionOptions());
+    connection.close();
+  });
+
+  it('(the fake) answers malformed client events with error events, as the service does', async () => {
+    const socket = new WebSocket(`${server.url}?model=gpt-realtime`, { headers: { authorization: 'Bearer sk-good' } });
+    const errors: any[] = [];
+    socket.on('message', (data: Buffer) => {
+      const event = JSON.parse(data.toString('utf8'));
+      if (event.type === 'error') errors.push(event.error);
+    });
+    await once(socket, 'open');
+    socket.send('not json');
+    socket.send(JSON.stringify({ type: 'input_audio_buffer.append', audio: 'AAAA' }));
+    socket.send(JSON.stringify({ type: 'session.update', session: { instructions: 'no type' } }));
+    socket.send(JSON.stringify({ type: 'response.cancel', event_id: 'evt_1' }));
+    socket.send(JSON.stringify({ type: 'conversation.item.create', item: { type: 'function_call_output', call_id: 'call_none', output: '{}' } }));
+    socket.send(JSON.stringify({ type: 'response.dance' }));
+    await expect.poll(() => errors.length).toBe(6);
+    expect(errors.map((error) => error.code)).toEqual(['invalid_json', 'invalid_value', 'invalid_value', 'response_cancel_not_active', 'invalid_value', 'invalid_value']);
+    expect(errors[3].event_id).toBe('evt_1');
+    socket.close();
   });
 
   it('refuses a wrong key for good, with the provider\'s reason', async () => {
