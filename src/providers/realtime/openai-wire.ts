@@ -1,8 +1,8 @@
 /**
  * The OpenAI Realtime API's wire format: the client events Parley sends and the server events it reads, in
  * the generally available interface (session `type: realtime`, `response.output_audio.*` events). The beta
- * interface (the `OpenAI-Beta: realtime=v1` header, `response.audio.*` events) is deprecated: OpenAI's
- * own SDKs speak only the GA one. https://platform.openai.com/docs/api-reference/realtime
+ * interface (the `OpenAI-Beta: realtime=v1` header, `response.audio.*` events) is deprecated (docs/decisions.md).
+ * https://platform.openai.com/docs/api-reference/realtime
  */
 import type { RealtimeEvent, RealtimeSessionOptions, RealtimeUsage } from './types.ts';
 
