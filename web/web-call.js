@@ -194,24 +194,15 @@
 
   const workletUrl = URL.createObjectURL(new Blob([`(${workletScope.toString()})();`], { type: 'application/javascript' }));
 
-  function base64FromBuffer(buffer) {
-    const bytes = new Uint8Array(buffer);
-    let binary = '';
-    for (let i = 0; i < bytes.length; i += 1) binary += String.fromCharCode(bytes[i]);
-    return btoa(binary);
-  }
-
-  function bufferFromBase64(text) {
-    const binary = atob(text);
-    const bytes = new Uint8Array(binary.length & ~1);
-    for (let i = 0; i < bytes.length; i += 1) bytes[i] = binary.charCodeAt(i);
-    return bytes.buffer;
-  }
+  const base64FromBuffer = (buffer) => btoa(String.fromCharCode(...new Uint8Array(buffer)));
+  /** A payload's bytes, whole 16-bit samples only. */
+  const bufferFromBase64 = (text) => {
+    const bytes = Uint8Array.from(atob(text), (char) => char.charCodeAt(0));
+    return bytes.buffer.slice(0, bytes.length & ~1);
+  };
 
   /** An error the caller can word for people: `kind` is microphone, insecure, http or network. */
-  function callError(kind, message, details = {}) {
-    return Object.assign(new Error(message), { kind, ...details });
-  }
+  const callError = (kind, message, details = {}) => Object.assign(new Error(message), { kind, ...details });
 
   async function openMicrophone() {
     if (!navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) {
@@ -261,12 +252,15 @@
     const random = Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) => byte.toString(16).padStart(2, '0')).join('');
     const stream = { sid: `MZ${random}`, callSid: '', sequence: 0, chunk: 0 };
 
+    const release = () => {
+      if (microphone) for (const track of microphone.getTracks()) track.stop();
+    };
     const setState = (next, detail) => {
       if (ended || next === state) return;
       state = next;
       if (next === 'ended') {
         ended = true;
-        if (microphone) for (const track of microphone.getTracks()) track.stop();
+        release();
         context.close().catch(() => undefined);
       }
       onState(next, detail || {});
@@ -299,8 +293,9 @@
     async function connect() {
       setState('connecting');
       microphone = await openMicrophone();
+      // Hung up while the browser asked for the microphone: give it back at once.
+      if (ended) return release();
       await context.audioWorklet.addModule(workletUrl);
-      if (ended) return;
       const call = await createCall(apiBase, assistantId, variables);
       if (ended) return;
       stream.callSid = String(call.call_id);
@@ -311,16 +306,9 @@
       socket = new WebSocket(call.websocket_url);
       socket.onopen = () => {
         send({ event: 'connected', protocol: 'Call', version: '1.0.0' });
-        sequenced('start', {
-          start: {
-            streamSid: stream.sid,
-            accountSid: 'web',
-            callSid: stream.callSid,
-            tracks: ['inbound', 'outbound'],
-            customParameters: {},
-            mediaFormat: { encoding: 'audio/x-l16', sampleRate: STREAM_RATE, channels: 1 },
-          },
-        });
+        const mediaFormat = { encoding: 'audio/x-l16', sampleRate: STREAM_RATE, channels: 1 };
+        const start = { streamSid: stream.sid, accountSid: 'web', callSid: stream.callSid, tracks: ['inbound', 'outbound'], customParameters: {}, mediaFormat };
+        sequenced('start', { start });
         context.createMediaStreamSource(microphone).connect(capture);
         setState('listening');
       };
@@ -334,8 +322,7 @@
           // The worklet answers as the samples go to the device; the caller hears them outputLatency later.
           const heard = (context.outputLatency || context.baseLatency || 0) * 1000;
           setTimeout(() => sequenced('mark', { mark: { name: event.data.name } }), heard);
-        }
-        else if (event.data.type === 'playing') setState(event.data.playing ? 'speaking' : 'listening');
+        } else if (event.data.type === 'playing') setState(event.data.playing ? 'speaking' : 'listening');
       };
       socket.onmessage = (event) => receive(event, playback);
       socket.onclose = (event) => {
@@ -345,7 +332,7 @@
     }
 
     connect().catch((error) => {
-      if (ended) return;
+      if (ended) return release();
       onError(error.kind ? error : callError('network', error.message));
       setState('ended', { reason: 'The call could not start.' });
     });

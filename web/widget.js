@@ -276,14 +276,17 @@
       partials[kind] = null;
     }
     callState.textContent = detail.reason ? `Call ended. ${detail.reason}` : 'Call ended.';
+    const hadFocus = root.activeElement === hangUp;
     hangUp.hidden = true;
     callButton.hidden = false;
+    if (hadFocus) callButton.focus();
   };
 
   async function startCall() {
     callButton.hidden = true;
     hangUp.hidden = false;
     callBar.hidden = false;
+    hangUp.focus();
     showCallState('connecting', {});
     try {
       const client = await loadWebCall();
