@@ -96,6 +96,8 @@ describe.skipIf(missingTools.length > 0)(title, () => {
     // The fake microphone plays speech on a loop: a second of it is far from silence.
     expect(rms(await session.nextFrames(50))).toBeGreaterThan(300);
 
+    // Events the client does not know are ignored: the call goes on.
+    session.sendJson({ event: 'metrics', streamSid: session.start.streamSid, metrics: { latency_ms: 420 } });
     session.sendTranscript('user', 'I would like to book', false);
     await expect.poll(() => page.locator('.message.user.partial').textContent()).toBe('I would like to book');
     session.sendTranscript('user', 'I would like to book a table.', true);

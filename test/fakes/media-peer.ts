@@ -24,6 +24,8 @@ export interface MediaPeerSession {
   sendMark(name: string): void;
   sendClear(): void;
   sendTranscript(role: 'assistant' | 'user', text: string, final: boolean): void;
+  /** Any other JSON message, such as an event a newer engine might send. */
+  sendJson(message: Record<string, unknown>): void;
   /** Resolves with the next mark the client echoes and when (performance.now()) it arrived. */
   nextMark(): Promise<{ name: string; at: number }>;
   /** The client's stop message, once it sends one. */
@@ -184,6 +186,7 @@ function openSession(socket: WebSocket, callId: number): Promise<MediaPeerSessio
       sendTranscript(role, text, final) {
         sendJson(JSON.stringify({ event: 'transcript', streamSid: start.streamSid, transcript: { role, text, final } }));
       },
+      sendJson: (message) => sendJson(JSON.stringify(message)),
       nextMark: () => marks.next(),
       stopped,
       closed,
