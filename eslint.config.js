@@ -43,7 +43,10 @@ export default tseslint.config(
     languageOptions: {
       parserOptions: { projectService: false, project: false },
       sourceType: 'script',
-      globals: { window: 'readonly', document: 'readonly', localStorage: 'readonly', fetch: 'readonly', console: 'readonly', TextDecoder: 'readonly', URL: 'readonly' },
+      globals: {
+        window: 'readonly', document: 'readonly', localStorage: 'readonly', fetch: 'readonly', console: 'readonly', TextDecoder: 'readonly', URL: 'readonly',
+        navigator: 'readonly', crypto: 'readonly', Blob: 'readonly', btoa: 'readonly', atob: 'readonly', WebSocket: 'readonly', AudioContext: 'readonly', AudioWorkletNode: 'readonly', setTimeout: 'readonly',
+      },
     },
   },
   {

@@ -39,6 +39,12 @@
       header { display: flex; align-items: center; justify-content: space-between; padding: 12px 16px; background: #2f54eb; color: #fff; }
       header h2 { margin: 0; font-size: 16px; font-weight: 600; }
       header button { background: transparent; border: 0; color: #fff; font-size: 22px; cursor: pointer; line-height: 1; }
+      header .call { display: flex; align-items: center; gap: 6px; font-size: 14px; padding: 4px 10px; border: 1px solid rgba(255,255,255,.6); border-radius: 16px; margin-left: auto; margin-right: 10px; }
+      .call[hidden], .call-bar[hidden], .hang-up[hidden] { display: none; }
+      .call-bar { display: flex; align-items: center; justify-content: space-between; gap: 8px; padding: 8px 16px; background: #eef1ff; border-bottom: 1px solid #d6dcf5; font-size: 14px; }
+      .call-bar[data-state="speaking"] .call-state::before { content: ""; display: inline-block; width: 8px; height: 8px; margin-right: 6px; border-radius: 50%; background: #2f54eb; }
+      .hang-up { padding: 6px 12px; border: 0; border-radius: 8px; background: #cf1322; color: #fff; font-size: 14px; cursor: pointer; }
+      .partial { opacity: .55; font-style: italic; }
       .messages { flex: 1; overflow-y: auto; padding: 12px; display: flex; flex-direction: column; gap: 8px; background: #f6f7fb; }
       .message { max-width: 85%; padding: 8px 12px; border-radius: 12px; white-space: pre-wrap; word-wrap: break-word; font-size: 14px; line-height: 1.4; }
       .assistant { align-self: flex-start; background: #fff; border: 1px solid #e4e6ef; }
@@ -56,7 +62,10 @@
     </style>
     <button class="launcher" type="button" aria-label="Open chat" aria-expanded="false" aria-controls="parley-panel"><svg viewBox="0 0 24 24" width="26" height="26" aria-hidden="true" focusable="false"><path fill="currentColor" d="M4 4h16a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H9l-5 4v-4a2 2 0 0 1-2-2V6a2 2 0 0 1 2-2zm3 6a1.5 1.5 0 1 0 0 3 1.5 1.5 0 0 0 0-3zm5 0a1.5 1.5 0 1 0 0 3 1.5 1.5 0 0 0 0-3zm5 0a1.5 1.5 0 1 0 0 3 1.5 1.5 0 0 0 0-3z"/></svg></button>
     <section class="panel" id="parley-panel" role="dialog" aria-label="${title.replace(/"/g, '&quot;')}" hidden>
-      <header><h2></h2><button type="button" class="close" aria-label="Close chat">&times;</button></header>
+      <header><h2></h2>
+        <button type="button" class="call" aria-label="Start a voice call"><svg viewBox="0 0 24 24" width="16" height="16" aria-hidden="true" focusable="false"><path fill="currentColor" d="M6.6 10.8a15.1 15.1 0 0 0 6.6 6.6l2.2-2.2a1 1 0 0 1 1-.25 11.4 11.4 0 0 0 3.6.57 1 1 0 0 1 1 1V20a1 1 0 0 1-1 1A17 17 0 0 1 3 4a1 1 0 0 1 1-1h3.5a1 1 0 0 1 1 1c0 1.25.2 2.45.57 3.57a1 1 0 0 1-.25 1z"/></svg>Call</button>
+        <button type="button" class="close" aria-label="Close chat">&times;</button></header>
+      <div class="call-bar" hidden><span class="call-state" role="status"></span><button type="button" class="hang-up">Hang up</button></div>
       <div class="messages" role="log" aria-live="polite" aria-relevant="additions text"></div>
       <form>
         <label for="parley-input" style="position:absolute;left:-9999px">Your message</label>
@@ -90,7 +99,9 @@
     list.append(element);
     list.scrollTop = list.scrollHeight;
   };
+  /** Shows a conversation's history; the lines of a voice call started meanwhile stay after it. */
   const render = (history) => {
+    const voice = list.querySelectorAll('.voice');
     list.replaceChildren();
     for (const entry of history) {
       if (entry.role === 'user') add('user', entry.content);
@@ -99,6 +110,7 @@
         if (entry.content) add('assistant', entry.content);
       }
     }
+    list.append(...voice);
   };
 
   async function json(response) {
@@ -203,6 +215,94 @@
     }
   }
 
+  const callButton = root.querySelector('.call');
+  const callBar = root.querySelector('.call-bar');
+  const callState = root.querySelector('.call-state');
+  const hangUp = root.querySelector('.hang-up');
+  const callStateWords = { connecting: 'Connecting…', listening: 'Listening…', speaking: 'Speaking…' };
+  const callErrorWords = {
+    'Insufficient balance. Please top up your account.': 'Calls are unavailable right now. Please try again later.',
+    'Assistant not found': 'Calls are not set up correctly (unknown assistant).',
+  };
+  let call = null;
+  /** The line being spoken, per side, shown faint until its transcript is final. */
+  const partials = {};
+
+  const sayCallError = (error) => {
+    if (error.kind === 'microphone') {
+      if (error.name === 'NotAllowedError') return 'The microphone is blocked. Allow it for this site in your browser to call.';
+      if (error.name === 'NotFoundError') return 'No microphone was found. Connect one and try again.';
+      return 'The microphone could not be started. Close other apps using it and try again.';
+    }
+    if (error.kind === 'insecure') return 'Voice calls need a secure (https) page.';
+    if (error.kind === 'network') return 'The connection failed. Please check your network and try again.';
+    if (callErrorWords[error.message]) return callErrorWords[error.message];
+    if (error.status === 503) return 'All lines are busy right now. Please try again in a few minutes.';
+    if (error.status === 429) return 'Too many calls were started from here. Please wait a minute and try again.';
+    return say(error.message);
+  };
+
+  /** web-call.js, from the same server as this script, loaded on the first call only. */
+  const loadWebCall = () => new Promise((resolve, reject) => {
+    if (window.ParleyWebCall) return resolve(window.ParleyWebCall);
+    const element = document.createElement('script');
+    element.src = new URL('/web-call.js', script.src).toString();
+    element.onload = () => resolve(window.ParleyWebCall);
+    element.onerror = () => reject(Object.assign(new Error('web-call.js did not load'), { kind: 'network' }));
+    document.head.append(element);
+  });
+
+  const showTranscript = ({ role, text, final }) => {
+    const kind = role === 'user' ? 'user' : 'assistant';
+    partials[kind] ??= add(`${kind} voice partial`, '');
+    partials[kind].textContent = text;
+    if (final) {
+      if (text) partials[kind].classList.remove('partial');
+      else partials[kind].remove();
+      partials[kind] = null;
+    }
+    list.scrollTop = list.scrollHeight;
+  };
+
+  const showCallState = (state, detail) => {
+    callBar.dataset.state = state;
+    if (state !== 'ended') {
+      callState.textContent = callStateWords[state];
+      return;
+    }
+    call = null;
+    for (const kind of Object.keys(partials)) {
+      partials[kind]?.remove();
+      partials[kind] = null;
+    }
+    callState.textContent = detail.reason ? `Call ended. ${detail.reason}` : 'Call ended.';
+    const hadFocus = root.activeElement === hangUp;
+    hangUp.hidden = true;
+    callButton.hidden = false;
+    if (hadFocus) callButton.focus();
+  };
+
+  async function startCall() {
+    callButton.hidden = true;
+    hangUp.hidden = false;
+    callBar.hidden = false;
+    hangUp.focus();
+    showCallState('connecting', {});
+    try {
+      const client = await loadWebCall();
+      call = client.start({
+        apiBase,
+        assistantId,
+        onTranscript: showTranscript,
+        onState: showCallState,
+        onError: (error) => note('error voice', sayCallError(error)),
+      });
+    } catch (error) {
+      note('error voice', sayCallError(error));
+      showCallState('ended', { reason: '' });
+    }
+  }
+
   const open = (show) => {
     panel.hidden = !show;
     launcher.setAttribute('aria-expanded', String(show));
@@ -216,6 +316,10 @@
   };
   launcher.addEventListener('click', () => open(panel.hidden));
   root.querySelector('.close').addEventListener('click', () => open(false));
+  callButton.addEventListener('click', () => {
+    if (!call) startCall().catch(() => undefined);
+  });
+  hangUp.addEventListener('click', () => call?.hangUp());
   panel.addEventListener('keydown', (event) => {
     if (event.key === 'Escape') open(false);
   });

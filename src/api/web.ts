@@ -23,6 +23,8 @@ function demoPage(assistantId: string): string {
   <p>This page stands in for your website. The chat button in the corner is the widget, added with one tag:</p>
   <p><code>&lt;script src="/widget.js" data-assistant-id="${assistantId}" async&gt;&lt;/script&gt;</code></p>
   <p>Messages here start a <em>widget</em> conversation, charged to the assistant owner's balance.</p>
+  <p>The <strong>Call</strong> button at the top of the chat panel starts a voice call with the same assistant through
+    your microphone, with the live transcript in the panel; calls are charged per minute like phone calls.</p>
   <script src="/widget.js" data-assistant-id="${assistantId}" async></script>
 </body>
 </html>`;
@@ -31,11 +33,14 @@ function demoPage(assistantId: string): string {
 /** The embeddable widget script and a demo page that embeds it, outside `/api`. */
 export function webRoutes(): Router {
   const router = new Router();
-  router.get('/widget.js', (ctx) => {
-    ctx.type = 'application/javascript; charset=utf-8';
-    ctx.set('Cache-Control', 'public, max-age=300');
-    ctx.body = fs.createReadStream(path.join(webDir, 'widget.js'));
-  });
+  // widget.js loads web-call.js from the same server when a visitor starts a voice call.
+  for (const script of ['widget.js', 'web-call.js']) {
+    router.get(`/${script}`, (ctx) => {
+      ctx.type = 'application/javascript; charset=utf-8';
+      ctx.set('Cache-Control', 'public, max-age=300');
+      ctx.body = fs.createReadStream(path.join(webDir, script));
+    });
+  }
   router.get('/widget/demo', (ctx) => {
     const assistantId = typeof ctx.query.assistant_id === 'string' ? ctx.query.assistant_id : '';
     ctx.type = 'text/html; charset=utf-8';
