@@ -19,8 +19,11 @@ const turns = [
   { role: 'assistant', text: 'Booked for Monday.', startedAt: '2026-11-23T12:00:05.000Z', endedAt: '2026-11-23T12:00:06.000Z', interrupted: false },
 ];
 
-/** A media replica's control side: answers hang-ups of `live` calls, 404 for any other; records what it got. */
-async function startMediaControlPeer(live: Set<number>) {
+/**
+ * A media replica's control side: accepts hang-ups of `live` calls, fails those of `broken` ones with 500, and
+ * answers 404 for any other; records what it got.
+ */
+async function startMediaControlPeer(live: Set<number>, broken: Set<number>) {
   const requests: { url: string; authorization: string | undefined; body: unknown }[] = [];
   const server = http.createServer((req, res) => {
     let raw = '';
@@ -28,7 +31,8 @@ async function startMediaControlPeer(live: Set<number>) {
     req.on('end', () => {
       requests.push({ url: req.url ?? '', authorization: req.headers.authorization, body: JSON.parse(raw || '{}') });
       const id = Number(/^\/media\/calls\/(\d+)\/hangup$/.exec(req.url ?? '')?.[1]);
-      res.writeHead(live.has(id) ? 202 : 404, { 'content-type': 'application/json' }).end('{}');
+      const status = live.has(id) ? 202 : broken.has(id) ? 500 : 404;
+      res.writeHead(status, { 'content-type': 'application/json' }).end('{}');
     });
   });
   return { requests, ...(await listenOnLoopback(server)) };
@@ -39,11 +43,12 @@ describe('call lifecycle activities', () => {
   let llm: FakeLlmServer;
   let media: LoopbackServer & Awaited<ReturnType<typeof startMediaControlPeer>>;
   const live = new Set<number>();
+  const broken = new Set<number>();
   let activities: ReturnType<typeof createCallActivities>;
 
   beforeAll(async () => {
     llm = await startFakeLlmServer();
-    media = await startMediaControlPeer(live);
+    media = await startMediaControlPeer(live, broken);
     platform = await startTestPlatform({ env: { LLM_BASE_URL: llm.baseUrl, LLM_API_KEY: 'test', APP_KEY: appKey } });
     activities = createCallActivities({
       knex: platform.database.knex,
@@ -242,6 +247,13 @@ describe('call lifecycle activities', () => {
       const unreachable = await insertCall(owner, assistant.id, { mediaSessionUrl: 'http://127.0.0.1:9' });
       const never = await insertCall(owner, assistant.id);
       for (const callId of [unknown, unreachable, never]) expect(await activities.requestHangup({ callId, reason: 'operator' }), String(callId)).toBe('gone');
+    });
+
+    it('fails, to be retried, when the replica refuses otherwise', async () => {
+      const { owner, assistant } = await ownerWithAssistant(1);
+      const callId = await insertCall(owner, assistant.id, { mediaSessionUrl: media.url });
+      broken.add(callId);
+      await expect(activities.requestHangup({ callId, reason: 'operator' })).rejects.toThrow(`The media gateway refused to hang up call ${callId}: HTTP 500.`);
     });
   });
 });
