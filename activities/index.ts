@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { Config } from '../src/config.ts';
 import type { Logger } from '../src/logger.ts';
 import type { Providers } from '../src/providers/index.ts';
+import { createCallActivities } from './calls.ts';
 import { createDocumentActivities } from './documents.ts';
 import { withDomainFailures } from './failures.ts';
 import { createSelfCheckActivities } from './self-check.ts';
@@ -9,8 +10,8 @@ import { createSelfCheckActivities } from './self-check.ts';
 export interface ActivityDependencies {
   knex: Knex;
   logger: Logger;
-  config: Pick<Config, 'fetch' | 'ingestion'>;
-  providers: Pick<Providers, 'storage' | 'fetch' | 'embeddings'>;
+  config: Pick<Config, 'fetch' | 'ingestion' | 'llm'>;
+  providers: Pick<Providers, 'storage' | 'fetch' | 'embeddings' | 'llm' | 'mediaControl'>;
 }
 
 /**
@@ -21,6 +22,7 @@ export function createActivities(deps: ActivityDependencies) {
   return withDomainFailures({
     ...createSelfCheckActivities(deps),
     ...createDocumentActivities(deps),
+    ...createCallActivities(deps),
   });
 }
 

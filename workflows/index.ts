@@ -1,2 +1,3 @@
 export { platformSelfCheckWorkflow } from './platform-self-check.ts';
 export { documentIngestionWorkflow } from './document-ingestion.ts';
+export { callLifecycleWorkflow } from './call-lifecycle.ts';

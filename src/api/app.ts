@@ -20,7 +20,7 @@ export interface AppDeps {
   guards: RequestGuards;
 }
 
-const publicPaths = /^\/(api\/conversations(\/|$)|widget)/;
+const publicPaths = /^\/(api\/conversations(\/|$)|api\/web-calls$|widget)/;
 
 export interface Api {
   app: Koa;

@@ -72,6 +72,8 @@ const table: Record<ErrorCode, Mapping> = {
   too_large: { status: 413 },
   validation: { status: 422, body: validationBody, schema: (style) => (style === 'status' ? StatusErrorBody : ValidationErrorBody) },
   plan_limit: { status: 422, body: alwaysMessage, schema: () => MessageBody },
+  // The call routes document a balance too low for a call as 422, where chats say 400.
+  call_unaffordable: { status: 422 },
   rate_limited: {
     status: 429,
     body: (error) => ({ message: error.message, retry_after: retryAfter(error) }),

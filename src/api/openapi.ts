@@ -72,6 +72,7 @@ const codeDescriptions: Record<ErrorCode, string> = {
   validation: 'Validation failed',
   plan_limit: "The plan's limit is reached (`{message}` only)",
   insufficient_balance: 'The balance is not positive',
+  call_unaffordable: "The balance does not pay for the call's first minute",
   rate_limited: 'Rate limit reached',
   usage_limited: 'A free allowance is used up for now',
   provider_failed: 'The provider failed',

@@ -14,6 +14,7 @@ export const errorCodes = [
   'validation',
   'plan_limit',
   'insufficient_balance',
+  'call_unaffordable',
   'rate_limited',
   'usage_limited',
   'provider_failed',
@@ -99,6 +100,14 @@ export class InsufficientBalanceError extends DomainError {
   readonly code = 'insufficient_balance';
   constructor() {
     super('Insufficient balance. Please top up your account.');
+  }
+}
+
+/** A call the owner's balance cannot pay for: it does not cover the call's first minute. */
+export class CallUnaffordableError extends DomainError {
+  readonly code = 'call_unaffordable';
+  constructor() {
+    super('Insufficient balance to make call. Please top up your account.');
   }
 }
 

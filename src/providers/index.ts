@@ -1,10 +1,12 @@
 import type { Config } from '../config.ts';
 import { resolveAppKey } from '../lib/app-key.ts';
+import { mediaControlToken } from '../lib/media-control.ts';
 import { createSafeFetch, type SafeFetch } from '../lib/safe-fetch.ts';
 import { createSecretBox, type SecretBox } from '../lib/secrets.ts';
 import type { Logger } from '../logger.ts';
 import { createEmbeddingsProvider, type EmbeddingsProvider } from './embeddings/index.ts';
 import { createLanguageModel, type LanguageModel } from './llm/index.ts';
+import { createMediaControl, type MediaControl } from './media-control/index.ts';
 import { createFilesystemStorage } from './storage/filesystem.ts';
 import type { FileStorage } from './storage/index.ts';
 
@@ -23,6 +25,8 @@ export interface Providers {
   fetch: SafeFetch;
   /** Encrypts secrets at rest with the app key. */
   secrets: SecretBox;
+  /** Asks the media replica holding a call's session to end it (the call workflow's hang-up). */
+  mediaControl: MediaControl;
 }
 
 /**
@@ -30,11 +34,16 @@ export interface Providers {
  * tests hand in fakes this way and get the rest of the graph exactly as production builds it.
  */
 export function createProviders(config: Config, logger: Logger, overrides: Partial<Providers> = {}): Providers {
+  // Resolved when first needed, so a process whose secrets are overridden and that never hangs up a call
+  // never reads or writes a key file.
+  let appKey: Buffer | undefined;
+  const key = () => (appKey ??= resolveAppKey(config, logger));
   return {
     llm: 'llm' in overrides ? overrides.llm : createLanguageModel(config),
     embeddings: 'embeddings' in overrides ? overrides.embeddings : createEmbeddingsProvider(config),
     storage: overrides.storage ?? createFilesystemStorage(config.storage.dir),
     fetch: overrides.fetch ?? createSafeFetch(config.fetch),
-    secrets: overrides.secrets ?? createSecretBox(resolveAppKey(config, logger)),
+    secrets: overrides.secrets ?? createSecretBox(key()),
+    mediaControl: overrides.mediaControl ?? createMediaControl(() => mediaControlToken(key())),
   };
 }

@@ -20,6 +20,7 @@ import { knowledgebaseRoutes } from '../resources/knowledgebases/routes.ts';
 import { phoneNumberAssignmentRoutes } from '../resources/phone-numbers/routes.ts';
 import { toolRoutes } from '../resources/tools/routes.ts';
 import { userRoutes } from '../resources/users/routes.ts';
+import { webCallRoutes } from '../resources/web-calls/routes.ts';
 import type { TemporalClient } from '../temporal/client.ts';
 import { closeServer, listen } from './http-server.ts';
 import type { RoleContext, RunningRole } from './role.ts';
@@ -68,6 +69,7 @@ export function apiRoutes(deps: ApiRouteDeps): RouteDefinition[] {
       publicUrl: config.publicUrl,
       testChats,
     }),
+    ...webCallRoutes({ knex, temporal, logger, model: deps.providers.llm, mediaPublicUrl: config.media.publicUrl, clock: guards.clock }),
   ];
   document = buildOpenApiDocument(routes, { serverUrl: `${config.publicUrl}/api`, version: '0.1.0' });
   return routes;

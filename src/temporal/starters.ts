@@ -1,5 +1,5 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
-import type { documentIngestionWorkflow, platformSelfCheckWorkflow } from '../../workflows/index.ts';
+import type { callLifecycleWorkflow, documentIngestionWorkflow, platformSelfCheckWorkflow } from '../../workflows/index.ts';
 import type { Logger } from '../logger.ts';
 import type { TemporalClient } from './client.ts';
 import { searchAttributes, workflowIds } from './names.ts';
@@ -32,6 +32,33 @@ export async function cancelDocumentIngestion(temporal: TemporalClient, document
   } catch (error) {
     if (error instanceof WorkflowNotFoundError) return;
     throw error;
+  }
+}
+
+/**
+ * Starts the lifecycle of a call just created. A second start of the same call finds the first one running,
+ * as for documents; the assistant's id goes into the search attributes while the call has one.
+ */
+export async function startCallLifecycle(
+  temporal: TemporalClient,
+  call: { id: number; userId: number; assistantId: number | null },
+  logger: Logger,
+): Promise<void> {
+  const workflowId = workflowIds.call(call.id);
+  try {
+    await temporal.client.workflow.start<typeof callLifecycleWorkflow>(workflowTypes.callLifecycle, {
+      taskQueue: temporal.taskQueue,
+      workflowId,
+      args: [{ callId: call.id }],
+      typedSearchAttributes: [
+        { key: searchAttributes.userId, value: call.userId },
+        ...(call.assistantId === null ? [] : [{ key: searchAttributes.assistantId, value: call.assistantId }]),
+      ],
+    });
+  } catch (error) {
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+    const running = await temporal.client.workflow.getHandle(workflowId).describe().catch(() => undefined);
+    logger.warn({ workflowId, runId: running?.runId }, 'call lifecycle already running: not started again');
   }
 }
 

@@ -17,6 +17,7 @@ export interface ChatCompletionRequest {
   temperature?: number;
   messages: { role: string; content: string | null; tool_calls?: { id: string; function: { name: string; arguments: string } }[]; tool_call_id?: string }[];
   tools?: { type: 'function'; function: { name: string; description: string; parameters: Record<string, unknown> } }[];
+  tool_choice?: { type: 'function'; function: { name: string } };
 }
 
 export interface FakeLlmServer {

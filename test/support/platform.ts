@@ -9,9 +9,11 @@ import { createRequestGuards } from '../../src/api/guards.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { connectPostgres, openEmbedded, type Database } from '../../src/db/database.ts';
 import type { Clock } from '../../src/lib/clock.ts';
+import { mediaControlToken } from '../../src/lib/media-control.ts';
 import { createSecretBox, decodeAppKey } from '../../src/lib/secrets.ts';
 import { createLogger, type Logger } from '../../src/logger.ts';
 import { createProviders, type Providers } from '../../src/providers/index.ts';
+import { createMediaControl } from '../../src/providers/media-control/index.ts';
 import { apiRoutes } from '../../src/roles/api.ts';
 import { createActivities } from '../../activities/index.ts';
 import { createTemporalClient, type TemporalClient } from '../../src/temporal/client.ts';
@@ -81,7 +83,11 @@ export async function startTestPlatform(options: {
   const temporal = createTemporalClient(config, config.temporal.address ?? '');
   // A fresh app key per platform unless a test names one with APP_KEY.
   const appKey = (config.appKey ? decodeAppKey(config.appKey) : undefined) ?? randomBytes(32);
-  const providers = createProviders(config, logger, { secrets: createSecretBox(appKey), ...options.providers });
+  const providers = createProviders(config, logger, {
+    secrets: createSecretBox(appKey),
+    mediaControl: createMediaControl(() => mediaControlToken(appKey)),
+    ...options.providers,
+  });
   const worker = options.worker
     ? await startWorker({
       config,

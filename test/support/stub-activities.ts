@@ -10,6 +10,11 @@ const activityNames = Object.keys({
   embedDocumentChunks: true,
   finishDocument: true,
   discardDocumentWork: true,
+  prepareCall: true,
+  markAnswered: true,
+  requestHangup: true,
+  finalizeCall: true,
+  evaluateCall: true,
 } satisfies Record<keyof Activities, true>) as (keyof Activities)[];
 
 /** One activity attempt, as a stub saw it. */

@@ -1,9 +1,10 @@
 /**
  * Records the workflow histories that replay.test.ts runs through today's workflow code:
  *
- *   TEMPORAL_CLI=/path/to/temporal node test/workflows/record-histories.ts
+ *   TEMPORAL_CLI=/path/to/temporal node test/workflows/record-histories.ts [scenario ...]
  *
- * (the CLI is found as the platform finds it when TEMPORAL_CLI is unset). Starts a Temporal dev server of its
+ * (the CLI is found as the platform finds it when TEMPORAL_CLI is unset). Named scenarios alone are recorded
+ * when given, so adding one leaves the others' files as they were. Starts a Temporal dev server of its
  * own, runs each scenario below on a worker with stub activities, and writes the scenario's history to
  * test/workflows/histories/<scenario>.json, the scenario's name being its workflow id.
  *
@@ -24,7 +25,7 @@ import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { createTemporalClient, type TemporalClient } from '../../src/temporal/client.ts';
 import { ensureTemporalCli, startTemporalDevServer } from '../../src/temporal/dev-server.ts';
-import { workflowTypes } from '../../src/temporal/shared.ts';
+import { callSignals, workflowTypes } from '../../src/temporal/shared.ts';
 import { startWorker, workflowsPath } from '../../src/temporal/worker.ts';
 import { historyToJson } from '../support/history-json.ts';
 import { freePort } from '../support/ports.ts';
@@ -60,6 +61,29 @@ async function ingestDocument(temporal: TemporalClient, workflowId: string): Pro
 
 const acquiring = Promise.withResolvers<void>();
 
+const callSteps = {
+  prepareCall: () => Promise.resolve({ outcome: 'ready' as const, maxSeconds: 1 }),
+  markAnswered: () => Promise.resolve(),
+  requestHangup: () => Promise.resolve('requested' as const),
+  finalizeCall: ({ reason }) => Promise.resolve({ status: reason === 'customer_hangup' ? 'ended_by_customer' as const : 'completed' as const, evaluate: true }),
+  evaluateCall: () => Promise.resolve({ evaluated: true }),
+} satisfies Partial<Activities>;
+
+/** A web call answered at once; `end` reports its end, or leaves it to the time limit when absent. */
+function webCall(end?: { reason: string }): Scenario['run'] {
+  return async (temporal, workflowId) => {
+    const handle = await temporal.client.workflow.start(workflowTypes.callLifecycle, {
+      taskQueue: temporal.taskQueue,
+      workflowId,
+      args: [{ callId: 1, timing: { connectTimeoutSeconds: 1, graceSeconds: 1, hangupWaitSeconds: 1 } }],
+    });
+    await handle.signal(callSignals.callAnswered, { at: new Date().toISOString() });
+    if (end) await handle.signal(callSignals.callEnded, { reason: end.reason, at: new Date().toISOString() });
+    await handle.result();
+    return handle;
+  };
+}
+
 const scenarios: Record<string, Scenario> = {
   'document-ingestion-active': { stubs: steps, run: ingestDocument },
   'document-ingestion-failed': {
@@ -90,6 +114,20 @@ const scenarios: Record<string, Scenario> = {
       return handle;
     },
   },
+  'call-lifecycle-customer-hangup': { stubs: callSteps, run: webCall({ reason: 'customer_hangup' }) },
+  'call-lifecycle-time-limit': { stubs: callSteps, run: webCall() },
+  'call-lifecycle-never-connected': {
+    stubs: { ...callSteps, requestHangup: () => Promise.resolve('gone' as const), finalizeCall: () => Promise.resolve({ status: 'failed' as const, evaluate: false }) },
+    async run(temporal, workflowId) {
+      const handle = await temporal.client.workflow.start(workflowTypes.callLifecycle, {
+        taskQueue: temporal.taskQueue,
+        workflowId,
+        args: [{ callId: 1, timing: { connectTimeoutSeconds: 1, graceSeconds: 1, hangupWaitSeconds: 1 } }],
+      });
+      await handle.result();
+      return handle;
+    },
+  },
   'platform-self-check': {
     stubs: { recordSelfCheck: ({ checkId }) => Promise.resolve({ checkId, completedAt: '2026-01-01T00:00:00.000Z' }) },
     async run(temporal, workflowId) {
@@ -117,7 +155,11 @@ async function main(): Promise<void> {
     const workflowBundlePath = path.join(workDir, 'workflows.js');
     fs.writeFileSync(workflowBundlePath, (await bundleWorkflowCode({ workflowsPath, logger: quiet })).code);
     fs.mkdirSync(historiesDir, { recursive: true });
+    const wanted = process.argv.slice(2);
+    const unknown = wanted.filter((name) => !(name in scenarios));
+    if (unknown.length > 0) throw new Error(`no such scenario: ${unknown.join(', ')}`);
     for (const [name, scenario] of Object.entries(scenarios)) {
+      if (wanted.length > 0 && !wanted.includes(name)) continue;
       const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'info', LOG_FORMAT: 'json', TEMPORAL_ADDRESS: server.address, TEMPORAL_TASK_QUEUE: name });
       const worker = await startWorker({ config, address: server.address, activities: stubActivities(scenario.stubs), logger, workflowBundlePath });
       const temporal = createTemporalClient(config, server.address);

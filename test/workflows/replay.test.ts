@@ -15,8 +15,11 @@ describe('recorded workflow histories', () => {
     Runtime.install({ logger: new DefaultLogger('WARN') });
   });
 
-  it('cover each way a document ingestion ends, and the self-check', () => {
+  it('cover each way a document ingestion ends, the main ways a call ends, and the self-check', () => {
     expect(histories).toEqual(expect.arrayContaining([
+      'call-lifecycle-customer-hangup.json',
+      'call-lifecycle-never-connected.json',
+      'call-lifecycle-time-limit.json',
       'document-ingestion-active.json',
       'document-ingestion-cancelled.json',
       'document-ingestion-deleted.json',

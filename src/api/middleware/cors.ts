@@ -2,8 +2,8 @@ import type Koa from 'koa';
 import cors from '@koa/cors';
 
 /**
- * Conversation endpoints and the widget are called from any site that embeds the widget, so they allow any
- * origin; the authenticated API allows only the origins in CORS_ORIGINS.
+ * Conversation endpoints, public web-call creation and the widget are called from any site that embeds the
+ * widget, so they allow any origin; the authenticated API allows only the origins in CORS_ORIGINS.
  */
 export function corsPolicy(allowedOrigins: string[], isPublic: (path: string) => boolean): Koa.Middleware {
   return cors({

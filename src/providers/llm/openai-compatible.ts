@@ -114,6 +114,7 @@ export class OpenAiCompatibleModel implements LanguageModel {
       messages: request.messages.map(toWire),
       stream: true,
       ...(request.tools?.length ? { tools: request.tools.map((tool) => ({ type: 'function', function: tool })) } : {}),
+      ...(request.toolChoice === undefined ? {} : { tool_choice: { type: 'function', function: { name: request.toolChoice } } }),
       ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
     }), request.signal);
 

@@ -25,6 +25,8 @@ export interface ChatRequest {
   model: string;
   messages: ChatMessage[];
   tools?: FunctionDefinition[];
+  /** The name of one of `tools` the model must call, instead of choosing whether to call any. */
+  toolChoice?: string;
   temperature?: number;
   signal?: AbortSignal;
 }

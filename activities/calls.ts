@@ -1,0 +1,174 @@
+import { Context } from '@temporalio/activity';
+import type { Knex } from 'knex';
+import { callTranscript, type SpokenTurn } from '../src/agent/transcript.ts';
+import { callCostMicros, callTimeLimit, canAffordCall, startedSeconds } from '../src/billing/call-pricing.ts';
+import { recordEntry } from '../src/billing/ledger.ts';
+import type { Config } from '../src/config.ts';
+import { NotFoundError } from '../src/lib/errors.ts';
+import type { Logger } from '../src/logger.ts';
+import type { Providers } from '../src/providers/index.ts';
+import type { HangUpOutcome } from '../src/providers/media-control/index.ts';
+import { evaluateCallRecord } from './call-evaluation.ts';
+
+/** The contract's statuses a call can end in. */
+export type FinalCallStatus = 'completed' | 'ended' | 'ended_by_customer' | 'ended_by_assistant' | 'failed';
+
+// The engine's end reasons that are a call running its course under the platform's rules.
+const completedReasons = new Set(['max_duration', 'silence_timeout', 'balance_exhausted']);
+
+/**
+ * The status a call ends in, from its end reason (docs/decisions.md, "Call statuses"): a call that never
+ * connected failed; the customer's or the assistant's hang-up says who ended it; a limit reached completed
+ * it; anything else (an error, a lost session, a request to end it) ended it.
+ */
+export function finalCallStatus(reason: string, answered: boolean): FinalCallStatus {
+  if (!answered) return 'failed';
+  if (reason === 'customer_hangup') return 'ended_by_customer';
+  if (reason === 'assistant_end_call') return 'ended_by_assistant';
+  return completedReasons.has(reason) ? 'completed' : 'ended';
+}
+
+export type PreparedCall = { outcome: 'ready'; maxSeconds: number } | { outcome: 'refused'; reason: 'insufficient_balance' | 'assistant_deleted' };
+
+export interface FinalizedCall {
+  status: FinalCallStatus | 'deleted';
+  /** Whether the post-call evaluation runs: a connected call with words, whose assistant wants one. */
+  evaluate: boolean;
+}
+
+interface FinalizingRow {
+  id: number;
+  userId: number;
+  type: string;
+  status: string;
+  answeredAt: Date | null;
+  endedAt: Date | null;
+  turns: SpokenTurn[];
+  transcript: string;
+  pricePerMinuteMicros: number | null;
+  planPrice: number;
+  postCallEvaluation: boolean | null;
+}
+
+/** The activity's cancellation, when it runs as one (the integration tests call activities directly). */
+function cancellationSignal(): AbortSignal | undefined {
+  try {
+    return Context.current().cancellationSignal;
+  } catch {
+    return undefined;
+  }
+}
+
+const callTypeNames: Record<string, string> = { web: 'Web call', inbound: 'Inbound call', outbound: 'Outbound call' };
+
+export interface CallActivityDependencies {
+  knex: Knex;
+  logger: Logger;
+  config: Pick<Config, 'llm'>;
+  providers: Pick<Providers, 'llm' | 'mediaControl'>;
+}
+
+export function createCallActivities(deps: CallActivityDependencies) {
+  const { knex, providers } = deps;
+
+  return {
+    /**
+     * Sets the call's time limit: the assistant's max_call_duration, or the whole seconds the owner's balance
+     * pays for at the plan's price when that is less, with the price the call will be billed at. A balance
+     * that does not pay for a minute refuses the call. Writes the same values on a retry.
+     */
+    async prepareCall({ callId }: { callId: number }): Promise<PreparedCall> {
+      const row = await knex('calls as c')
+        .join('users as u', 'u.id', 'c.user_id')
+        .join('plans as p', 'p.id', 'u.plan_id')
+        .leftJoin('assistants as a', 'a.id', 'c.assistant_id')
+        .leftJoin('user_balances as b', 'b.user_id', 'c.user_id')
+        .where('c.id', callId)
+        .first<{ assistantId: number | null; maxDuration: number | null; price: number; balance: number } | undefined>(
+          'a.id as assistant_id', 'a.max_duration', 'p.call_price_per_minute_micros as price', knex.raw('coalesce(b.micros, 0) as balance'),
+        );
+      if (!row) throw new NotFoundError(`Call ${callId} no longer exists.`);
+      if (row.assistantId === null || row.maxDuration === null) return { outcome: 'refused', reason: 'assistant_deleted' };
+      const price = Number(row.price);
+      const balance = Number(row.balance);
+      if (!canAffordCall(balance, price)) return { outcome: 'refused', reason: 'insufficient_balance' };
+      const { maxSeconds, limitReason } = callTimeLimit(row.maxDuration, balance, price);
+      await knex('calls').where({ id: callId }).update({ maxSeconds, limitReason, pricePerMinuteMicros: price, updatedAt: knex.fn.now() });
+      return { outcome: 'ready', maxSeconds };
+    },
+
+    /** The call is live: `in-progress`, answered at the time the media gateway reported. Once only. */
+    async markAnswered({ callId, at }: { callId: number; at: string }): Promise<void> {
+      const updated = await knex('calls').where({ id: callId }).whereNull('answeredAt').whereNull('endedAt')
+        .update({ status: 'in-progress', answeredAt: new Date(at), updatedAt: knex.fn.now() });
+      if (updated === 0 && !(await knex('calls').where({ id: callId }).first('id'))) throw new NotFoundError(`Call ${callId} no longer exists.`);
+    },
+
+    /** Asks the media replica holding the call's session to end it; without a recorded replica, it is gone. */
+    async requestHangup({ callId, reason }: { callId: number; reason: string }): Promise<HangUpOutcome> {
+      const row = await knex('calls').where({ id: callId }).first<{ mediaSessionUrl: string | null } | undefined>('mediaSessionUrl');
+      if (!row) throw new NotFoundError(`Call ${callId} no longer exists.`);
+      if (!row.mediaSessionUrl) return 'gone';
+      const signal = cancellationSignal();
+      return providers.mediaControl.hangUp({ sessionUrl: row.mediaSessionUrl, callId, reason, ...(signal ? { signal } : {}) });
+    },
+
+    /**
+     * Ends the call's record: its status from the reason, when it ended, its duration (started seconds from
+     * the answer), its transcript from the turns, and its cost with the one ledger entry `call-<id>`, all in
+     * one transaction. A call already finalized is left as it is: a retried attempt charges nothing more.
+     */
+    async finalizeCall({ callId, reason, endedAt }: { callId: number; reason: string; endedAt: string }): Promise<FinalizedCall> {
+      return knex.transaction(async (trx) => {
+        const row = await trx('calls as c')
+          .join('users as u', 'u.id', 'c.user_id')
+          .join('plans as p', 'p.id', 'u.plan_id')
+          .leftJoin('assistants as a', 'a.id', 'c.assistant_id')
+          .where('c.id', callId)
+          .forUpdate('c')
+          .first<FinalizingRow | undefined>(
+            'c.id', 'c.user_id', 'c.type', 'c.status', 'c.answered_at', 'c.ended_at', 'c.turns', 'c.transcript',
+            'c.price_per_minute_micros', 'p.call_price_per_minute_micros as plan_price', 'a.post_call_evaluation',
+          );
+        if (!row) return { status: 'deleted', evaluate: false };
+        const answered = row.answeredAt !== null;
+        if (row.endedAt !== null) {
+          return { status: row.status as FinalCallStatus, evaluate: answered && row.postCallEvaluation === true && row.transcript !== '' };
+        }
+        const ended = new Date(endedAt);
+        const status = finalCallStatus(reason, answered);
+        const duration = row.answeredAt ? startedSeconds(row.answeredAt, ended) : 0;
+        const cost = callCostMicros(duration, Number(row.pricePerMinuteMicros ?? row.planPrice));
+        const transcript = callTranscript(row.turns);
+        if (cost > 0) {
+          // The call has happened: its cost is recorded even where other spending has since emptied the balance.
+          await recordEntry(trx, {
+            userId: row.userId,
+            amountMicros: -cost,
+            kind: 'call',
+            reference: `call:${callId}`,
+            description: `${callTypeNames[row.type] ?? 'Call'}, ${duration} s`,
+            idempotencyKey: `call-${callId}`,
+          });
+        }
+        await trx('calls').where({ id: callId }).update({
+          status,
+          endReason: reason,
+          endedAt: ended,
+          duration,
+          transcript,
+          totalCostMicros: cost,
+          mediaTokenHash: null,
+          mediaTokenExpiresAt: null,
+          updatedAt: trx.fn.now(),
+        });
+        return { status, evaluate: answered && row.postCallEvaluation === true && transcript !== '' };
+      });
+    },
+
+    /** The post-call evaluation (call-evaluation.ts); a failing model leaves none and is logged. */
+    async evaluateCall({ callId }: { callId: number }): Promise<{ evaluated: boolean }> {
+      return evaluateCallRecord(deps, callId, cancellationSignal());
+    },
+  };
+}

@@ -1,0 +1,114 @@
+import { describe, expect, it } from 'vitest';
+import { finalCallStatus } from '../../activities/calls.ts';
+import { DEFAULT_EVALUATION_SCHEMA, evaluationFunction, readEvaluation } from '../../src/agent/evaluation.ts';
+import { callTranscript } from '../../src/agent/transcript.ts';
+import { mediaControlToken } from '../../src/lib/media-control.ts';
+import { CallState } from '../../workflows/call-state.ts';
+
+describe('finalCallStatus', () => {
+  it('says who ended a connected call, or that it completed or was ended', () => {
+    expect(finalCallStatus('customer_hangup', true)).toBe('ended_by_customer');
+    expect(finalCallStatus('assistant_end_call', true)).toBe('ended_by_assistant');
+    for (const reason of ['max_duration', 'silence_timeout', 'balance_exhausted']) expect(finalCallStatus(reason, true), reason).toBe('completed');
+    for (const reason of ['error', 'media_lost', 'call_deleted', 'something_new']) expect(finalCallStatus(reason, true), reason).toBe('ended');
+  });
+
+  it('fails a call that never connected, whatever the reason', () => {
+    for (const reason of ['customer_hangup', 'connect_timeout', 'insufficient_balance', 'error']) expect(finalCallStatus(reason, false), reason).toBe('failed');
+  });
+});
+
+describe('callTranscript', () => {
+  it('writes one AI or Customer line per turn, spoken order, whitespace folded', () => {
+    expect(callTranscript([
+      { role: 'assistant', text: 'Hello, this is Ada.' },
+      { role: 'user', text: '  Hi,\nI need   help. ' },
+      { role: 'assistant', text: '' },
+      { role: 'assistant', text: 'Sure.' },
+    ])).toBe('AI: Hello, this is Ada.\nCustomer: Hi, I need help.\nAI: Sure.');
+    expect(callTranscript([])).toBe('');
+  });
+});
+
+describe('the post-call evaluation function', () => {
+  const schema = [
+    { name: 'interested', type: 'bool', description: 'Wants a demo' },
+    { name: 'seats', type: 'number', description: 'How many seats' },
+    { name: 'next_step', type: 'string', description: 'What happens next' },
+  ] as const;
+
+  it('has one required parameter of the JSON type per field', () => {
+    expect(evaluationFunction(schema).parameters).toEqual({
+      type: 'object',
+      properties: {
+        interested: { type: 'boolean', description: 'Wants a demo' },
+        seats: { type: 'number', description: 'How many seats' },
+        next_step: { type: 'string', description: 'What happens next' },
+      },
+      required: ['interested', 'seats', 'next_step'],
+      additionalProperties: false,
+    });
+    expect(DEFAULT_EVALUATION_SCHEMA.map((field) => [field.name, field.type])).toEqual([['status', 'bool'], ['summary', 'string']]);
+  });
+
+  it('keeps the values of the right type, keyed by name; others are null and extra keys dropped', () => {
+    const call = { id: 'c1', name: 'record_call_evaluation', arguments: '{"interested":"yes","seats":12,"next_step":"Send a quote","extra":1}' };
+    expect(readEvaluation(schema, call)).toEqual({ interested: null, seats: 12, next_step: 'Send a quote' });
+  });
+
+  it('refuses arguments that are no JSON object', () => {
+    expect(() => readEvaluation(schema, { id: 'c1', name: 'record_call_evaluation', arguments: '{"seats": 1' })).toThrow('not JSON');
+    expect(() => readEvaluation(schema, { id: 'c1', name: 'record_call_evaluation', arguments: '[1]' })).toThrow('not an object');
+  });
+});
+
+describe('mediaControlToken', () => {
+  it('is the HMAC-SHA256 of the app key over "media-control", the same for every process with that key', () => {
+    const key = Buffer.alloc(32, 7);
+    expect(mediaControlToken(key)).toBe(mediaControlToken(Buffer.alloc(32, 7)));
+    expect(mediaControlToken(key)).not.toBe(mediaControlToken(Buffer.alloc(32, 8)));
+    expect(mediaControlToken(key)).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  });
+});
+
+describe('CallState', () => {
+  const answeredAt = '2026-11-23T12:00:00.000Z';
+  const now = Date.parse('2026-11-23T12:05:00.000Z');
+
+  it('keeps the first of each signal', () => {
+    const state = new CallState();
+    state.answer(answeredAt);
+    state.answer('2026-11-23T12:01:00.000Z');
+    state.reportEnd({ reason: 'customer_hangup', at: '2026-11-23T12:02:00.000Z' });
+    state.reportEnd({ reason: 'error', at: '2026-11-23T12:03:00.000Z' });
+    expect(state.answeredAt).toBe(answeredAt);
+    expect(state.reported).toEqual({ reason: 'customer_hangup', at: '2026-11-23T12:02:00.000Z' });
+  });
+
+  it('hangs up for the request, the time limit, or a connection that never came', () => {
+    const requested = new CallState();
+    requested.answer(answeredAt);
+    requested.requestEnd('call_deleted');
+    expect(requested.hangUpCause).toBe('requested');
+    expect(requested.hangUpReason('requested')).toBe('call_deleted');
+    const live = new CallState();
+    live.answer(answeredAt);
+    expect(live.hangUpCause).toBe('time_limit');
+    expect(live.hangUpReason('time_limit')).toBe('max_duration');
+    expect(new CallState().hangUpCause).toBe('connect_timeout');
+  });
+
+  it('ends an unreported call at its time limit at the latest; a session found gone is media_lost', () => {
+    const state = new CallState();
+    state.answer(answeredAt);
+    expect(state.unreportedEnd('time_limit', 'requested', now, 120)).toEqual({ reason: 'max_duration', at: '2026-11-23T12:02:00.000Z' });
+    expect(state.unreportedEnd('time_limit', 'gone', now, 600)).toEqual({ reason: 'media_lost', at: '2026-11-23T12:05:00.000Z' });
+    state.requestEnd('operator');
+    expect(state.unreportedEnd('requested', 'requested', now, 600)).toEqual({ reason: 'operator', at: '2026-11-23T12:05:00.000Z' });
+  });
+
+  it('ends a call that never connected now, with the reason it was hung up for', () => {
+    const state = new CallState();
+    expect(state.unreportedEnd('connect_timeout', 'gone', now, 600)).toEqual({ reason: 'connect_timeout', at: '2026-11-23T12:05:00.000Z' });
+  });
+});

@@ -1,0 +1,128 @@
+import {
+  ActivityFailure, ApplicationFailure, condition, defineQuery, defineSignal, log, proxyActivities, setHandler,
+} from '@temporalio/workflow';
+import type { Activities } from '../activities/index.ts';
+import type { HangUpOutcome } from '../src/providers/media-control/index.ts';
+import {
+  callSignals, nonRetryableErrorTypes, type CallAnsweredSignal, type CallEndedSignal, type CallLifecycleInput,
+  type CallLifecycleResult, type CallLifecycleTiming, type CallPhase, type EndCallSignal,
+} from '../src/temporal/shared.ts';
+import { CallState, type CallEnd, type HangUpCause } from './call-state.ts';
+
+export const callAnsweredSignal = defineSignal<[CallAnsweredSignal]>(callSignals.callAnswered);
+export const callEndedSignal = defineSignal<[CallEndedSignal]>(callSignals.callEnded);
+export const endCallSignal = defineSignal<[EndCallSignal]>(callSignals.endCall);
+
+/** Where the call's lifecycle is, for the Temporal UI and for operators. */
+export const callPhaseQuery = defineQuery<CallPhase>('phase');
+
+const defaultTiming: CallLifecycleTiming = {
+  // A web call's token lives as long: a browser that has not connected by then cannot connect any more.
+  connectTimeoutSeconds: 60,
+  graceSeconds: 15,
+  hangupWaitSeconds: 10,
+};
+
+// Reading and writing the call's row: quick, and worth patience when the database restarts.
+const bookkeeping = proxyActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 20, nonRetryableErrorTypes },
+});
+
+// A hang-up is worth a few quick tries; after them the session is treated as gone.
+const hangingUp = proxyActivities<Activities>({
+  startToCloseTimeout: '15 seconds',
+  retry: { initialInterval: '1 second', maximumAttempts: 3, nonRetryableErrorTypes },
+});
+
+// The activity itself turns a failing language model into no evaluation; retries are for everything else.
+const evaluating = proxyActivities<Activities>({
+  startToCloseTimeout: '3 minutes',
+  retry: { initialInterval: '5 seconds', maximumAttempts: 3, nonRetryableErrorTypes },
+});
+
+function isGone(error: unknown): boolean {
+  const cause = error instanceof ActivityFailure ? error.cause : error;
+  return cause instanceof ApplicationFailure && cause.type === 'not_found';
+}
+
+/**
+ * One call (`call-<id>`), from its creation to its bill: prepare it (its time limit from the assistant and the
+ * balance), wait for it to connect, follow it live until its media session reports its end (or hang it up
+ * when asked to, or when its time limit has passed even though the engine should have ended it), then store
+ * its end, transcript, duration and cost with one ledger entry, and evaluate it. The workflow passes the
+ * call's id; its activities read and write the call's row.
+ */
+export async function callLifecycleWorkflow(input: CallLifecycleInput): Promise<CallLifecycleResult> {
+  const timing = { ...defaultTiming, ...input.timing };
+  const { callId } = input;
+  const state = new CallState();
+  setHandler(callAnsweredSignal, ({ at }) => state.answer(at));
+  setHandler(callEndedSignal, (end) => state.reportEnd(end));
+  setHandler(endCallSignal, ({ reason }) => state.requestEnd(reason));
+  setHandler(callPhaseQuery, () => state.phase);
+
+  try {
+    const prepared = await bookkeeping.prepareCall({ callId });
+    if (prepared.outcome === 'refused') {
+      return await finish(callId, state, { reason: prepared.reason, at: new Date().toISOString() });
+    }
+    const { maxSeconds } = prepared;
+
+    state.phase = 'connecting';
+    // Phone calls (issue 16) are dialled here and followed through the carrier's status callbacks (ringing,
+    // busy, no-answer), with the assistant's ringing time as their timeout; a web call connects when the
+    // browser opens its media socket, which the media gateway reports as `callAnswered`.
+    await condition(() => state.connectingSettled, timing.connectTimeoutSeconds * 1000);
+
+    if (state.answeredAt !== undefined) {
+      await bookkeeping.markAnswered({ callId, at: state.answeredAt });
+      state.phase = 'in-progress';
+      // The engine ends the call politely at its limit; this durable timer is the backstop when it cannot
+      // (its process died): it survives any worker, and the grace lets the engine's own ending come first.
+      const deadline = Date.parse(state.answeredAt) + (maxSeconds + timing.graceSeconds) * 1000;
+      await condition(() => state.endingDue, Math.max(deadline - Date.now(), 0));
+    }
+
+    const end = state.reported ?? await hangUp(callId, state, timing, maxSeconds);
+    return await finish(callId, state, end);
+  } catch (error) {
+    if (!isGone(error)) throw error;
+    state.phase = 'done';
+    return { status: 'deleted', reason: 'deleted' };
+  }
+}
+
+/** Asks the media session to end, then waits briefly for it to report its end; without one, decides it. */
+async function hangUp(callId: number, state: CallState, timing: CallLifecycleTiming, maxSeconds: number): Promise<CallEnd> {
+  state.phase = 'ending';
+  const cause: HangUpCause = state.hangUpCause;
+  let outcome: HangUpOutcome;
+  try {
+    outcome = await hangingUp.requestHangup({ callId, reason: state.hangUpReason(cause) });
+  } catch (error) {
+    if (isGone(error)) throw error;
+    log.warn('the media session could not be hung up: treating it as gone', { callId, error: String(error) });
+    outcome = 'gone';
+  }
+  if (outcome === 'requested') await condition(() => state.reported !== undefined, timing.hangupWaitSeconds * 1000);
+  return state.reported ?? state.unreportedEnd(cause, outcome, Date.now(), maxSeconds);
+}
+
+/** Stores the call's end and bill, then evaluates it when its assistant asks for that. */
+async function finish(callId: number, state: CallState, end: CallEnd): Promise<CallLifecycleResult> {
+  state.phase = 'finalizing';
+  const finalized = await bookkeeping.finalizeCall({ callId, reason: end.reason, endedAt: end.at });
+  if (finalized.evaluate) {
+    state.phase = 'evaluating';
+    try {
+      await evaluating.evaluateCall({ callId });
+    } catch (error) {
+      // The call is over and billed: a missing evaluation is logged, not a failed call.
+      log.warn('the post-call evaluation failed', { callId, error: String(error) });
+    }
+  }
+  // Webhook delivery (issue 18) goes here: after the evaluation, so the payload carries it.
+  state.phase = 'done';
+  return { status: finalized.status, reason: end.reason };
+}
