@@ -1,10 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import { PASSAGES_PER_SEARCH, type AgentPorts } from '../../agent/ports.ts';
 import type { AgentProfile } from '../../agent/profile.ts';
 import { buildTurnInput, openingLine, type HistoryEntry } from '../../agent/turn-input.ts';
 import { AgentTurn, type FunctionCallRecord, type TurnEvent, type TurnResult } from '../../agent/turn.ts';
-import { searchKnowledgebase } from '../../knowledge/retrieval.ts';
 import { InsufficientBalanceError, NotFoundError, ProviderFailedError, ServiceUnavailableError } from '../../lib/errors.ts';
 import type { SafeFetch } from '../../lib/safe-fetch.ts';
 import type { SecretBox } from '../../lib/secrets.ts';
@@ -13,6 +11,7 @@ import type { Logger } from '../../logger.ts';
 import type { EmbeddingsProvider } from '../../providers/embeddings/types.ts';
 import { LanguageModelError, type LanguageModel } from '../../providers/llm/types.ts';
 import { balanceMicros, chargeExpression, recordEntry } from '../../billing/ledger.ts';
+import { assistantPorts } from '../assistants/ports.ts';
 import { agentProfileQuery, loadAgentProfile, toAgentProfile, type StoredProfile } from '../assistants/profile.ts';
 import { Conversation, ConversationMessage, type ConversationType } from './model.ts';
 
@@ -194,23 +193,6 @@ async function abandon(deps: ConversationDeps, turn: PendingTurn): Promise<void>
   });
 }
 
-/** What the dialogue core reaches for one assistant's turn: its knowledge base, the guarded client, the clock. */
-function agentPorts(deps: ConversationDeps, profile: AgentProfile): AgentPorts {
-  const { knowledgebaseId, userId } = profile;
-  return {
-    fetch: deps.safeFetch,
-    now: () => performance.now(),
-    searchKnowledge: async (query, signal) => {
-      if (knowledgebaseId === null) return [];
-      const { chunks } = await searchKnowledgebase(
-        { knex: deps.knex, embeddings: deps.embeddings },
-        { userId, knowledgebaseId, query, topK: PASSAGES_PER_SEARCH, signal },
-      );
-      return chunks.map((chunk) => ({ documentName: chunk.documentName, text: chunk.text, score: chunk.score }));
-    },
-  };
-}
-
 /** Stores the assistant's reply and counts it; a turn that called end-call ends the conversation. */
 async function storeReply(deps: ConversationDeps, turn: PendingTurn, result: TurnResult): Promise<void> {
   await deps.knex.raw(`
@@ -241,7 +223,7 @@ export async function replyTo(
 ): Promise<{ reply: string; functionCalls: FunctionCallRecord[] }> {
   let agentTurn: AgentTurn | undefined;
   try {
-    const ports = agentPorts(deps, turn.profile);
+    const ports = assistantPorts(deps, turn.profile);
     const input = await buildTurnInput(ports, turn.profile, {
       variables: turn.conversation.variables,
       history: turn.history,
