@@ -92,6 +92,23 @@ describe('DeepgramSpeechToText', () => {
     expect(connection.sent.at(-1)).toMatchObject({ type: 'Metadata', duration: 1.9, channels: 1 });
   });
 
+  it('answers as late as the fake is told to (the provider delay a benchmark fixes)', async () => {
+    fake.resultDelayMs = 150;
+    try {
+      fake.script({ text: 'Later.' });
+      const stream = open();
+      await fake.nextConnection();
+      const written = performance.now();
+      play(stream, ['speech', 300], ['silence', 400]);
+      const [first] = await collect(stream, () => true);
+      expect(first?.type).toBe('partial');
+      expect(performance.now() - written).toBeGreaterThanOrEqual(145);
+      stream.close();
+    } finally {
+      fake.resultDelayMs = 0;
+    }
+  });
+
   it('gives no words for noise shorter than the utterance, and the words for the speech after it', async () => {
     fake.script({ text: 'Yes please.', minSpeechMs: 300 });
     const stream = open();
