@@ -43,7 +43,7 @@ export class ElevenLabsTextToSpeech implements TextToSpeech {
     try {
       response = await postSpeech(this.name, {
         url,
-        headers: { 'content-type': 'application/json', accept: 'audio/pcm', 'xi-api-key': this.options.apiKey },
+        headers: { 'content-type': 'application/json', 'xi-api-key': this.options.apiKey },
         body: JSON.stringify({
           text: request.text,
           model_id: this.options.model,
