@@ -84,6 +84,9 @@ function readForm(req: http.IncomingMessage): Promise<{ fields: Record<string, s
     });
     form.on('close', () => resolve({ fields, file }));
     form.on('error', reject);
+    req.on('close', () => {
+      if (!req.complete) reject(new Error('the client left during the upload'));
+    });
     req.pipe(form);
   });
 }
@@ -185,6 +188,10 @@ export async function startFakeSpeechServer(options: { openaiKey?: string; eleve
       }
 
       const request: FakeSpeechRequest = { endpoint, headers: req.headers, voice: voice && decodeURIComponent(voice), query: url.searchParams, body: {} };
+      // Watched from the start: a client may leave while its body is still arriving.
+      res.once('close', () => {
+        if (!res.writableFinished) aborts.emit('abort', request);
+      });
       if (endpoint === 'openai-transcription') {
         const form = await readForm(req).catch(() => undefined);
         if (!form) return fail(res, endpoint, 400, 'Could not parse multipart form');
@@ -205,9 +212,6 @@ export async function startFakeSpeechServer(options: { openaiKey?: string; eleve
         if (problem) return fail(res, endpoint, 400, problem);
       }
       requests.push(request);
-      res.once('close', () => {
-        if (!res.writableFinished) aborts.emit('abort', request);
-      });
 
       const answer = queue.shift() ?? decide?.(request);
       await pause(fake.firstByteDelayMs, res);
