@@ -101,6 +101,16 @@ export interface Config {
     apiKey: string | undefined;
     batchSize: number;
   } | undefined;
+  /** Speech-to-text: `local` is the offline stack; the others are hosted services (`.env.example`). */
+  stt:
+    | { provider: 'local' }
+    | { provider: 'deepgram'; url: string; apiKey: string; model: string }
+    | { provider: 'openai'; baseUrl: string; apiKey: string | undefined; model: string };
+  /** Text-to-speech: `local` is the offline stack; the others are hosted services (`.env.example`). */
+  tts:
+    | { provider: 'local' }
+    | { provider: 'elevenlabs'; url: string; apiKey: string; model: string }
+    | { provider: 'openai'; baseUrl: string; apiKey: string | undefined; model: string };
   storage: {
     /** Where uploaded files and ingestion work files live. */
     dir: string;
@@ -313,6 +323,8 @@ export function loadConfig(env: Env = process.env): Config {
       userAgent: read.string('FETCH_USER_AGENT') ?? 'ParleyBot/0.1',
     },
     embeddings: readEmbeddings(read),
+    stt: readSpeechToText(read),
+    tts: readTextToSpeech(read),
     storage: {
       dir: path.resolve(read.string('STORAGE_DIR') ?? path.join(read.string('DATA_DIR') ?? '.data', 'uploads')),
     },
@@ -369,5 +381,52 @@ function readEmbeddings(read: Reader): Config['embeddings'] {
     dimensions: read.integer('EMBEDDINGS_DIMENSIONS', 0, 1, 2000),
     apiKey: read.string('EMBEDDINGS_API_KEY'),
     batchSize: read.integer('EMBEDDINGS_BATCH_SIZE', 64, 1, 2048),
+  };
+}
+
+/**
+ * An OpenAI-compatible speech endpoint (`OPENAI_STT_*` or `OPENAI_TTS_*`). Without a base URL of its own it
+ * uses the language model's server and key; a base URL of its own never receives LLM_API_KEY, which belongs
+ * to another server.
+ */
+function readOpenAiSpeech(read: Reader, prefix: 'OPENAI_STT' | 'OPENAI_TTS', provider: string, defaultModel: string) {
+  const own = read.url(`${prefix}_BASE_URL`, ['http:', 'https:']);
+  const baseUrl = own ?? read.url('LLM_BASE_URL', ['http:', 'https:']);
+  if (baseUrl === undefined) throw new ConfigError(`${prefix}_BASE_URL`, `is required when ${provider} is openai and LLM_BASE_URL is unset.`);
+  return {
+    provider: 'openai' as const,
+    baseUrl: baseUrl.replace(/\/+$/, ''),
+    apiKey: read.string(`${prefix}_API_KEY`) ?? (own === undefined ? read.string('LLM_API_KEY') : undefined),
+    model: read.string(`${prefix}_MODEL`) ?? defaultModel,
+  };
+}
+
+function requiredKey(read: Reader, name: string, provider: string): string {
+  const key = read.string(name);
+  if (key === undefined) throw new ConfigError(name, `is required when ${provider}.`);
+  return key;
+}
+
+function readSpeechToText(read: Reader): Config['stt'] {
+  const provider = read.oneOf('STT_PROVIDER', ['local', 'deepgram', 'openai'] as const, 'local');
+  if (provider === 'openai') return readOpenAiSpeech(read, 'OPENAI_STT', 'STT_PROVIDER', 'whisper-1');
+  if (provider === 'local') return { provider };
+  return {
+    provider,
+    url: (read.url('DEEPGRAM_URL', ['ws:', 'wss:']) ?? 'wss://api.deepgram.com').replace(/\/+$/, ''),
+    apiKey: requiredKey(read, 'DEEPGRAM_API_KEY', 'STT_PROVIDER is deepgram'),
+    model: read.string('DEEPGRAM_MODEL') ?? 'nova-2',
+  };
+}
+
+function readTextToSpeech(read: Reader): Config['tts'] {
+  const provider = read.oneOf('TTS_PROVIDER', ['local', 'elevenlabs', 'openai'] as const, 'local');
+  if (provider === 'openai') return readOpenAiSpeech(read, 'OPENAI_TTS', 'TTS_PROVIDER', 'gpt-4o-mini-tts');
+  if (provider === 'local') return { provider };
+  return {
+    provider,
+    url: (read.url('ELEVENLABS_URL', ['http:', 'https:']) ?? 'https://api.elevenlabs.io').replace(/\/+$/, ''),
+    apiKey: requiredKey(read, 'ELEVENLABS_API_KEY', 'TTS_PROVIDER is elevenlabs'),
+    model: read.string('ELEVENLABS_MODEL') ?? 'eleven_flash_v2_5',
   };
 }

@@ -105,4 +105,42 @@ describe('loadConfig', () => {
     expect(loadConfig({}).drainTimeoutMs).toBe(8000);
     expect(loadConfig({ DRAIN_TIMEOUT: '2m' }).drainTimeoutMs).toBe(120_000);
   });
+  it('uses the offline speech stack unless a hosted provider is chosen', () => {
+    const config = loadConfig({});
+    expect(config.stt).toEqual({ provider: 'local' });
+    expect(config.tts).toEqual({ provider: 'local' });
+    expect(configError({ STT_PROVIDER: 'google' }).message).toBe('STT_PROVIDER must be one of local, deepgram, openai, got "google".');
+    expect(configError({ TTS_PROVIDER: 'polly' }).variable).toBe('TTS_PROVIDER');
+  });
+
+  it('reads Deepgram with its defaults, and requires its key', () => {
+    expect(loadConfig({ STT_PROVIDER: 'deepgram', DEEPGRAM_API_KEY: 'dg-key' }).stt)
+      .toEqual({ provider: 'deepgram', url: 'wss://api.deepgram.com', apiKey: 'dg-key', model: 'nova-2' });
+    expect(loadConfig({ STT_PROVIDER: 'deepgram', DEEPGRAM_API_KEY: 'k', DEEPGRAM_URL: 'ws://127.0.0.1:9000/', DEEPGRAM_MODEL: 'nova-3' }).stt)
+      .toMatchObject({ url: 'ws://127.0.0.1:9000', model: 'nova-3' });
+    expect(configError({ STT_PROVIDER: 'deepgram' }).message).toBe('DEEPGRAM_API_KEY is required when STT_PROVIDER is deepgram.');
+    expect(configError({ STT_PROVIDER: 'deepgram', DEEPGRAM_API_KEY: 'k', DEEPGRAM_URL: 'https://api.deepgram.com' }).message)
+      .toBe('DEEPGRAM_URL must use ws: or wss:, got "https:".');
+  });
+
+  it('reads ElevenLabs with its defaults, and requires its key', () => {
+    expect(loadConfig({ TTS_PROVIDER: 'elevenlabs', ELEVENLABS_API_KEY: 'xi' }).tts)
+      .toEqual({ provider: 'elevenlabs', url: 'https://api.elevenlabs.io', apiKey: 'xi', model: 'eleven_flash_v2_5' });
+    expect(configError({ TTS_PROVIDER: 'elevenlabs' }).message).toBe('ELEVENLABS_API_KEY is required when TTS_PROVIDER is elevenlabs.');
+  });
+
+  it('points OpenAI speech at the language model server and key unless given a server of its own', () => {
+    const llm = { LLM_BASE_URL: 'https://api.openai.com/v1/', LLM_API_KEY: 'sk-llm' };
+    expect(loadConfig({ ...llm, STT_PROVIDER: 'openai', TTS_PROVIDER: 'openai' })).toMatchObject({
+      stt: { provider: 'openai', baseUrl: 'https://api.openai.com/v1', apiKey: 'sk-llm', model: 'whisper-1' },
+      tts: { provider: 'openai', baseUrl: 'https://api.openai.com/v1', apiKey: 'sk-llm', model: 'gpt-4o-mini-tts' },
+    });
+    // The LLM key is never sent to a different server.
+    expect(loadConfig({ ...llm, STT_PROVIDER: 'openai', OPENAI_STT_BASE_URL: 'http://whisper.internal:8000/v1' }).stt)
+      .toEqual({ provider: 'openai', baseUrl: 'http://whisper.internal:8000/v1', apiKey: undefined, model: 'whisper-1' });
+    expect(loadConfig({ ...llm, TTS_PROVIDER: 'openai', OPENAI_TTS_API_KEY: 'sk-tts', OPENAI_TTS_MODEL: 'tts-1' }).tts)
+      .toMatchObject({ apiKey: 'sk-tts', model: 'tts-1' });
+    expect(configError({ STT_PROVIDER: 'openai' }).message).toBe('OPENAI_STT_BASE_URL is required when STT_PROVIDER is openai and LLM_BASE_URL is unset.');
+    expect(configError({ TTS_PROVIDER: 'openai' }).variable).toBe('OPENAI_TTS_BASE_URL');
+  });
 });
