@@ -96,6 +96,20 @@ export interface Config {
     /** Where uploaded files and ingestion work files live. */
     dir: string;
   };
+  /** Speech for calls. `local` is the offline stack of scripts/install-speech.sh, loaded on first use. */
+  speech: {
+    /** Where scripts/install-speech.sh put the models and the Whisper worker's Python venv. */
+    dir: string;
+    /** Speech-to-text: `local` is Whisper tiny.en in a pool of Python workers. */
+    sttProvider: 'local';
+    /** Text-to-speech by default: `local` is Piper, or espeak-ng when the Piper voice is not installed; `espeak` forces espeak-ng. */
+    ttsProvider: 'local' | 'espeak';
+    /** Whisper worker processes (one thread each) and utterances that may wait for one before new ones are refused. */
+    whisperWorkers: number;
+    whisperQueueLimit: number;
+    /** Piper voices loaded at once (one thread each); more synthesize in parallel, at ~250 MB each. */
+    piperInstances: number;
+  };
   /** Bounds on one document's ingestion, so a hostile or huge file fails alone instead of starving the service. */
   ingestion: {
     /** Characters of extracted text beyond which a document fails (docs/decisions.md: fail, never truncate). */
@@ -307,6 +321,14 @@ export function loadConfig(env: Env = process.env): Config {
       dir: path.resolve(read.string('STORAGE_DIR') ?? path.join(read.string('DATA_DIR') ?? '.data', 'uploads')),
     },
     ingestion: readIngestion(read),
+    speech: {
+      dir: path.resolve(read.string('SPEECH_DIR') ?? '.tools/speech'),
+      sttProvider: read.oneOf('STT_PROVIDER', ['local'] as const, 'local'),
+      ttsProvider: read.oneOf('TTS_PROVIDER', ['local', 'espeak'] as const, 'local'),
+      whisperWorkers: read.integer('STT_LOCAL_WORKERS', 2, 1, 64),
+      whisperQueueLimit: read.integer('STT_LOCAL_QUEUE_LIMIT', 32, 1, 10_000),
+      piperInstances: read.integer('TTS_LOCAL_INSTANCES', 2, 1, 64),
+    },
   };
 }
 
