@@ -95,7 +95,7 @@ fi
 if [ $need_piper -eq 1 ]; then
   say "preparing the Piper voice for sherpa-onnx (ONNX metadata, tokens.txt)"
   voice="$work/piper/en_US-joe-medium"
-  node "$root/scripts/piper-prep.ts" "$voice/en_US-joe-medium.onnx" "$voice/en_US-joe-medium.onnx.json" "$dir/piper/en_US-joe-medium"
+  bash "$root/scripts/with-node.sh" "$root/scripts/piper-prep.ts" "$voice/en_US-joe-medium.onnx" "$voice/en_US-joe-medium.onnx.json" "$dir/piper/en_US-joe-medium"
   cp "$voice/en_US-joe-medium.onnx.json" "$dir/piper/en_US-joe-medium/voice.onnx.json"
 fi
 say "installed into $dir"

@@ -1,0 +1,102 @@
+import { sherpa, type SherpaVad } from '../sherpa.ts';
+import type { VadEvent, VadFactory, VadOptions, VoiceActivityDetector } from './types.ts';
+
+/** Silero VAD v5 judges 512-sample windows (32 ms) at 16 kHz. */
+const windowSize = 512;
+const sampleRate = 16000;
+// Whisper hears at most 30 s at once: longer speech is cut into utterances of that length.
+const maxSpeechSeconds = 30;
+
+export interface SileroVadOptions {
+  /** `silero_vad.onnx` (SPEECH_DIR/silero_vad.onnx, from scripts/install-speech.sh). */
+  modelPath: string;
+}
+
+function toFloat(samples: Int16Array, into: Float32Array, at: number): void {
+  for (let i = 0; i < samples.length; i += 1) into[at + i] = (samples[i] as number) / 32768;
+}
+
+function toPcm16(samples: Float32Array): Int16Array {
+  const pcm = new Int16Array(samples.length);
+  for (let i = 0; i < samples.length; i += 1) pcm[i] = Math.max(-32768, Math.min(32767, Math.round((samples[i] as number) * 32768)));
+  return pcm;
+}
+
+/**
+ * Silero VAD through sherpa-onnx: the engine's 20 ms frames are gathered into 32 ms windows, speech_start
+ * comes when the detector turns sure there is speech, speech_end with each segment it cuts (the speech plus
+ * the lead-in sherpa keeps before the onset).
+ */
+class SileroDetector implements VoiceActivityDetector {
+  private vad: SherpaVad | undefined;
+  private readonly window = new Float32Array(windowSize);
+  private filled = 0;
+  private samplesPushed = 0;
+  private speaking = false;
+  private readonly minSpeechMs: number;
+
+  constructor(modelPath: string, options: VadOptions) {
+    if (options.sampleRate !== sampleRate) throw new RangeError(`Silero VAD runs at ${sampleRate} Hz, not ${options.sampleRate} Hz`);
+    this.minSpeechMs = options.minSpeechMs;
+    this.vad = new (sherpa().Vad)({
+      sileroVad: {
+        model: modelPath,
+        threshold: options.threshold,
+        minSpeechDuration: options.minSpeechMs / 1000,
+        minSilenceDuration: options.minSilenceMs / 1000,
+        maxSpeechDuration: maxSpeechSeconds,
+        windowSize,
+      },
+      sampleRate,
+      numThreads: 1,
+      debug: false,
+    }, maxSpeechSeconds + 5);
+  }
+
+  push(frame: Int16Array): VadEvent[] {
+    const vad = this.vad;
+    if (!vad) throw new Error('the voice activity detector is closed');
+    const events: VadEvent[] = [];
+    let offset = 0;
+    while (offset < frame.length) {
+      const take = Math.min(windowSize - this.filled, frame.length - offset);
+      toFloat(frame.subarray(offset, offset + take), this.window, this.filled);
+      this.filled += take;
+      this.samplesPushed += take;
+      offset += take;
+      if (this.filled < windowSize) break;
+      this.filled = 0;
+      vad.acceptWaveform(this.window);
+      this.collect(vad, events);
+    }
+    return events;
+  }
+
+  private collect(vad: SherpaVad, events: VadEvent[]): void {
+    if (!this.speaking && vad.isDetected()) {
+      this.speaking = true;
+      // The detector is sure only once minSpeechMs of speech has passed; the speech began that long before.
+      const nowMs = (this.samplesPushed * 1000) / sampleRate;
+      events.push({ type: 'speech_start', atMs: Math.max(0, Math.round(nowMs - this.minSpeechMs)) });
+    }
+    while (!vad.isEmpty()) {
+      const segment = vad.front(false);
+      vad.pop();
+      this.speaking = false;
+      const atMs = Math.round(((segment.start + segment.samples.length) * 1000) / sampleRate);
+      events.push({ type: 'speech_end', atMs, audio: toPcm16(segment.samples) });
+    }
+  }
+
+  close(): void {
+    // The native detector is freed by the garbage collector once unreferenced; sherpa has no explicit free.
+    this.vad = undefined;
+  }
+}
+
+export function createSileroVad(options: SileroVadOptions): VadFactory {
+  return {
+    name: 'silero',
+    create: (vadOptions) => new SileroDetector(options.modelPath, vadOptions),
+  };
+}
