@@ -1,3 +1,4 @@
+import { floatToPcm16, pcm16ToFloat } from '../pcm.ts';
 import { sherpa, type SherpaVad } from '../sherpa.ts';
 import type { VadEvent, VadFactory, VadOptions, VoiceActivityDetector } from './types.ts';
 
@@ -10,16 +11,6 @@ const maxSpeechSeconds = 30;
 export interface SileroVadOptions {
   /** `silero_vad.onnx` (SPEECH_DIR/silero_vad.onnx, from scripts/install-speech.sh). */
   modelPath: string;
-}
-
-function toFloat(samples: Int16Array, into: Float32Array, at: number): void {
-  for (let i = 0; i < samples.length; i += 1) into[at + i] = (samples[i] as number) / 32768;
-}
-
-function toPcm16(samples: Float32Array): Int16Array {
-  const pcm = new Int16Array(samples.length);
-  for (let i = 0; i < samples.length; i += 1) pcm[i] = Math.max(-32768, Math.min(32767, Math.round((samples[i] as number) * 32768)));
-  return pcm;
 }
 
 /**
@@ -60,7 +51,7 @@ class SileroDetector implements VoiceActivityDetector {
     let offset = 0;
     while (offset < frame.length) {
       const take = Math.min(windowSize - this.filled, frame.length - offset);
-      toFloat(frame.subarray(offset, offset + take), this.window, this.filled);
+      pcm16ToFloat(frame.subarray(offset, offset + take), this.window, this.filled);
       this.filled += take;
       this.samplesPushed += take;
       offset += take;
@@ -84,7 +75,7 @@ class SileroDetector implements VoiceActivityDetector {
       vad.pop();
       this.speaking = false;
       const atMs = Math.round(((segment.start + segment.samples.length) * 1000) / sampleRate);
-      events.push({ type: 'speech_end', atMs, audio: toPcm16(segment.samples) });
+      events.push({ type: 'speech_end', atMs, audio: floatToPcm16(segment.samples) });
     }
   }
 
