@@ -18,6 +18,8 @@ export interface SherpaVad {
   /** `false` copies the samples out of native memory, which `pop()` frees. */
   front(enableExternalBuffer: boolean): SherpaSpeechSegment;
   pop(): void;
+  /** Forgets the audio heard so far and the model's state, as if new. */
+  reset(): void;
 }
 
 export interface SherpaVadConfig {

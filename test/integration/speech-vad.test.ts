@@ -8,8 +8,8 @@ const frameSamples = 320;
 const options = { sampleRate: 16000, threshold: 0.5, minSpeechMs: 250, minSilenceMs: 400 };
 
 /** Pushes `audio` in 20 ms frames, then `trailingMs` of silence, and returns every event with the frame time it came at. */
-function run(audio: Int16Array, trailingMs: number): (VadEvent & { heardAtMs: number })[] {
-  const detector = createSileroVad({ modelPath: path.join(speechDir, 'silero_vad.onnx') }).create(options);
+function run(audio: Int16Array, trailingMs: number, factory = createSileroVad({ modelPath: path.join(speechDir, 'silero_vad.onnx') })): (VadEvent & { heardAtMs: number })[] {
+  const detector = factory.create(options);
   const events: (VadEvent & { heardAtMs: number })[] = [];
   const total = audio.length + (trailingMs * 16000) / 1000;
   for (let at = 0; at < total; at += frameSamples) {
@@ -40,6 +40,17 @@ describe.skipIf(!speechInstalled)('Silero VAD (sherpa-onnx)', () => {
     if (end.type !== 'speech_end') throw new Error('expected speech_end');
     expect(end.audio.length / 16).toBeGreaterThan(speechEndMs - 1000 - 500);
     expect(end.audio.length / 16).toBeLessThan(speechEndMs - 1000 + 500);
+  });
+
+  it('hears the next call from a clean state on a detector closed by the last', async () => {
+    const audio = await spokenPcm('Good morning, I need a taxi', { silenceMs: 700 });
+    const factory = createSileroVad({ modelPath: path.join(speechDir, 'silero_vad.onnx') });
+    const first = run(audio, 800, factory);
+    // Cut off mid-utterance: the next call must not inherit its half-heard speech.
+    run(audio.subarray(0, audio.length / 2), 0, factory);
+    const again = run(audio, 800, factory);
+    expect(first.map((event) => event.type)).toEqual(['speech_start', 'speech_end']);
+    expect(again.map(({ type, atMs, heardAtMs }) => ({ type, atMs, heardAtMs }))).toEqual(first.map(({ type, atMs, heardAtMs }) => ({ type, atMs, heardAtMs })));
   });
 
   it('stays quiet on silence and on a click shorter than the minimum speech', () => {

@@ -1,7 +1,10 @@
+import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.ts';
-import { createWhisperLocal } from '../../src/providers/stt/whisper-local.ts';
 import { SpeechProviderError } from '../../src/providers/stt/types.ts';
+import { createWhisperLocal } from '../../src/providers/stt/whisper-local.ts';
+import { createPiperTts } from '../../src/providers/tts/piper.ts';
+import { Resampler } from '../../src/voice/audio/resampler.ts';
 import { speechDir, speechInstalled, spokenPcm } from '../support/speech.ts';
 
 const logger = createLogger({ log: { level: 'silent', pretty: false } });
@@ -20,6 +23,24 @@ describe.skipIf(!speechInstalled)('Whisper tiny.en in local worker processes', (
     const { text } = await whisper.transcribe(audio, options());
     expect(text.toLowerCase()).toContain('appointment');
     expect(text.toLowerCase()).toContain('tuesday');
+  });
+
+  it('transcribes the Piper voice, as the engine would hear it at 16 kHz', async () => {
+    const piper = createPiperTts({ voicesDir: path.join(speechDir, 'piper'), instances: 1, logger });
+    const speech = piper.synthesize({ text: 'I would like to book an appointment for Tuesday at three.', voice: 'en_US-joe-medium', language: 'en-US', speed: 1, signal: new AbortController().signal });
+    const resampler = new Resampler(speech.sampleRate, 16000);
+    const parts: Int16Array[] = [new Int16Array(3200)];
+    for await (const chunk of speech.chunks) parts.push(resampler.process(chunk));
+    piper.close();
+    parts.push(new Int16Array(3200));
+    const audio = new Int16Array(parts.reduce((sum, part) => sum + part.length, 0));
+    let at = 0;
+    for (const part of parts) {
+      audio.set(part, at);
+      at += part.length;
+    }
+    const { text } = await whisper.transcribe(audio, options());
+    expect(text.toLowerCase()).toMatch(/i would like to book an appointment for tuesday at (three|3)/);
   });
 
   it('replaces a worker that dies, retrying its utterance on another', async () => {

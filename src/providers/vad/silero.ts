@@ -7,6 +7,8 @@ const windowSize = 512;
 const sampleRate = 16000;
 // Whisper hears at most 30 s at once: longer speech is cut into utterances of that length.
 const maxSpeechSeconds = 30;
+// Detectors kept for reuse per set of options: more than this many idle at once are left to the collector.
+const maxIdle = 64;
 
 export interface SileroVadOptions {
   /** `silero_vad.onnx` (SPEECH_DIR/silero_vad.onnx, from scripts/install-speech.sh). */
@@ -20,28 +22,17 @@ export interface SileroVadOptions {
  */
 class SileroDetector implements VoiceActivityDetector {
   private vad: SherpaVad | undefined;
+  private readonly release: (vad: SherpaVad) => void;
   private readonly window = new Float32Array(windowSize);
   private filled = 0;
   private samplesPushed = 0;
   private speaking = false;
   private readonly minSpeechMs: number;
 
-  constructor(modelPath: string, options: VadOptions) {
-    if (options.sampleRate !== sampleRate) throw new RangeError(`Silero VAD runs at ${sampleRate} Hz, not ${options.sampleRate} Hz`);
+  constructor(vad: SherpaVad, options: VadOptions, release: (vad: SherpaVad) => void) {
+    this.vad = vad;
     this.minSpeechMs = options.minSpeechMs;
-    this.vad = new (sherpa().Vad)({
-      sileroVad: {
-        model: modelPath,
-        threshold: options.threshold,
-        minSpeechDuration: options.minSpeechMs / 1000,
-        minSilenceDuration: options.minSilenceMs / 1000,
-        maxSpeechDuration: maxSpeechSeconds,
-        windowSize,
-      },
-      sampleRate,
-      numThreads: 1,
-      debug: false,
-    }, maxSpeechSeconds + 5);
+    this.release = release;
   }
 
   push(frame: Int16Array): VadEvent[] {
@@ -80,14 +71,47 @@ class SileroDetector implements VoiceActivityDetector {
   }
 
   close(): void {
-    // The native detector is freed by the garbage collector once unreferenced; sherpa has no explicit free.
+    if (!this.vad) return;
+    this.release(this.vad);
     this.vad = undefined;
   }
 }
 
+/**
+ * Making a detector loads its ONNX session, 100-200 ms of synchronous work on a busy two-core machine: too
+ * long to block the event loop at every call's start. A closed detector is reset and kept for the next call
+ * with the same options, so that cost is paid once per concurrent call, not once per call.
+ */
 export function createSileroVad(options: SileroVadOptions): VadFactory {
+  const idle = new Map<string, SherpaVad[]>();
   return {
     name: 'silero',
-    create: (vadOptions) => new SileroDetector(options.modelPath, vadOptions),
+    create(vadOptions: VadOptions): VoiceActivityDetector {
+      if (vadOptions.sampleRate !== sampleRate) throw new RangeError(`Silero VAD runs at ${sampleRate} Hz, not ${vadOptions.sampleRate} Hz`);
+      const key = `${vadOptions.threshold}/${vadOptions.minSpeechMs}/${vadOptions.minSilenceMs}`;
+      let pool = idle.get(key);
+      if (!pool) {
+        pool = [];
+        idle.set(key, pool);
+      }
+      const kept = pool;
+      const vad = kept.pop() ?? new (sherpa().Vad)({
+        sileroVad: {
+          model: options.modelPath,
+          threshold: vadOptions.threshold,
+          minSpeechDuration: vadOptions.minSpeechMs / 1000,
+          minSilenceDuration: vadOptions.minSilenceMs / 1000,
+          maxSpeechDuration: maxSpeechSeconds,
+          windowSize,
+        },
+        sampleRate,
+        numThreads: 1,
+        debug: false,
+      }, maxSpeechSeconds + 5);
+      return new SileroDetector(vad, vadOptions, (used) => {
+        used.reset();
+        if (kept.length < maxIdle) kept.push(used);
+      });
+    },
   };
 }
