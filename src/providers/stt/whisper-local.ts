@@ -33,14 +33,15 @@ interface Job {
 
 const workerScript = path.join(path.dirname(fileURLToPath(import.meta.url)), 'whisper_worker.py');
 const sampleRate = 16000;
-// A worker that dies this many times in a row before its model loads is not going to start: the waiting
-// requests fail with its error instead of respawning it for ever.
+// Workers that die this many times in a row before their model loads are not going to start: the waiting
+// requests fail with the error instead of respawning them for ever.
 const maxFailedStarts = 3;
 
 /**
  * Whisper tiny.en in a pool of Python worker processes (whisper_worker.py), one utterance each at a time.
- * Nothing starts until the first utterance. A worker that dies is replaced; the utterance it had is retried
- * once on another. Requests wait in a bounded queue, and one whose signal aborts leaves it at once.
+ * Nothing starts until the first utterance. A worker that dies is replaced as soon as there is work for it;
+ * the utterance it had is retried once on another. Requests wait in a bounded queue, and one whose signal
+ * aborts leaves it at once.
  */
 export function createWhisperLocal(options: WhisperLocalOptions): WhisperLocal {
   const { logger } = options;
@@ -59,7 +60,9 @@ export function createWhisperLocal(options: WhisperLocalOptions): WhisperLocal {
       onExit: workerExited,
     });
     workers.push(worker);
-    worker.ready.then(() => { failedStarts = 0; }, () => {});
+    worker.ready.then(() => {
+      failedStarts = 0;
+    }, () => {});
     return worker;
   }
 
@@ -68,27 +71,26 @@ export function createWhisperLocal(options: WhisperLocalOptions): WhisperLocal {
     const current = running.get(worker);
     running.delete(worker);
     if (closed) return;
-    logger.warn({ pid: worker.pid, error }, 'a Whisper worker ended; starting another');
-    worker.ready.catch(() => {
-      failedStarts += 1;
-    });
+    // A worker that never loaded its model failed to start: that costs the utterance no attempt, but
+    // enough of them in a row mean it will not start, and the waiting utterances fail with its reason.
+    const failedStart = !worker.isReady;
+    if (failedStart) failedStarts += 1;
+    logger.warn({ pid: worker.pid, error, failedStart }, 'a Whisper worker ended');
     if (current) {
       clearTimeout(current.timer);
       worker.takeInFlight();
+      if (failedStart) current.job.attempts -= 1;
       if (current.job.attempts < 2 && !current.job.signal.aborted) queue.unshift(current.job);
       else finish(current.job, undefined, new SpeechProviderError('the Whisper worker ended during the utterance', { retryable: true }));
     }
-    // The readiness rejection above runs in a microtask; dispatch after it has counted.
-    queueMicrotask(() => {
-      if (failedStarts >= maxFailedStarts) {
-        failedStarts = 0;
-        for (const job of queue.splice(0)) {
-          finish(job, undefined, new SpeechProviderError(`the Whisper worker cannot start: ${error}`, { retryable: false }));
-        }
-        return;
+    if (failedStarts >= maxFailedStarts) {
+      failedStarts = 0;
+      for (const job of queue.splice(0)) {
+        finish(job, undefined, new SpeechProviderError(`the Whisper worker cannot start: ${error}`, { retryable: false }));
       }
-      dispatch();
-    });
+      return;
+    }
+    dispatch();
   }
 
   function finish(job: Job, transcript: Transcript | undefined, error?: unknown): void {
@@ -97,8 +99,9 @@ export function createWhisperLocal(options: WhisperLocalOptions): WhisperLocal {
     else if (transcript) job.resolve(transcript);
   }
 
+  /** Hands waiting utterances to idle workers, starting workers (the first ones, or replacements) only when there is work. */
   function dispatch(): void {
-    if (closed) return;
+    if (closed || queue.length === 0) return;
     while (workers.length < options.workers) spawnWorker();
     for (const worker of workers) {
       if (queue.length === 0) return;
@@ -115,13 +118,14 @@ export function createWhisperLocal(options: WhisperLocalOptions): WhisperLocal {
     }, requestTimeoutMs);
     running.set(worker, { job, timer });
     worker.ready
-      .then(() => worker.transcribe(job.audio))
+      // A request aborted while its worker was still loading is not sent at all.
+      .then(() => (job.signal.aborted ? undefined : worker.transcribe(job.audio)))
       .then(
-        (reply: WorkerReply) => {
+        (reply: WorkerReply | undefined) => {
           clearTimeout(timer);
           running.delete(worker);
-          logger.debug({ audioMs: reply.audio_ms, cpuMs: reply.cpu_ms, ms: reply.ms }, 'whisper transcribed an utterance');
-          if (!job.signal.aborted) finish(job, { text: reply.text });
+          if (reply) logger.debug({ audioMs: reply.audio_ms, cpuMs: reply.cpu_ms, ms: reply.ms }, 'whisper transcribed an utterance');
+          if (reply && !job.signal.aborted) finish(job, { text: reply.text });
           dispatch();
         },
         (error: unknown) => {

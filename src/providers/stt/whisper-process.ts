@@ -36,6 +36,7 @@ export class WhisperProcess {
   private inFlight: InFlight | undefined;
   private stderr = '';
   private exited = false;
+  private loaded = false;
 
   constructor(options: WhisperProcessOptions) {
     this.child = spawn(options.python, [options.script, options.modelDir], {
@@ -65,6 +66,7 @@ export class WhisperProcess {
         return;
       }
       if (message.ready) {
+        this.loaded = true;
         markReady();
         return;
       }
@@ -83,6 +85,11 @@ export class WhisperProcess {
     };
     this.child.on('error', (error) => ended(error.message));
     this.child.on('exit', (code, signal) => ended(`exited with ${signal ?? `code ${code}`}`));
+  }
+
+  /** Whether the model has loaded. */
+  get isReady(): boolean {
+    return this.loaded;
   }
 
   get busy(): boolean {
