@@ -101,19 +101,32 @@ export interface Config {
     apiKey: string | undefined;
     batchSize: number;
   } | undefined;
-  /** Speech-to-text: `local` is the offline stack; the others are hosted services (`.env.example`). */
+  /** Speech-to-text: `local` is Whisper tiny.en in a pool of Python workers; the others are hosted services (`.env.example`). */
   stt:
     | { provider: 'local' }
     | { provider: 'deepgram'; url: string; apiKey: string; model: string }
     | { provider: 'openai'; baseUrl: string; apiKey: string | undefined; model: string };
-  /** Text-to-speech: `local` is the offline stack; the others are hosted services (`.env.example`). */
+  /**
+   * Text-to-speech by default: `local` is Piper, or espeak-ng when the Piper voice is not installed; `espeak`
+   * forces espeak-ng; the others are hosted services (`.env.example`).
+   */
   tts:
-    | { provider: 'local' }
+    | { provider: 'local' | 'espeak' }
     | { provider: 'elevenlabs'; url: string; apiKey: string; model: string }
     | { provider: 'openai'; baseUrl: string; apiKey: string | undefined; model: string };
   storage: {
     /** Where uploaded files and ingestion work files live. */
     dir: string;
+  };
+  /** Speech for calls. `local` is the offline stack of scripts/install-speech.sh, loaded on first use. */
+  speech: {
+    /** Where scripts/install-speech.sh put the models and the Whisper worker's Python venv. */
+    dir: string;
+    /** Whisper worker processes (one thread each) and utterances that may wait for one before new ones are refused. */
+    whisperWorkers: number;
+    whisperQueueLimit: number;
+    /** Piper voices loaded at once (one thread each); more synthesize in parallel, at ~250 MB each. */
+    piperInstances: number;
   };
   /** Bounds on one document's ingestion, so a hostile or huge file fails alone instead of starving the service. */
   ingestion: {
@@ -329,6 +342,12 @@ export function loadConfig(env: Env = process.env): Config {
       dir: path.resolve(read.string('STORAGE_DIR') ?? path.join(read.string('DATA_DIR') ?? '.data', 'uploads')),
     },
     ingestion: readIngestion(read),
+    speech: {
+      dir: path.resolve(read.string('SPEECH_DIR') ?? '.tools/speech'),
+      whisperWorkers: read.integer('STT_LOCAL_WORKERS', 2, 1, 64),
+      whisperQueueLimit: read.integer('STT_LOCAL_QUEUE_LIMIT', 32, 1, 10_000),
+      piperInstances: read.integer('TTS_LOCAL_INSTANCES', 2, 1, 64),
+    },
   };
 }
 
@@ -420,9 +439,9 @@ function readSpeechToText(read: Reader): Config['stt'] {
 }
 
 function readTextToSpeech(read: Reader): Config['tts'] {
-  const provider = read.oneOf('TTS_PROVIDER', ['local', 'elevenlabs', 'openai'] as const, 'local');
+  const provider = read.oneOf('TTS_PROVIDER', ['local', 'espeak', 'elevenlabs', 'openai'] as const, 'local');
   if (provider === 'openai') return readOpenAiSpeech(read, 'OPENAI_TTS', 'TTS_PROVIDER', 'gpt-4o-mini-tts');
-  if (provider === 'local') return { provider };
+  if (provider === 'local' || provider === 'espeak') return { provider };
   return {
     provider,
     url: (read.url('ELEVENLABS_URL', ['http:', 'https:']) ?? 'https://api.elevenlabs.io').replace(/\/+$/, ''),

@@ -101,6 +101,8 @@ export async function startPlatform(options: { config: Config; logger: Logger; r
   // Before anything starts: a cluster without APP_KEY is refused here, with the reason.
   const providers: Providers = createProviders(config, logger);
   const closers = new Closers();
+  // Added first, so closed last: after the roles have stopped using speech.
+  closers.add('the speech providers', () => providers.close());
   const stopNow = () => closers.closeAll(logger, Date.now() + config.drainTimeoutMs);
   try {
     const database = await openConfiguredDatabase(config, closers);

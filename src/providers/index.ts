@@ -7,8 +7,11 @@ import type { Logger } from '../logger.ts';
 import { createEmbeddingsProvider, type EmbeddingsProvider } from './embeddings/index.ts';
 import { createLanguageModel, type LanguageModel } from './llm/index.ts';
 import { createMediaControl, type MediaControl } from './media-control/index.ts';
+import { createSpeech, type SpeechSynthesizers } from './speech.ts';
 import { createFilesystemStorage } from './storage/filesystem.ts';
 import type { FileStorage } from './storage/index.ts';
+import type { SpeechToText } from './stt/types.ts';
+import type { VadFactory } from './vad/types.ts';
 
 /**
  * Every adapter to the world outside, built once per process by `createProviders` and handed to the API,
@@ -27,17 +30,27 @@ export interface Providers {
   secrets: SecretBox;
   /** Asks the media replica holding a call's session to end it (the call workflow's hang-up). */
   mediaControl: MediaControl;
+  /** Speech-to-text of STT_PROVIDER. */
+  stt: SpeechToText;
+  /** Text-to-speech by the catalog's synthesizer provider code, and TTS_PROVIDER's default. */
+  tts: SpeechSynthesizers;
+  /** Voice activity detection, one detector per call. */
+  vad: VadFactory;
+  /** Ends what the adapters built here started (speech worker processes, loaded voices); the platform calls it on stop. */
+  close(): Promise<void>;
 }
 
 /**
  * The composition root of adapters. `overrides` replaces any of them with an object of the same interface:
  * tests hand in fakes this way and get the rest of the graph exactly as production builds it.
  */
-export function createProviders(config: Config, logger: Logger, overrides: Partial<Providers> = {}): Providers {
+export function createProviders(config: Config, logger: Logger, overrides: Partial<Omit<Providers, 'close'>> = {}): Providers {
   // Resolved when first needed, so a process whose secrets are overridden and that never hangs up a call
   // never reads or writes a key file.
   let appKey: Buffer | undefined;
   const key = () => (appKey ??= resolveAppKey(config, logger));
+  // Building speech starts nothing (models load and workers spawn on first use), so it is always built.
+  const speech = createSpeech(config, logger);
   return {
     llm: 'llm' in overrides ? overrides.llm : createLanguageModel(config),
     embeddings: 'embeddings' in overrides ? overrides.embeddings : createEmbeddingsProvider(config),
@@ -45,5 +58,9 @@ export function createProviders(config: Config, logger: Logger, overrides: Parti
     fetch: overrides.fetch ?? createSafeFetch(config.fetch),
     secrets: overrides.secrets ?? createSecretBox(key()),
     mediaControl: overrides.mediaControl ?? createMediaControl(() => mediaControlToken(key())),
+    stt: overrides.stt ?? speech.stt,
+    tts: overrides.tts ?? speech.tts,
+    vad: overrides.vad ?? speech.vad,
+    close: () => speech.close(),
   };
 }

@@ -88,13 +88,14 @@ describe('assistant catalogs', () => {
     const pipeline = await voices('?mode=pipeline');
     expect(pipeline.length).toBeGreaterThan(0);
     expect(pipeline.every((voice) => voice.mode === 'pipeline' && voice.synthesizer_provider_id !== null)).toBe(true);
-    expect(pipeline.map((voice) => voice.name)).toContain('German Female (eSpeak)');
+    expect(pipeline.map((voice) => voice.name)).toEqual(expect.arrayContaining(['German Female (eSpeak)', 'Joe (Piper)']));
     const multimodal = await voices('?mode=multimodal');
     expect(multimodal.every((voice) => voice.mode === 'multimodal' && voice.synthesizer_provider_id === null)).toBe(true);
     const german = await voices(`?mode=pipeline&language_id=${catalog.german}`);
     expect(german.every((voice) => voice.language_id === catalog.german || voice.language_id === null)).toBe(true);
     expect(german.map((voice) => voice.name)).toEqual(expect.arrayContaining(['German Male (eSpeak)', 'Rachel']));
     expect(german.map((voice) => voice.name)).not.toContain('English Male (eSpeak)');
+    expect(german.map((voice) => voice.name)).not.toContain('Joe (Piper)');
     expect(german[0]).toEqual({
       id: expect.any(Number), name: expect.any(String), mode: 'pipeline', language_id: catalog.german, gender: expect.any(String),
       preview_url: null, accent: null, age: null, synthesizer_provider_id: expect.any(Number),
@@ -115,7 +116,10 @@ describe('assistant catalogs', () => {
   it('lists speech providers, narrowed to a language when asked', async () => {
     const owner = await user();
     const all = await platform.request('GET', '/user/assistants/synthesizer-providers', { token: owner.token });
-    expect(all.body).toEqual(expect.arrayContaining([{ id: expect.any(Number), name: 'eSpeak NG', code: 'espeak' }]));
+    expect(all.body).toEqual(expect.arrayContaining([
+      { id: expect.any(Number), name: 'eSpeak NG', code: 'espeak' },
+      { id: expect.any(Number), name: 'Piper', code: 'piper' },
+    ]));
     const german = await platform.request('GET', `/user/assistants/synthesizer-providers?language_id=${catalog.german}`, { token: owner.token });
     expect((german.body as any[]).map((provider: { code: string }) => provider.code)).toEqual(expect.arrayContaining(['espeak', 'elevenlabs']));
     const transcribers = await platform.request('GET', `/user/assistants/transcriber-providers?language_id=${catalog.german}`, { token: owner.token });

@@ -70,7 +70,7 @@ export async function startTestPlatform(options: {
   env?: Record<string, string>;
   logger?: Logger;
   /** Fakes in place of the configured adapters; the rest are built as production builds them. */
-  providers?: Partial<Providers>;
+  providers?: Partial<Omit<Providers, 'close'>>;
   /** The app's time (session expiry, login lockout), the system clock unless given. */
   clock?: Clock;
 } = {}): Promise<TestPlatform> {
@@ -117,6 +117,7 @@ export async function startTestPlatform(options: {
       await worker?.stop();
       await temporal.close();
       await database.close();
+      await providers.close();
       if (scratchStorage) fs.rmSync(scratchStorage, { recursive: true, force: true });
     },
   };

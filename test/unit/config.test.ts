@@ -27,6 +27,17 @@ describe('loadConfig', () => {
     expect(config.http.rateLimitPerMinute).toBe(600);
   });
 
+  it('speaks offline by default from .tools/speech, and refuses an unknown speech provider', () => {
+    const defaults = loadConfig({});
+    expect(defaults.speech).toEqual({ dir: path.resolve('.tools/speech'), whisperWorkers: 2, whisperQueueLimit: 32, piperInstances: 2 });
+    expect([defaults.stt.provider, defaults.tts.provider]).toEqual(['local', 'local']);
+    const espeak = loadConfig({ SPEECH_DIR: '/opt/speech', TTS_PROVIDER: 'espeak', STT_LOCAL_WORKERS: '3' });
+    expect(espeak.speech).toMatchObject({ dir: '/opt/speech', whisperWorkers: 3 });
+    expect(espeak.tts.provider).toBe('espeak');
+    expect(configError({ TTS_PROVIDER: 'kokoro' }).variable).toBe('TTS_PROVIDER');
+    expect(configError({ STT_LOCAL_WORKERS: '0' }).variable).toBe('STT_LOCAL_WORKERS');
+  });
+
   it('bounds ingestion by default, and keeps the extraction deadline inside the activity timeout', () => {
     expect(loadConfig({}).ingestion).toEqual({ maxCharacters: 5_000_000, maxChunks: 10_000, extractTimeoutMs: 120_000, extractMemoryMb: 512 });
     expect(loadConfig({ INGEST_MAX_CHARACTERS: '200000', INGEST_EXTRACT_TIMEOUT: '5m' }).ingestion).toMatchObject({ maxCharacters: 200_000, extractTimeoutMs: 300_000 });

@@ -1,0 +1,79 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Config } from '../config.ts';
+import type { Logger } from '../logger.ts';
+import { createHostedSpeechToText } from './stt/hosted.ts';
+import type { SpeechToText } from './stt/types.ts';
+import { createWhisperLocal } from './stt/whisper-local.ts';
+import { createEspeakTts } from './tts/espeak.ts';
+import { createHostedTextToSpeech } from './tts/hosted.ts';
+import { createPiperTts } from './tts/piper.ts';
+import type { TextToSpeech } from './tts/types.ts';
+import { createSileroVad } from './vad/silero.ts';
+import type { VadFactory } from './vad/types.ts';
+
+/** The text-to-speech adapters of this process, one per synthesizer provider `code` of the catalog. */
+export interface SpeechSynthesizers {
+  /** The adapter for an assistant voice's synthesizer provider (`espeak`, `piper`, …); undefined when this process has none. */
+  forCode(code: string): TextToSpeech | undefined;
+  /** TTS_PROVIDER's adapter, for a voice no configured provider serves. */
+  default: TextToSpeech;
+}
+
+export interface Speech {
+  stt: SpeechToText;
+  tts: SpeechSynthesizers;
+  vad: VadFactory;
+  /** Ends the worker processes and drops the voices built here; nothing has started before the first call. */
+  close(): Promise<void>;
+}
+
+/** The Piper voice of the embedded default (the catalog's `Joe (Piper)`). */
+export const defaultPiperVoice = 'en_US-joe-medium';
+
+/**
+ * Builds the speech adapters that STT_PROVIDER and TTS_PROVIDER name. Nothing loads here: models load and
+ * workers start on first use, so a process that never takes a call never pays for them.
+ */
+export function createSpeech(config: Config, logger: Logger): Speech {
+  const { speech } = config;
+  const closers: (() => Promise<void> | void)[] = [];
+
+  let stt = createHostedSpeechToText(config, logger);
+  if (!stt) {
+    const whisper = createWhisperLocal({ speechDir: speech.dir, workers: speech.whisperWorkers, queueLimit: speech.whisperQueueLimit, logger });
+    closers.push(() => whisper.close());
+    stt = whisper;
+  }
+
+  const synthesizers = new Map<string, TextToSpeech>();
+  const espeak = createEspeakTts();
+  synthesizers.set(espeak.code, espeak);
+  // A stat at start, not a load: Piper is offered only where scripts/install-speech.sh prepared its voice.
+  const piperInstalled = fs.existsSync(path.join(speech.dir, 'piper', defaultPiperVoice, 'model.onnx'));
+  if (piperInstalled) {
+    const piper = createPiperTts({ voicesDir: path.join(speech.dir, 'piper'), instances: speech.piperInstances, logger });
+    closers.push(() => piper.close());
+    synthesizers.set(piper.code, piper);
+  }
+  const hosted = createHostedTextToSpeech(config);
+  if (hosted) synthesizers.set(hosted.code, hosted);
+  let defaultTts: TextToSpeech;
+  if (hosted) {
+    defaultTts = hosted;
+  } else if (config.tts.provider === 'espeak') {
+    defaultTts = espeak;
+  } else {
+    if (!piperInstalled) logger.warn({ speechDir: speech.dir }, 'the Piper voice is not installed (bash scripts/install-speech.sh); speaking with espeak-ng');
+    defaultTts = synthesizers.get('piper') ?? espeak;
+  }
+
+  return {
+    stt,
+    tts: { forCode: (code) => synthesizers.get(code), default: defaultTts },
+    vad: createSileroVad({ modelPath: path.join(speech.dir, 'silero_vad.onnx') }),
+    async close() {
+      for (const close of closers.splice(0)) await close();
+    },
+  };
+}

@@ -1,0 +1,117 @@
+import { floatToPcm16, pcm16ToFloat } from '../pcm.ts';
+import { sherpa, type SherpaVad } from '../sherpa.ts';
+import type { VadEvent, VadFactory, VadOptions, VoiceActivityDetector } from './types.ts';
+
+/** Silero VAD v5 judges 512-sample windows (32 ms) at 16 kHz. */
+const windowSize = 512;
+const sampleRate = 16000;
+// Whisper hears at most 30 s at once: longer speech is cut into utterances of that length.
+const maxSpeechSeconds = 30;
+// Detectors kept for reuse per set of options: more than this many idle at once are left to the collector.
+const maxIdle = 64;
+
+export interface SileroVadOptions {
+  /** `silero_vad.onnx` (SPEECH_DIR/silero_vad.onnx, from scripts/install-speech.sh). */
+  modelPath: string;
+}
+
+/**
+ * Silero VAD through sherpa-onnx: the engine's 20 ms frames are gathered into 32 ms windows, speech_start
+ * comes when the detector turns sure there is speech, speech_end with each segment it cuts (the speech plus
+ * the lead-in sherpa keeps before the onset).
+ */
+class SileroDetector implements VoiceActivityDetector {
+  private vad: SherpaVad | undefined;
+  private readonly release: (vad: SherpaVad) => void;
+  private readonly window = new Float32Array(windowSize);
+  private filled = 0;
+  private samplesPushed = 0;
+  private speaking = false;
+  private readonly minSpeechMs: number;
+
+  constructor(vad: SherpaVad, options: VadOptions, release: (vad: SherpaVad) => void) {
+    this.vad = vad;
+    this.minSpeechMs = options.minSpeechMs;
+    this.release = release;
+  }
+
+  push(frame: Int16Array): VadEvent[] {
+    const vad = this.vad;
+    if (!vad) throw new Error('the voice activity detector is closed');
+    const events: VadEvent[] = [];
+    let offset = 0;
+    while (offset < frame.length) {
+      const take = Math.min(windowSize - this.filled, frame.length - offset);
+      pcm16ToFloat(frame.subarray(offset, offset + take), this.window, this.filled);
+      this.filled += take;
+      this.samplesPushed += take;
+      offset += take;
+      if (this.filled < windowSize) break;
+      this.filled = 0;
+      vad.acceptWaveform(this.window);
+      this.collect(vad, events);
+    }
+    return events;
+  }
+
+  private collect(vad: SherpaVad, events: VadEvent[]): void {
+    if (!this.speaking && vad.isDetected()) {
+      this.speaking = true;
+      // The detector is sure only once minSpeechMs of speech has passed; the speech began that long before.
+      const nowMs = (this.samplesPushed * 1000) / sampleRate;
+      events.push({ type: 'speech_start', atMs: Math.max(0, Math.round(nowMs - this.minSpeechMs)) });
+    }
+    while (!vad.isEmpty()) {
+      const segment = vad.front(false);
+      vad.pop();
+      this.speaking = false;
+      const atMs = Math.round(((segment.start + segment.samples.length) * 1000) / sampleRate);
+      events.push({ type: 'speech_end', atMs, audio: floatToPcm16(segment.samples) });
+    }
+  }
+
+  close(): void {
+    if (!this.vad) return;
+    this.release(this.vad);
+    this.vad = undefined;
+  }
+}
+
+/**
+ * Making a detector loads its ONNX session, 100-200 ms of synchronous work on a busy two-core machine: too
+ * long to block the event loop at every call's start. A closed detector is reset and kept for the next call
+ * with the same options, so that cost is paid once per concurrent call, not once per call.
+ */
+export function createSileroVad(options: SileroVadOptions): VadFactory {
+  const idle = new Map<string, SherpaVad[]>();
+  return {
+    name: 'silero',
+    create(vadOptions: VadOptions): VoiceActivityDetector {
+      if (vadOptions.sampleRate !== sampleRate) throw new RangeError(`Silero VAD runs at ${sampleRate} Hz, not ${vadOptions.sampleRate} Hz`);
+      const key = `${vadOptions.threshold}/${vadOptions.minSpeechMs}/${vadOptions.minSilenceMs}`;
+      let pool = idle.get(key);
+      if (!pool) {
+        pool = [];
+        idle.set(key, pool);
+      }
+      const kept = pool;
+      const vad = kept.pop() ?? new (sherpa().Vad)({
+        sileroVad: {
+          model: options.modelPath,
+          threshold: vadOptions.threshold,
+          minSpeechDuration: vadOptions.minSpeechMs / 1000,
+          minSilenceDuration: vadOptions.minSilenceMs / 1000,
+          maxSpeechDuration: maxSpeechSeconds,
+          windowSize,
+        },
+        sampleRate,
+        numThreads: 1,
+        debug: false,
+      }, maxSpeechSeconds + 5);
+      return new SileroDetector(vad, vadOptions, (used) => {
+        used.reset();
+        if (kept.length < maxIdle) kept.push(used);
+      });
+    },
+  };
+}

@@ -1,0 +1,76 @@
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/logger.ts';
+import { SpeechProviderError } from '../../src/providers/stt/types.ts';
+import { createWhisperLocal } from '../../src/providers/stt/whisper-local.ts';
+import { createPiperTts } from '../../src/providers/tts/piper.ts';
+import { Resampler } from '../../src/voice/audio/resampler.ts';
+import { speechDir, speechInstalled, spokenPcm } from '../support/speech.ts';
+
+const logger = createLogger({ log: { level: 'silent', pretty: false } });
+const options = (signal = new AbortController().signal) => ({ language: 'en-US', sampleRate: 16000, signal });
+
+describe.skipIf(!speechInstalled)('Whisper tiny.en in local worker processes', () => {
+  const whisper = createWhisperLocal({ speechDir, workers: 2, queueLimit: 2, logger });
+  afterAll(() => whisper.close());
+
+  it('starts no worker until the first utterance', () => {
+    expect(whisper.workerPids()).toEqual([]);
+  });
+
+  it('transcribes a spoken sentence', async () => {
+    const audio = await spokenPcm('I would like to book an appointment for Tuesday at three', { silenceMs: 300 });
+    const { text } = await whisper.transcribe(audio, options());
+    expect(text.toLowerCase()).toContain('appointment');
+    expect(text.toLowerCase()).toContain('tuesday');
+  });
+
+  it('transcribes the Piper voice, as the engine would hear it at 16 kHz', async () => {
+    const piper = createPiperTts({ voicesDir: path.join(speechDir, 'piper'), instances: 1, logger });
+    const speech = piper.synthesize({ text: 'I would like to book an appointment for Tuesday at three.', voice: 'en_US-joe-medium', language: 'en-US', speed: 1, signal: new AbortController().signal });
+    const resampler = new Resampler(speech.sampleRate, 16000);
+    const parts: Int16Array[] = [new Int16Array(3200)];
+    for await (const chunk of speech.chunks) parts.push(resampler.process(chunk));
+    piper.close();
+    parts.push(new Int16Array(3200));
+    const audio = new Int16Array(parts.reduce((sum, part) => sum + part.length, 0));
+    let at = 0;
+    for (const part of parts) {
+      audio.set(part, at);
+      at += part.length;
+    }
+    const { text } = await whisper.transcribe(audio, options());
+    expect(text.toLowerCase()).toMatch(/i would like to book an appointment for tuesday at (three|3)/);
+  });
+
+  it('replaces a worker that dies, retrying its utterance on another', async () => {
+    const audio = await spokenPcm('Please call me back tomorrow morning', { silenceMs: 200 });
+    const before = whisper.workerPids();
+    expect(before).toHaveLength(2);
+    const pending = whisper.transcribe(audio, options());
+    // The first worker takes the utterance; killing it mid-way leaves only the retry on the new one to answer.
+    process.kill(before[0] as number, 'SIGKILL');
+    const { text } = await pending;
+    expect(text.toLowerCase()).toContain('tomorrow');
+    const after = whisper.workerPids();
+    expect(after).toHaveLength(2);
+    expect(after).not.toContain(before[0]);
+  });
+
+  it('refuses an utterance when the queue is full, and drops an aborted one from it', async () => {
+    const audio = await spokenPcm('One two three four five six', { silenceMs: 100 });
+    const aborts = Array.from({ length: 4 }, () => new AbortController());
+    // Two go to the workers, two wait in the queue (its limit), the fifth is refused.
+    const pending = aborts.map((abort) => whisper.transcribe(audio, options(abort.signal)));
+    await expect(whisper.transcribe(audio, options())).rejects.toThrow(/queue is full/);
+    aborts[3]?.abort(new Error('caller hung up'));
+    await expect(pending[3]).rejects.toThrow('caller hung up');
+    // Its place in the queue is free again.
+    const again = whisper.transcribe(audio, options());
+    await Promise.all([...pending.slice(0, 3), again]);
+  });
+
+  it('refuses a language other than English', async () => {
+    await expect(whisper.transcribe(new Int16Array(1600), { ...options(), language: 'de-DE' })).rejects.toBeInstanceOf(SpeechProviderError);
+  });
+});
