@@ -1,6 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { ConfigError } from './config/error.ts';
+import { Reader, type Env } from './config/reader.ts';
+import { readRealtime, readSpeechToText, readTextToSpeech } from './config/speech.ts';
+import type { RealtimeConfig, SpeechConfig, SpeechToTextConfig, TextToSpeechConfig } from './config/types.ts';
 import { decodeAppKey } from './lib/secrets.ts';
+
+export { ConfigError };
+export type { RealtimeConfig, SpeechConfig, SpeechToTextConfig, TextToSpeechConfig };
 
 /**
  * Every environment variable Parley reads, parsed and validated once at start-up.
@@ -60,14 +67,7 @@ export interface Config {
     defaultModel: string;
   };
   /** A speech-to-speech model for assistants with `engine_type: multimodal`; `undefined` means none is configured. */
-  realtime: {
-    provider: 'openai';
-    /** The OpenAI Realtime-compatible WebSocket endpoint (`wss://…/v1/realtime`), without query. */
-    url: string;
-    apiKey: string | undefined;
-    /** The model name sent when an assistant's model is not a realtime model of the catalog. */
-    defaultModel: string;
-  } | undefined;
+  realtime: RealtimeConfig;
   auth: {
     allowRegistration: boolean;
     signupCreditMicros: number;
@@ -101,33 +101,13 @@ export interface Config {
     apiKey: string | undefined;
     batchSize: number;
   } | undefined;
-  /** Speech-to-text: `local` is Whisper tiny.en in a pool of Python workers; the others are hosted services (`.env.example`). */
-  stt:
-    | { provider: 'local' }
-    | { provider: 'deepgram'; url: string; apiKey: string; model: string }
-    | { provider: 'openai'; baseUrl: string; apiKey: string | undefined; model: string };
-  /**
-   * Text-to-speech by default: `local` is Piper, or espeak-ng when the Piper voice is not installed; `espeak`
-   * forces espeak-ng; the others are hosted services (`.env.example`).
-   */
-  tts:
-    | { provider: 'local' | 'espeak' }
-    | { provider: 'elevenlabs'; url: string; apiKey: string; model: string }
-    | { provider: 'openai'; baseUrl: string; apiKey: string | undefined; model: string };
+  stt: SpeechToTextConfig;
+  tts: TextToSpeechConfig;
   storage: {
     /** Where uploaded files and ingestion work files live. */
     dir: string;
   };
-  /** Speech for calls. `local` is the offline stack of scripts/install-speech.sh, loaded on first use. */
-  speech: {
-    /** Where scripts/install-speech.sh put the models and the Whisper worker's Python venv. */
-    dir: string;
-    /** Whisper worker processes (one thread each) and utterances that may wait for one before new ones are refused. */
-    whisperWorkers: number;
-    whisperQueueLimit: number;
-    /** Piper voices loaded at once (one thread each); more synthesize in parallel, at ~250 MB each. */
-    piperInstances: number;
-  };
+  speech: SpeechConfig;
   /** Bounds on one document's ingestion, so a hostile or huge file fails alone instead of starving the service. */
   ingestion: {
     /** Characters of extracted text beyond which a document fails (docs/decisions.md: fail, never truncate). */
@@ -141,114 +121,10 @@ export interface Config {
   };
 }
 
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-  readonly variable: string;
-  constructor(variable: string, problem: string) {
-    super(`${variable} ${problem}`);
-    this.variable = variable;
-  }
-}
-
-type Env = Record<string, string | undefined>;
-
 /** Reads `.env` (or PARLEY_ENV_FILE) into process.env, without overriding what the environment already sets. */
 export function loadEnvFile(): void {
   const file = process.env.PARLEY_ENV_FILE ?? '.env';
   if (fs.existsSync(file)) process.loadEnvFile(file);
-}
-
-class Reader {
-  private readonly env: Env;
-  constructor(env: Env) {
-    this.env = env;
-  }
-
-  string(name: string): string | undefined {
-    const value = this.env[name]?.trim();
-    return value === '' ? undefined : value;
-  }
-
-  integer(name: string, fallback: number, min: number, max: number): number {
-    const raw = this.string(name);
-    if (raw === undefined) return fallback;
-    if (!/^-?\d+$/.test(raw)) throw new ConfigError(name, `must be a whole number, got "${raw}".`);
-    const value = Number(raw);
-    if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}.`);
-    return value;
-  }
-
-  port(name: string, fallback: number): number {
-    return this.integer(name, fallback, 1, 65535);
-  }
-
-  boolean(name: string, fallback: boolean): boolean {
-    const raw = this.string(name)?.toLowerCase();
-    if (raw === undefined) return fallback;
-    if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
-    if (['0', 'false', 'no', 'off'].includes(raw)) return false;
-    throw new ConfigError(name, `must be true or false, got "${raw}".`);
-  }
-
-  oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T {
-    const raw = this.string(name);
-    if (raw === undefined) return fallback;
-    if (!(allowed as readonly string[]).includes(raw)) {
-      throw new ConfigError(name, `must be one of ${allowed.join(', ')}, got "${raw}".`);
-    }
-    return raw as T;
-  }
-
-  url(name: string, protocols: string[]): string | undefined {
-    const raw = this.string(name);
-    if (raw === undefined) return undefined;
-    let parsed: URL;
-    try {
-      parsed = new URL(raw);
-    } catch {
-      throw new ConfigError(name, `must be a URL, got "${redact(raw)}".`);
-    }
-    if (!protocols.includes(parsed.protocol)) {
-      throw new ConfigError(name, `must use ${protocols.join(' or ')}, got "${parsed.protocol}".`);
-    }
-    return raw;
-  }
-
-  /** A duration such as `30d`, `12h`, `15m`, `90s` or a bare number of seconds. */
-  duration(name: string, fallbackSeconds: number): number {
-    const raw = this.string(name);
-    if (raw === undefined) return fallbackSeconds;
-    const match = /^(\d+)\s*([smhd]?)$/.exec(raw);
-    if (!match) throw new ConfigError(name, `must be a duration like 30d, 12h, 15m or 90s, got "${raw}".`);
-    const unit = { '': 1, s: 1, m: 60, h: 3600, d: 86400 }[match[2] as '' | 's' | 'm' | 'h' | 'd'];
-    const seconds = Number(match[1]) * unit;
-    if (seconds <= 0) throw new ConfigError(name, 'must be longer than zero.');
-    return seconds;
-  }
-
-  usd(name: string, fallback: number): number {
-    const raw = this.string(name);
-    if (raw === undefined) return fallback;
-    if (!/^\d+(\.\d{1,6})?$/.test(raw)) throw new ConfigError(name, `must be an amount in USD like 5 or 2.50, got "${raw}".`);
-    return Math.round(Number(raw) * 1_000_000);
-  }
-
-  bytes(name: string, fallback: number): number {
-    const raw = this.string(name);
-    if (raw === undefined) return fallback;
-    const match = /^(\d+)\s*(b|kb|mb)?$/i.exec(raw);
-    if (!match) throw new ConfigError(name, `must be a size like 1mb or 512kb, got "${raw}".`);
-    const unit = { b: 1, kb: 1024, mb: 1024 * 1024 }[(match[2] ?? 'b').toLowerCase() as 'b' | 'kb' | 'mb'];
-    return Number(match[1]) * unit;
-  }
-
-  list(name: string): string[] {
-    return (this.string(name) ?? '').split(',').map((item) => item.trim()).filter(Boolean);
-  }
-}
-
-function redact(url: string): string {
-  return url.replace(/\/\/[^@/]*@/, '//***@');
 }
 
 export function loadConfig(env: Env = process.env): Config {
@@ -373,20 +249,6 @@ function readIngestion(read: Reader): Config['ingestion'] {
   };
 }
 
-const openAiRealtimeUrl = 'wss://api.openai.com/v1/realtime';
-
-/** On when a key or an endpoint is given (REALTIME_PROVIDER=none turns it off); OpenAI's endpoint needs a key. */
-function readRealtime(read: Reader): Config['realtime'] {
-  const apiKey = read.string('REALTIME_API_KEY');
-  const url = read.url('REALTIME_URL', ['ws:', 'wss:'])?.replace(/\/+$/, '');
-  const provider = read.oneOf('REALTIME_PROVIDER', ['openai', 'none'] as const, apiKey || url ? 'openai' : 'none');
-  if (provider === 'none') return undefined;
-  if (!apiKey && (url ?? openAiRealtimeUrl) === openAiRealtimeUrl) {
-    throw new ConfigError('REALTIME_API_KEY', `is required for OpenAI's Realtime API (a compatible server of REALTIME_URL may take none).`);
-  }
-  return { provider, url: url ?? openAiRealtimeUrl, apiKey, defaultModel: read.string('REALTIME_MODEL') ?? 'gpt-realtime' };
-}
-
 function readEmbeddings(read: Reader): Config['embeddings'] {
   const baseUrl = read.url('EMBEDDINGS_BASE_URL', ['http:', 'https:']);
   if (baseUrl === undefined) return undefined;
@@ -400,52 +262,5 @@ function readEmbeddings(read: Reader): Config['embeddings'] {
     dimensions: read.integer('EMBEDDINGS_DIMENSIONS', 0, 1, 2000),
     apiKey: read.string('EMBEDDINGS_API_KEY'),
     batchSize: read.integer('EMBEDDINGS_BATCH_SIZE', 64, 1, 2048),
-  };
-}
-
-/**
- * An OpenAI-compatible speech endpoint (`OPENAI_STT_*` or `OPENAI_TTS_*`). Without a base URL of its own it
- * uses the language model's server and key; a base URL of its own never receives LLM_API_KEY, which belongs
- * to another server.
- */
-function readOpenAiSpeech(read: Reader, prefix: 'OPENAI_STT' | 'OPENAI_TTS', provider: string, defaultModel: string) {
-  const own = read.url(`${prefix}_BASE_URL`, ['http:', 'https:']);
-  const baseUrl = own ?? read.url('LLM_BASE_URL', ['http:', 'https:']);
-  if (baseUrl === undefined) throw new ConfigError(`${prefix}_BASE_URL`, `is required when ${provider} is openai and LLM_BASE_URL is unset.`);
-  return {
-    provider: 'openai' as const,
-    baseUrl: baseUrl.replace(/\/+$/, ''),
-    apiKey: read.string(`${prefix}_API_KEY`) ?? (own === undefined ? read.string('LLM_API_KEY') : undefined),
-    model: read.string(`${prefix}_MODEL`) ?? defaultModel,
-  };
-}
-
-function requiredKey(read: Reader, name: string, provider: string): string {
-  const key = read.string(name);
-  if (key === undefined) throw new ConfigError(name, `is required when ${provider}.`);
-  return key;
-}
-
-function readSpeechToText(read: Reader): Config['stt'] {
-  const provider = read.oneOf('STT_PROVIDER', ['local', 'deepgram', 'openai'] as const, 'local');
-  if (provider === 'openai') return readOpenAiSpeech(read, 'OPENAI_STT', 'STT_PROVIDER', 'whisper-1');
-  if (provider === 'local') return { provider };
-  return {
-    provider,
-    url: (read.url('DEEPGRAM_URL', ['ws:', 'wss:']) ?? 'wss://api.deepgram.com').replace(/\/+$/, ''),
-    apiKey: requiredKey(read, 'DEEPGRAM_API_KEY', 'STT_PROVIDER is deepgram'),
-    model: read.string('DEEPGRAM_MODEL') ?? 'nova-2',
-  };
-}
-
-function readTextToSpeech(read: Reader): Config['tts'] {
-  const provider = read.oneOf('TTS_PROVIDER', ['local', 'espeak', 'elevenlabs', 'openai'] as const, 'local');
-  if (provider === 'openai') return readOpenAiSpeech(read, 'OPENAI_TTS', 'TTS_PROVIDER', 'gpt-4o-mini-tts');
-  if (provider === 'local' || provider === 'espeak') return { provider };
-  return {
-    provider,
-    url: (read.url('ELEVENLABS_URL', ['http:', 'https:']) ?? 'https://api.elevenlabs.io').replace(/\/+$/, ''),
-    apiKey: requiredKey(read, 'ELEVENLABS_API_KEY', 'TTS_PROVIDER is elevenlabs'),
-    model: read.string('ELEVENLABS_MODEL') ?? 'eleven_flash_v2_5',
   };
 }
