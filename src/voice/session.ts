@@ -183,8 +183,8 @@ export class CallSession {
     this.anyoneSpokeAt = now;
     const overlap = this.overlap;
     this.overlap = undefined;
-    // Words said over the assistant that did not interrupt it (a backchannel, or interruptions are off).
-    if (this.ending || (overlap && !overlap.interrupted && this.current && !this.current.handle.interrupted)) return;
+    // Words that began over the assistant and did not interrupt it: a backchannel, or interruptions are off.
+    if (this.ending || (overlap && !overlap.interrupted)) return;
     this.report({ role: 'user', text: turn.text, startedAt: turn.startedAt, endedAt: turn.speechEndedAt, interrupted: false, metrics: { interrupted: false, sttDelayMs: turn.transcribedAt - turn.speechEndedAt } });
     const history = this.history.slice();
     this.history.push({ role: 'user', content: turn.text });
