@@ -6,11 +6,11 @@
 export const END_REASONS = ['customer_hangup', 'assistant_end_call', 'max_duration', 'silence_timeout', 'balance_exhausted', 'error'] as const;
 export type EndReason = (typeof END_REASONS)[number];
 
-/** Per-turn latencies in milliseconds, where they apply (the caller's turns have only the recognizer's delay). */
+/** Per-turn latencies in milliseconds, measured for the assistant's replies to the caller (none on the caller's turns). */
 export interface TurnMetrics {
   /** End of the caller's speech → the reply's first audio sent: the latency the caller feels. */
   latencyMs?: number;
-  /** End of the caller's speech → the recognizer's last words of the turn. */
+  /** End of the caller's speech → the recognizer's last words of the turn answered. */
   sttDelayMs?: number;
   /** The model request → its first token. */
   llmFirstTokenMs?: number;

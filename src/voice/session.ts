@@ -185,7 +185,7 @@ export class CallSession {
     this.overlap = undefined;
     // Words that began over the assistant and did not interrupt it: a backchannel, or interruptions are off.
     if (this.ending || (overlap && !overlap.interrupted)) return;
-    this.report({ role: 'user', text: turn.text, startedAt: turn.startedAt, endedAt: turn.speechEndedAt, interrupted: false, metrics: { interrupted: false, sttDelayMs: turn.transcribedAt - turn.speechEndedAt } });
+    this.report({ role: 'user', text: turn.text, startedAt: turn.startedAt, endedAt: turn.speechEndedAt, interrupted: false, metrics: { interrupted: false } });
     const history = this.history.slice();
     this.history.push({ role: 'user', content: turn.text });
     void this.reply({ history, message: turn.text }, turn);
@@ -205,6 +205,7 @@ export class CallSession {
     }, (timings, handle) => ({
       interrupted: handle.interrupted,
       ...(turn && timings.firstFrameSentAt !== undefined ? { latencyMs: timings.firstFrameSentAt - turn.speechEndedAt } : {}),
+      ...(turn ? { sttDelayMs: turn.transcribedAt - turn.speechEndedAt } : {}),
       ...(outcome?.firstTokenAt !== undefined && outcome.llmRequestedAt !== undefined ? { llmFirstTokenMs: outcome.firstTokenAt - outcome.llmRequestedAt } : {}),
     }));
     if (outcome?.endCall) await this.hangUp('assistant_end_call');

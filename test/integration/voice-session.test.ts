@@ -42,7 +42,8 @@ describe('a call session over Media Streams', { timeout: 15_000 }, () => {
     expect(metrics.latencyMs).toBeGreaterThan(0);
     expect(metrics.llmFirstTokenMs).toBeGreaterThanOrEqual(0);
     expect(metrics.ttsFirstByteMs).toBeGreaterThanOrEqual(0);
-    expect(call.turns[1]!.metrics.sttDelayMs).toBeGreaterThanOrEqual(0);
+    expect(metrics.sttDelayMs).toBeGreaterThanOrEqual(0);
+    expect(call.turns[1]!.metrics).toEqual({ interrupted: false });
   });
 
   it('waits for the customer to speak first when told to', async () => {
@@ -293,5 +294,26 @@ describe('a call session over Media Streams', { timeout: 15_000 }, () => {
     await call.client.waitFor(() => call.client.received.filter((message) => message.event === 'media').length >= 25, 3000, 'ambient frames');
     expect(harness.tts.requests).toHaveLength(0);
     expect(call.client.playedSound.length).toBeGreaterThan(5);
+  });
+
+  it('takes the turn from a streaming recognizer that hears every frame; the ai check answers a finished question sooner', async () => {
+    const gaps: Record<string, number> = {};
+    for (const endpointType of ['ai', 'vad'] as const) {
+      harness = await startVoiceHarness({ streamingStt: true, settings: { waitForCustomer: true, endpointType, endpointSensitivity: 0.5 } });
+      harness.llm.script({ text: 'We open at nine.' });
+      const call = await harness.call(MULAW_8K);
+      await say(call, 'hours');
+      await call.client.waitFor(() => call.turns.length === 2, 5000, 'the reply');
+      expect(roles(call)).toEqual(['user: What are your opening hours?', 'assistant: We open at nine.']);
+      expect(harness.streaming.frames).toBeGreaterThan(30);
+      // From the end of the caller's speech to the start of the reply: the end-of-turn silence.
+      gaps[endpointType] = call.turns[1]!.startedAt - call.turns[0]!.endedAt;
+      await harness.close();
+      harness = undefined;
+    }
+    // 386 ms for a finished question under ai, 771 ms under vad (turns/endpointing.ts).
+    expect(gaps.ai).toBeGreaterThanOrEqual(370);
+    expect(gaps.ai).toBeLessThan(600);
+    expect(gaps.vad).toBeGreaterThanOrEqual(755);
   });
 });

@@ -4,7 +4,7 @@
  * long as the text, and a language model answering from a script. No models, no network.
  */
 import type { ChatEvent, ChatRequest, LanguageModel, ToolCall } from '../../src/providers/llm/types.ts';
-import type { SegmentSpeechToText } from '../../src/providers/stt/types.ts';
+import type { SegmentSpeechToText, StreamingSpeechToText, TranscriptEvent } from '../../src/providers/stt/types.ts';
 import type { SynthesisRequest, TextToSpeech } from '../../src/providers/tts/types.ts';
 import type { VadEvent, VadFactory, VadOptions } from '../../src/providers/vad/types.ts';
 
@@ -100,13 +100,85 @@ export function toneStt(words: Record<number, string>, delayMs = 20): SegmentSpe
     heard,
     async transcribe(audio) {
       await new Promise((resolve) => setTimeout(resolve, delayMs));
-      const pitch = pitchOf(audio);
-      const match = Object.entries(words).find(([frequency]) => Math.abs(Number(frequency) - pitch) < Number(frequency) * 0.1);
-      const text = match?.[1] ?? '';
+      const text = textFor(words, audio);
       heard.push(text);
       return { text };
     },
   };
+}
+
+/**
+ * A streaming recognizer hearing every frame: while a tone lasts it sends the first word of its text as a
+ * partial, and a final with the whole text 100 ms after the tone stops (as a hosted recognizer would).
+ */
+export function streamingToneStt(words: Record<number, string>): StreamingSpeechToText & { frames: number } {
+  const recognizer = {
+    kind: 'streaming' as const,
+    name: 'tone-streaming',
+    frames: 0,
+    open(options: { signal: AbortSignal }) {
+      const events: TranscriptEvent[] = [];
+      let wake: (() => void) | undefined;
+      let closed = false;
+      let utterance: Int16Array[] = [];
+      let quietMs = 0;
+      const emit = (event: TranscriptEvent) => {
+        events.push(event);
+        wake?.();
+      };
+      options.signal.addEventListener('abort', () => { closed = true; wake?.(); });
+      return {
+        write(frame: Int16Array) {
+          recognizer.frames++;
+          const loud = rms(frame) > 1000;
+          if (loud) {
+            quietMs = 0;
+            utterance.push(frame);
+            if (utterance.length === 5) {
+              const text = textFor(words, joinFrames(utterance));
+              if (text) emit({ type: 'partial', text: text.split(' ')[0]! });
+            }
+          } else if (utterance.length > 0 && (quietMs += 20) >= 100) {
+            const text = textFor(words, joinFrames(utterance));
+            utterance = [];
+            if (text) emit({ type: 'final', text });
+            emit({ type: 'utterance_end' });
+          }
+        },
+        close() {
+          closed = true;
+          wake?.();
+        },
+        events: (async function* () {
+          for (;;) {
+            const event = events.shift();
+            if (event) {
+              yield event;
+              continue;
+            }
+            if (closed) return;
+            await new Promise<void>((resolve) => { wake = resolve; });
+          }
+        })(),
+      };
+    },
+  };
+  return recognizer;
+}
+
+function joinFrames(frames: Int16Array[]): Int16Array {
+  const joined = new Int16Array(frames.reduce((sum, frame) => sum + frame.length, 0));
+  let offset = 0;
+  for (const frame of frames) {
+    joined.set(frame, offset);
+    offset += frame.length;
+  }
+  return joined;
+}
+
+function textFor(words: Record<number, string>, audio: Int16Array): string {
+  const pitch = pitchOf(audio);
+  return Object.entries(words).find(([frequency]) => Math.abs(Number(frequency) - pitch) < Number(frequency) * 0.1)?.[1] ?? '';
 }
 
 /** A synthesizer speaking a 600 Hz tone of `msPerChar` per character, at 22.05 kHz, in 40 ms chunks. */

@@ -15,7 +15,7 @@ import type { StreamStart } from '../../src/voice/transports/media-stream.ts';
 import { connectMediaStream, type MediaStreamClient } from './media-stream-client.ts';
 import type { MediaFormat } from '../../src/voice/serializers/twilio.ts';
 import { listenOnLoopback } from './ports.ts';
-import { energyVad, scriptedLanguageModel, toneStt, toneTts } from './speech-doubles.ts';
+import { energyVad, scriptedLanguageModel, streamingToneStt, toneStt, toneTts } from './speech-doubles.ts';
 
 /** The caller's utterances the recognizer double knows, by pitch. */
 export const UTTERANCES = {
@@ -44,6 +44,8 @@ export interface HarnessOptions {
   searchKnowledge?: AgentPorts['searchKnowledge'];
   fillerAfterMs?: number;
   ttsMsPerChar?: number;
+  /** A streaming recognizer instead of the segment one. */
+  streamingStt?: boolean;
 }
 
 export interface HarnessCall {
@@ -60,7 +62,9 @@ export async function startVoiceHarness(options: HarnessOptions = {}) {
   const logger = createLogger({ log: { level: 'silent', pretty: false } });
   const llm = scriptedLanguageModel();
   const tts = toneTts({ msPerChar: options.ttsMsPerChar ?? 12 });
-  const stt = toneStt(Object.fromEntries(Object.values(UTTERANCES).map((utterance) => [utterance.pitch, utterance.text])));
+  const words = Object.fromEntries(Object.values(UTTERANCES).map((utterance) => [utterance.pitch, utterance.text]));
+  const stt = toneStt(words);
+  const streaming = streamingToneStt(words);
   const vad = energyVad();
   const settings: VoiceSettings = {
     ...DEFAULT_VOICE_SETTINGS, endpointSensitivity: 5, reengagementMs: 60_000, maxSilenceMs: 120_000, voiceId: 'tone-voice', ...options.settings,
@@ -80,7 +84,7 @@ export async function startVoiceHarness(options: HarnessOptions = {}) {
     };
     const running = runCallSession({
       socket,
-      providers: { llm: llm.model, stt, tts, vad },
+      providers: { llm: llm.model, stt: options.streamingStt ? streaming : stt, tts, vad },
       logger,
       tuning: { fillerAfterMs: options.fillerAfterMs ?? 300 },
       hooks: {
@@ -110,7 +114,7 @@ export async function startVoiceHarness(options: HarnessOptions = {}) {
   const wsUrl = url.replace('http', 'ws');
 
   return {
-    llm, tts, stt, vad, settings, wsUrl,
+    llm, tts, stt, streaming, vad, settings, wsUrl,
     /** Connects a caller and starts its stream. */
     async call(format: MediaFormat, customParameters: Record<string, string> = {}): Promise<HarnessCall> {
       const accepted = new Promise<Omit<HarnessCall, 'client'>>((resolve) => pending.push(resolve));

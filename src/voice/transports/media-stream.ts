@@ -60,11 +60,6 @@ export class MediaStreamTransport {
     });
   }
 
-  /** The stream's audio format, once started. */
-  get format(): MediaStreamAudio['format'] | undefined {
-    return this.audio?.format;
-  }
-
   get open(): boolean {
     return this.socket.readyState === this.socket.OPEN;
   }
