@@ -95,8 +95,8 @@ export class Listener {
     if (this.onsetStreamMs !== undefined) this.reportProgress();
   }
 
-  /** Forgets the turn in progress: the caller's words were a backchannel, not a turn. */
-  discardTurn(): void {
+  /** Forgets the turn just handed out, to start the next. */
+  private resetTurn(): void {
     this.pieces.length = 0;
     this.partial = '';
     this.turnStartedAt = undefined;
@@ -198,7 +198,7 @@ export class Listener {
     }
     const text = this.text;
     const startedAt = this.turnStartedAt;
-    this.discardTurn();
+    this.resetTurn();
     if (!text) return;
     this.options.handlers.turn({ text, startedAt, speechEndedAt: endedAt, transcribedAt: Math.max(this.transcribedAt, endedAt) });
   }

@@ -7,6 +7,7 @@
 import type { WebSocket } from 'ws';
 import type { AgentPorts } from '../agent/ports.ts';
 import type { AgentProfile } from '../agent/profile.ts';
+import { DomainError } from '../lib/errors.ts';
 import type { Logger } from '../logger.ts';
 import type { LanguageModel } from '../providers/llm/types.ts';
 import type { SpeechToText } from '../providers/stt/types.ts';
@@ -18,7 +19,7 @@ import { CallRecorder, type RecordingSink } from './audio/recorder.ts';
 import { systemVoiceClock, type VoiceClock } from './clock.ts';
 import type { CallHooks, EndReason } from './hooks.ts';
 import { Listener } from './pipeline.ts';
-import { CallSession } from './session.ts';
+import { CallSession, type SessionState } from './session.ts';
 import type { VoiceSettings } from './settings.ts';
 import { Speaker } from './speaker.ts';
 import { MediaStreamTransport, type StreamStart } from './transports/media-stream.ts';
@@ -66,8 +67,13 @@ export interface RunCallOptions {
 export interface RunningCall {
   /** Resolves with the reason once the call has ended. */
   ended: Promise<EndReason>;
-  /** Ends the call from outside (a hang-up request, the balance ran out), saying `farewell` first when given. */
+  /**
+   * Ends the call from outside (a hang-up request, the balance ran out), saying `farewell` first when given;
+   * before the session runs, the socket is closed at once.
+   */
   hangUp(reason: EndReason, farewell?: string): Promise<void>;
+  /** What the session is doing: listening, thinking, speaking; `starting` until it runs. */
+  state(): SessionState | 'starting';
 }
 
 const FILLER_AFTER_MS = 1000;
@@ -77,24 +83,26 @@ export function runCallSession(options: RunCallOptions): RunningCall {
   const clock = options.clock ?? systemVoiceClock;
   const transport = new MediaStreamTransport(options.socket, options.logger);
   let session: CallSession | undefined;
-  let pendingHangUp: { reason: EndReason; farewell: string | undefined } | undefined;
+  let pendingHangUp: EndReason | undefined;
   let endedEarly: ((reason: EndReason) => void) | undefined;
   const early = new Promise<EndReason>((resolve) => {
     endedEarly = resolve;
   });
 
+  // A hang-up asked for before the session ran closes the socket; the call ends for the reason asked.
   const endBeforeSession = (reason: EndReason) => {
-    options.hooks?.onEnded?.(reason);
-    endedEarly?.(reason);
+    const final = pendingHangUp ?? reason;
+    options.hooks?.onEnded?.(final);
+    endedEarly?.(final);
   };
 
   void (async () => {
     let start: StreamStart;
     try {
       start = await transport.started;
-    } catch {
-      // The socket closed or broke the protocol before `start`; the transport has closed it with its code.
-      endBeforeSession('customer_hangup');
+    } catch (error) {
+      // The socket broke the protocol before `start` (the transport closed it with the error's code), or closed.
+      endBeforeSession(error instanceof DomainError ? 'error' : 'customer_hangup');
       return;
     }
     const logger = options.logger.child({ callSid: start.callSid, streamSid: start.streamSid });
@@ -119,18 +127,18 @@ export function runCallSession(options: RunCallOptions): RunningCall {
       },
       mark: (name) => built.markHeard(name),
       dtmf: (digit) => logger.debug({ digit }, 'dtmf received'),
-      ended: () => void built.callerHungUp(),
+      ended: (failed) => void built.streamEnded(failed ? 'error' : 'customer_hangup'),
     });
     built.start();
-    if (pendingHangUp) void built.hangUp(pendingHangUp.reason, pendingHangUp.farewell);
     endedEarly?.(await built.ended);
   })();
 
   return {
     ended: early,
+    state: () => session?.state ?? 'starting',
     async hangUp(reason, farewell) {
       if (session) return session.hangUp(reason, farewell);
-      pendingHangUp = { reason, farewell };
+      pendingHangUp = reason;
       transport.close();
       return Promise.resolve();
     },

@@ -139,13 +139,13 @@ export class CallSession {
     await this.finish(reason);
   }
 
-  /** The far side hung up: no more words, the session closes now. */
-  async callerHungUp(): Promise<void> {
+  /** The stream ended (the caller hung up, or it broke the protocol): no more words, the session closes now. */
+  async streamEnded(reason: EndReason): Promise<void> {
     if (this.ending) return;
     this.ending = true;
     this.cancelTimers();
-    this.current?.handle.abandon(new Error('The caller hung up.'));
-    await this.finish('customer_hangup');
+    this.current?.handle.abandon(new Error('The media stream ended.'));
+    await this.finish(reason);
   }
 
   private async finish(reason: EndReason): Promise<void> {

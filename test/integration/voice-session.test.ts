@@ -51,6 +51,7 @@ describe('a call session over Media Streams', { timeout: 15_000 }, () => {
     harness.llm.script({ text: 'Of course, for what time?' });
     const call = await harness.call(MULAW_8K);
     await new Promise((resolve) => setTimeout(resolve, 400));
+    expect((await call.running).state()).toBe('listening');
     expect(call.client.received.filter((message) => message.event === 'media')).toHaveLength(0);
     expect(harness.tts.requests).toHaveLength(0);
     await say(call, 'book');
@@ -98,6 +99,7 @@ describe('a call session over Media Streams', { timeout: 15_000 }, () => {
     const call = await harness.call(MULAW_8K);
     await say(call, 'hours');
     await call.client.waitFor(() => call.client.playedSound.length > 40, 5000, 'the reply to be playing');
+    expect((await call.running).state()).toBe('speaking');
     const onset = await say(call, 'stop', 500);
     const clear = call.client.received.find((message) => message.event === 'clear');
     expect(clear).toBeDefined();
@@ -166,6 +168,7 @@ describe('a call session over Media Streams', { timeout: 15_000 }, () => {
     harness = await startVoiceHarness({ settings: { waitForCustomer: true, reengagementMs: 60_000, maxSilenceMs: 500 } });
     const call = await harness.call(MULAW_8K);
     expect(await call.ended).toBe('silence_timeout');
+    expect((await call.running).state()).toBe('ended');
     expect(call.turns.map((turn) => turn.text)).toEqual([GOODBYES.silence_timeout]);
     expect((await call.client.closed).code).toBe(1000);
     expect(call.client.playedSound.length).toBeGreaterThan(10);
@@ -241,7 +244,7 @@ describe('a call session over Media Streams', { timeout: 15_000 }, () => {
     const closed = await call.client.closed;
     expect(closed.code).toBe(1002);
     expect(closed.reason).toMatch(/media\.chunk/);
-    expect(await call.ended).toBe('customer_hangup');
+    expect(await call.ended).toBe('error');
   });
 
   it('ends as a customer hang-up on stop', async () => {
@@ -315,5 +318,15 @@ describe('a call session over Media Streams', { timeout: 15_000 }, () => {
     expect(gaps.ai).toBeGreaterThanOrEqual(370);
     expect(gaps.ai).toBeLessThan(600);
     expect(gaps.vad).toBeGreaterThanOrEqual(755);
+  });
+
+  it('closes with 1003 when start announces audio Parley does not speak', async () => {
+    harness = await startVoiceHarness();
+    const call = await harness.call({ encoding: 'audio/x-alaw', sampleRate: 8000, channels: 1 } as unknown as typeof MULAW_8K);
+    const closed = await call.client.closed;
+    expect(closed.code).toBe(1003);
+    expect(closed.reason).toMatch(/Unsupported media format/);
+    expect(await call.ended).toBe('error');
+    expect(call.answered).toBe(false);
   });
 });

@@ -22,8 +22,8 @@ export interface MediaStreamHandlers {
   /** A mark the engine sent came back: the audio before it played (or was cleared). */
   mark(name: string): void;
   dtmf(digit: string): void;
-  /** The far side ended the stream (`stop`) or the socket closed. */
-  ended(): void;
+  /** The far side ended the stream (`stop`) or the socket closed; `failed` when it broke the protocol. */
+  ended(failed: boolean): void;
 }
 
 /** How long a new socket may take to send `start`. */
@@ -36,6 +36,7 @@ export class MediaStreamTransport {
   private streamSid: string | undefined;
   private handlers: MediaStreamHandlers | undefined;
   private ended = false;
+  private failed = false;
   private resolveStart: ((start: StreamStart) => void) | undefined;
   private rejectStart: ((error: Error) => void) | undefined;
   /** Resolves with the stream's start; rejects when the socket fails or closes first. */
@@ -67,7 +68,7 @@ export class MediaStreamTransport {
   /** Who hears the stream from now on. */
   listen(handlers: MediaStreamHandlers): void {
     this.handlers = handlers;
-    if (this.ended) handlers.ended();
+    if (this.ended) handlers.ended(this.failed);
   }
 
   /** One frame of engine audio (PCM16, internal rate) to play. */
@@ -94,6 +95,7 @@ export class MediaStreamTransport {
   /** Ends the stream because of `error`, with its close code and reason. */
   fail(error: unknown): void {
     const frame = closeFrameFor(error);
+    this.failed = true;
     this.logger.info({ err: error, closeCode: frame.code }, 'media stream closed on error');
     this.rejectStart?.(error instanceof Error ? error : new Error(String(error)));
     if (this.socket.readyState === this.socket.CONNECTING || this.open) this.socket.close(frame.code, frame.reason);
@@ -150,6 +152,6 @@ export class MediaStreamTransport {
   private end(): void {
     if (this.ended) return;
     this.ended = true;
-    this.handlers?.ended();
+    this.handlers?.ended(this.failed);
   }
 }

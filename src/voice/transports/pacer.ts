@@ -46,7 +46,6 @@ export class OutputPacer {
   private nextDue: number | undefined;
   private timer: { cancel(): void } | undefined;
   private waiters: (() => void)[] = [];
-  private drainWaiters: (() => void)[] = [];
   private closed = false;
 
   constructor(output: PacedOutput, options: PacerOptions) {
@@ -83,12 +82,6 @@ export class OutputPacer {
     if (this.closed) return;
     this.queue.push({ kind: 'mark', name });
     if (!this.timer) this.schedule(0);
-  }
-
-  /** Resolves once everything queued so far has been sent (or dropped by a clear). */
-  drained(): Promise<void> {
-    if (this.queue.length === 0 || this.closed) return Promise.resolve();
-    return new Promise((resolve) => this.drainWaiters.push(resolve));
   }
 
   /** Drops the queue and tells the far side to drop what it holds; the next frame starts a new run. */
@@ -156,11 +149,6 @@ export class OutputPacer {
       const waiters = this.waiters;
       this.waiters = [];
       for (const resolve of waiters) resolve();
-    }
-    if (this.queue.length === 0) {
-      const drained = this.drainWaiters;
-      this.drainWaiters = [];
-      for (const resolve of drained) resolve();
     }
   }
 }
