@@ -31,7 +31,7 @@ export interface SpeakerOptions {
 /** A sentence being synthesized: its chunks buffer as they come, for the player to take in order. */
 class Synthesis {
   readonly track: SentenceTrack;
-  readonly sampleRate: Promise<number>;
+  readonly sampleRate: number;
   private readonly chunks: Int16Array[] = [];
   private finished = false;
   private wake: (() => void) | undefined;
@@ -43,7 +43,7 @@ class Synthesis {
     const speech = speaker.tts.synthesize({
       text: track.text, voice: settings.voiceId ?? '', language: settings.ttsLanguage, speed: settings.speechSpeed, signal,
     });
-    this.sampleRate = Promise.resolve(speech.sampleRate);
+    this.sampleRate = speech.sampleRate;
     void (async () => {
       try {
         for await (const chunk of speech.chunks) {
@@ -120,8 +120,7 @@ export class Speaker {
   private async playSentence(handle: SpeechHandle, synthesis: Synthesis, timings: SpeechTimings): Promise<void> {
     const { pacer, clock } = this.options;
     const { signal } = handle;
-    const rate = await synthesis.sampleRate;
-    const resampler = this.resamplerFor(rate);
+    const resampler = this.resamplerFor(synthesis.sampleRate);
     const onSent = (dueAt: number) => {
       timings.firstFrameSentAt ??= clock.now();
       handle.frameSent(synthesis.track, dueAt);
