@@ -46,8 +46,8 @@ describe('a call session over Media Streams', { timeout: 15_000 }, () => {
     expect(call.turns[1]!.metrics).toEqual({ interrupted: false });
   });
 
-  it('waits for the customer to speak first when told to', async () => {
-    harness = await startVoiceHarness({ settings: { waitForCustomer: true } });
+  it('waits for the customer to speak first when told to, and speaks at the speed, voice and language set', async () => {
+    harness = await startVoiceHarness({ settings: { waitForCustomer: true, speechSpeed: 1.2, voiceId: 'de-voice', ttsLanguage: 'de-DE', sttLanguage: 'de-DE' } });
     harness.llm.script({ text: 'Of course, for what time?' });
     const call = await harness.call(MULAW_8K);
     await new Promise((resolve) => setTimeout(resolve, 400));
@@ -57,6 +57,8 @@ describe('a call session over Media Streams', { timeout: 15_000 }, () => {
     await say(call, 'book');
     await call.client.waitFor(() => call.turns.length === 2, 5000, 'the reply');
     expect(roles(call)).toEqual(['user: Please book a table for two tonight.', 'assistant: Of course, for what time?']);
+    expect(harness.tts.requests[0]).toMatchObject({ text: 'Of course, for what time?', speed: 1.2, voice: 'de-voice', language: 'de-DE' });
+    expect(harness.stt.languages).toEqual(['de-DE']);
   });
 
   it('holds a two-turn exchange, each reply seeing the whole history', async () => {

@@ -92,13 +92,16 @@ export function pitchOf(samples: Int16Array, rate = 16000): number {
 }
 
 /** A segment recognizer that maps a tone's pitch to words: the nearest pitch of `words` within 10 %. */
-export function toneStt(words: Record<number, string>, delayMs = 20): SegmentSpeechToText & { heard: string[] } {
+export function toneStt(words: Record<number, string>, delayMs = 20): SegmentSpeechToText & { heard: string[]; languages: string[] } {
   const heard: string[] = [];
+  const languages: string[] = [];
   return {
     kind: 'segment',
     name: 'tone',
     heard,
-    async transcribe(audio) {
+    languages,
+    async transcribe(audio, options) {
+      languages.push(options.language);
       await new Promise((resolve) => setTimeout(resolve, delayMs));
       const text = textFor(words, audio);
       heard.push(text);
