@@ -127,7 +127,7 @@ export function runCallSession(options: RunCallOptions): RunningCall {
       },
       mark: (name) => built.markHeard(name),
       dtmf: (digit) => logger.debug({ digit }, 'dtmf received'),
-      ended: (failed) => void built.streamEnded(failed ? 'error' : 'customer_hangup'),
+      ended: (failed) => void built.endNow(failed ? 'error' : 'customer_hangup'),
     });
     built.start();
     endedEarly?.(await built.ended);

@@ -97,10 +97,10 @@ export class CallSession {
       progress: (speech) => this.progress(speech),
       turn: (turn) => this.userTurn(turn),
     });
-    this.limitTimer = parts.clock.setTimeout(() => void this.hangUp('max_duration', GOODBYES.max_duration), parts.maxCallMs);
+    this.limitTimer = parts.clock.setTimeout(() => this.guard(this.hangUp('max_duration', GOODBYES.max_duration)), parts.maxCallMs);
     parts.hooks.onAnswered?.();
     const opening = openingLine(parts.reply.profile, parts.reply.variables);
-    if (!parts.settings.waitForCustomer && opening) void this.say(opening, { interruptible: parts.settings.allowInterruptions });
+    if (!parts.settings.waitForCustomer && opening) this.guard(this.say(opening, { interruptible: parts.settings.allowInterruptions }));
     else this.armSilence();
   }
 
@@ -135,13 +135,14 @@ export class CallSession {
       this.interrupt();
       await current.committed;
     }
-    if (farewell) await this.say(farewell, { interruptible: false });
+    // The stream may have ended meanwhile (the caller hung up first): then there is no one to say it to.
+    if (farewell && !this.finished) await this.say(farewell, { interruptible: false });
     await this.finish(reason);
   }
 
-  /** The stream ended (the caller hung up, or it broke the protocol): no more words, the session closes now. */
-  async streamEnded(reason: EndReason): Promise<void> {
-    if (this.ending) return;
+  /** The stream ended (the caller hung up, or it broke the protocol) or the engine failed: no more words, it closes now. */
+  async endNow(reason: EndReason): Promise<void> {
+    if (this.finished) return;
     this.ending = true;
     this.cancelTimers();
     this.current?.handle.abandon(new Error('The media stream ended.'));
@@ -188,7 +189,7 @@ export class CallSession {
     this.report({ role: 'user', text: turn.text, startedAt: turn.startedAt, endedAt: turn.speechEndedAt, interrupted: false, metrics: { interrupted: false } });
     const history = this.history.slice();
     this.history.push({ role: 'user', content: turn.text });
-    void this.reply({ history, message: turn.text }, turn);
+    this.guard(this.reply({ history, message: turn.text }, turn));
   }
 
   private async reply(input: { history: HistoryEntry[]; message: string }, turn?: UserTurn): Promise<void> {
@@ -264,9 +265,17 @@ export class CallSession {
     const next = nextSilenceAction(settings, { callerSpokeAt: this.callerSpokeAt, anyoneSpokeAt: this.anyoneSpokeAt });
     this.silenceTimer = clock.setTimeout(() => {
       if (this.current || this.ending) return;
-      if (next.action === 'end') void this.hangUp('silence_timeout', GOODBYES.silence_timeout);
-      else void this.reply({ history: this.history.slice(), message: settings.reengagementPrompt ?? REENGAGE_INSTRUCTION });
+      if (next.action === 'end') this.guard(this.hangUp('silence_timeout', GOODBYES.silence_timeout));
+      else this.guard(this.reply({ history: this.history.slice(), message: settings.reengagementPrompt ?? REENGAGE_INSTRUCTION }));
     }, next.at - clock.now());
+  }
+
+  /** Work started from an event or a timer: an unexpected failure ends the call as an error instead of going unheard. */
+  private guard(work: Promise<void>): void {
+    work.catch((error: unknown) => {
+      this.parts.logger.error({ err: error }, 'the call session failed');
+      void this.endNow('error');
+    });
   }
 
   private cancelTimers(): void {

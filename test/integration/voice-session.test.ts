@@ -331,4 +331,14 @@ describe('a call session over Media Streams', { timeout: 15_000 }, () => {
     expect(await call.ended).toBe('error');
     expect(call.answered).toBe(false);
   });
+
+  it('ends at once as a customer hang-up when the caller hangs up during a goodbye', async () => {
+    harness = await startVoiceHarness({ settings: { waitForCustomer: true, maxSilenceMs: 300 } });
+    const call = await harness.call(MULAW_8K);
+    await call.client.waitFor(() => call.client.received.some((message) => message.event === 'media'), 3000, 'the goodbye');
+    const hungUpAt = performance.now();
+    call.client.close();
+    expect(await call.ended).toBe('customer_hangup');
+    expect(performance.now() - hungUpAt).toBeLessThan(500);
+  });
 });
