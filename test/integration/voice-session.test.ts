@@ -341,4 +341,19 @@ describe('a call session over Media Streams', { timeout: 15_000 }, () => {
     expect(await call.ended).toBe('customer_hangup');
     expect(performance.now() - hungUpAt).toBeLessThan(500);
   });
+
+  it('goes on speaking over the caller when interruptions are off, and does not answer what was said over it', async () => {
+    harness = await startVoiceHarness({ settings: { waitForCustomer: true, allowInterruptions: false } });
+    const reply = 'Let me tell you about our menu. We have pasta and pizza. We have salads and soups. We have desserts every day.';
+    harness.llm.script({ text: reply });
+    const call = await harness.call(MULAW_8K);
+    await say(call, 'hours');
+    await call.client.waitFor(() => call.client.playedSound.length > 20, 5000, 'the reply to be playing');
+    await say(call, 'stop', 500);
+    await call.client.waitFor(() => call.turns.length === 2, 8000, 'the reply to finish');
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    expect(call.client.received.some((message) => message.event === 'clear')).toBe(false);
+    expect(roles(call)).toEqual(['user: What are your opening hours?', `assistant: ${reply}`]);
+    expect(harness.llm.requests).toHaveLength(1);
+  });
 });
