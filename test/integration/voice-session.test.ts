@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { InsufficientBalanceError } from '../../src/lib/errors.ts';
 import { GOODBYES } from '../../src/voice/session.ts';
 import { L16_16K, MULAW_8K } from '../support/media-stream-client.ts';
 import { tone } from '../support/speech-doubles.ts';
@@ -355,5 +356,14 @@ describe('a call session over Media Streams', { timeout: 15_000 }, () => {
     expect(call.client.received.some((message) => message.event === 'clear')).toBe(false);
     expect(roles(call)).toEqual(['user: What are your opening hours?', `assistant: ${reply}`]);
     expect(harness.llm.requests).toHaveLength(1);
+  });
+
+  it('closes with the close code of the error when the call cannot be set up', async () => {
+    harness = await startVoiceHarness({ loadError: new InsufficientBalanceError() });
+    const call = await harness.call(MULAW_8K, { callId: '42' });
+    expect((await call.start).customParameters).toEqual({ callId: '42' });
+    expect(await call.client.closed).toEqual({ code: 4402, reason: 'Insufficient balance. Please top up your account.' });
+    expect(await call.ended).toBe('error');
+    expect(call.answered).toBe(false);
   });
 });

@@ -46,6 +46,8 @@ export interface HarnessOptions {
   ttsMsPerChar?: number;
   /** A streaming recognizer instead of the segment one. */
   streamingStt?: boolean;
+  /** `load` fails with this instead of setting the call up. */
+  loadError?: Error;
 }
 
 export interface HarnessCall {
@@ -94,6 +96,7 @@ export async function startVoiceHarness(options: HarnessOptions = {}) {
       },
       load: (start): Promise<CallSetup> => {
         resolveStart(start);
+        if (options.loadError) return Promise.reject(options.loadError);
         return Promise.resolve({
           profile: testProfile(options.profile),
           settings,
