@@ -2,8 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { InsufficientBalanceError } from '../../src/lib/errors.ts';
 import { GOODBYES } from '../../src/voice/session.ts';
 import { L16_16K, MULAW_8K } from '../support/media-stream-client.ts';
-import { tone } from '../support/speech-doubles.ts';
-import { recordedWav, startVoiceHarness, UTTERANCES, type HarnessCall } from '../support/voice-harness.ts';
+import { recordedWav, roles, say, startVoiceHarness, type HarnessCall } from '../support/voice-harness.ts';
 
 type Harness = Awaited<ReturnType<typeof startVoiceHarness>>;
 let harness: Harness | undefined;
@@ -12,12 +11,6 @@ afterEach(async () => {
   await harness?.close();
   harness = undefined;
 });
-
-function say(call: HarnessCall, utterance: keyof typeof UTTERANCES, ms = 600): Promise<number> {
-  return call.client.say(tone(UTTERANCES[utterance].pitch, ms));
-}
-
-const roles = (call: HarnessCall) => call.turns.map((turn) => `${turn.role}: ${turn.text}`);
 
 describe('a call session over Media Streams', { timeout: 15_000 }, () => {
   it('greets first with the initial message, its variables filled, then answers the caller', async () => {
@@ -93,147 +86,6 @@ describe('a call session over Media Streams', { timeout: 15_000 }, () => {
     expect(sizes(l16)).toEqual(new Set([640]));
     expect(mulaw.client.playedSound.length).toBeGreaterThan(10);
     expect(l16.client.playedSound.length).toBeGreaterThan(10);
-  });
-
-  it('stops within 200 ms when the caller barges in, aborts the model, and keeps only what was heard', async () => {
-    harness = await startVoiceHarness({ settings: { waitForCustomer: true } });
-    const long = 'Our menu has many dishes. There is pasta with tomato and basil. There is pizza from the wood oven. There are salads and soups. We also have desserts every day.';
-    harness.llm.script({ text: long, pieceDelayMs: 40 }, { text: 'Sure, go ahead.' });
-    const call = await harness.call(MULAW_8K);
-    await say(call, 'hours');
-    await call.client.waitFor(() => call.client.playedSound.length > 40, 5000, 'the reply to be playing');
-    expect((await call.running).state()).toBe('speaking');
-    const onset = await say(call, 'stop', 500);
-    const clear = call.client.received.find((message) => message.event === 'clear');
-    expect(clear).toBeDefined();
-    expect(clear!.at - onset).toBeLessThan(200);
-    expect(harness.llm.aborted).toHaveLength(1);
-    await call.client.waitFor(() => call.turns.length === 4, 5000, 'the second reply');
-    const cut = call.turns[1]!;
-    expect(cut).toMatchObject({ role: 'assistant', interrupted: true, metrics: { interrupted: true } });
-    expect(cut.text.length).toBeGreaterThan(0);
-    expect(long.startsWith(cut.text)).toBe(true);
-    expect(cut.text.length).toBeLessThan(long.length);
-    expect(harness.llm.requests[1]!.messages.at(-2)).toEqual({ role: 'assistant', content: cut.text });
-    // Nothing of the cut reply played after the clear, beyond the lead already on its way.
-    const soundAfter = call.client.playedSound.filter((at) => at > clear!.at + 120 && at < clear!.at + 300);
-    expect(soundAfter).toHaveLength(0);
-  });
-
-  it('lets a backchannel pass without interrupting when min interrupt words apply', async () => {
-    harness = await startVoiceHarness({ settings: { waitForCustomer: true, minInterruptWords: 2 } });
-    const reply = 'Let me tell you about our menu. We have pasta and pizza. We have salads and soups. We have desserts every day.';
-    harness.llm.script({ text: reply });
-    const call = await harness.call(MULAW_8K);
-    await say(call, 'hours');
-    await call.client.waitFor(() => call.client.playedSound.length > 20, 5000, 'the reply to be playing');
-    await say(call, 'uhHuh', 400);
-    await call.client.waitFor(() => harness!.stt.heard.includes('uh-huh'), 3000, 'the backchannel to be transcribed');
-    await call.client.waitFor(() => call.turns.length === 2, 8000, 'the reply to finish');
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(call.client.received.some((message) => message.event === 'clear')).toBe(false);
-    expect(harness.stt.heard).toContain('uh-huh');
-    expect(roles(call)).toEqual(['user: What are your opening hours?', `assistant: ${reply}`]);
-    expect(call.turns[1]!.interrupted).toBe(false);
-    expect(harness.llm.requests).toHaveLength(1);
-  });
-
-  it('interrupts on enough words when min interrupt words apply', async () => {
-    harness = await startVoiceHarness({ settings: { waitForCustomer: true, minInterruptWords: 2 } });
-    harness.llm.script({ text: 'Let me tell you about our menu. We have pasta and pizza. We have salads and soups and desserts too.' }, { text: 'Yes?' });
-    const call = await harness.call(MULAW_8K);
-    await say(call, 'hours');
-    await call.client.waitFor(() => call.client.playedSound.length > 20, 5000, 'the reply to be playing');
-    await say(call, 'stop', 400);
-    await call.client.waitFor(() => call.turns.length === 4, 8000, 'the answer to the interruption');
-    expect(call.client.received.some((message) => message.event === 'clear')).toBe(true);
-    expect(call.turns[1]!.interrupted).toBe(true);
-    expect(call.turns[2]!.text).toBe(UTTERANCES.stop.text);
-  });
-
-  it('re-engages a silent caller once per interval', async () => {
-    harness = await startVoiceHarness({ settings: { waitForCustomer: true, reengagementMs: 500, maxSilenceMs: 60_000 } });
-    harness.llm.script({ text: 'Are you still there?' }, { text: 'Hello, can you hear me?' });
-    const call = await harness.call(MULAW_8K);
-    await call.client.waitFor(() => call.turns.length === 1, 3000, 'the first re-engagement');
-    expect(call.turns[0]).toMatchObject({ role: 'assistant', text: 'Are you still there?' });
-    expect(call.turns[0]!.startedAt).toBeGreaterThanOrEqual(490);
-    const instruction = harness.llm.requests[0]!.messages.at(-1)!;
-    expect(instruction.role).toBe('user');
-    await call.client.waitFor(() => call.turns.length === 2, 3000, 'the second re-engagement');
-    // The second interval counts from the end of the first re-engagement.
-    expect(call.turns[1]!.startedAt - call.turns[0]!.endedAt).toBeGreaterThanOrEqual(490);
-    // The instruction is not part of the history the next request sees.
-    expect(harness.llm.requests[1]!.messages.filter((message) => message.role === 'user')).toHaveLength(1);
-  });
-
-  it('ends the call politely after the longest silence allowed', async () => {
-    harness = await startVoiceHarness({ settings: { waitForCustomer: true, reengagementMs: 60_000, maxSilenceMs: 500 } });
-    const call = await harness.call(MULAW_8K);
-    expect(await call.ended).toBe('silence_timeout');
-    expect((await call.running).state()).toBe('ended');
-    expect(call.turns.map((turn) => turn.text)).toEqual([GOODBYES.silence_timeout]);
-    expect((await call.client.closed).code).toBe(1000);
-    expect(call.client.playedSound.length).toBeGreaterThan(10);
-  });
-
-  it('says a short goodbye and ends at the call\'s time limit, cutting off what it was saying', async () => {
-    harness = await startVoiceHarness({ maxSeconds: 1.2 });
-    harness.llm.script({ text: 'Let me tell you everything about our menu, our opening hours and our history, which is long.' });
-    const call = await harness.call(MULAW_8K);
-    await call.client.waitFor(() => call.turns.length === 1, 3000, 'the greeting');
-    void say(call, 'hours');
-    expect(await call.ended).toBe('max_duration');
-    expect(call.turns.at(-1)).toMatchObject({ role: 'assistant', text: GOODBYES.max_duration, interrupted: false });
-    expect(call.turns.at(-1)!.startedAt).toBeGreaterThanOrEqual(1190);
-    expect((await call.client.closed).code).toBe(1000);
-  });
-
-  it('finishes its closing words after the end-call tool, then ends the call', async () => {
-    harness = await startVoiceHarness({ settings: { waitForCustomer: true } });
-    harness.llm.script({ calls: [{ name: 'end_call', arguments: '{}' }] }, { text: 'Thank you for calling, goodbye!' });
-    const call = await harness.call(MULAW_8K);
-    await say(call, 'bye');
-    expect(await call.ended).toBe('assistant_end_call');
-    expect(roles(call)).toEqual(['user: That is all, goodbye.', 'assistant: Thank you for calling, goodbye!']);
-    expect(call.turns[1]!.interrupted).toBe(false);
-    // The closing words were played to their end before the socket closed.
-    const lastMark = call.client.echoed.at(-1)!;
-    const closed = await call.client.closed;
-    expect(closed.code).toBe(1000);
-    expect(lastMark.name).toMatch(/^u\d+\.\d+$/);
-  });
-
-  it('speaks a filler once when a tool runs longer than the filler delay', async () => {
-    const slowSearch = (_query: string, signal: AbortSignal) => new Promise<never[]>((resolve, reject) => {
-      const timer = setTimeout(() => resolve([]), 900);
-      signal.addEventListener('abort', () => { clearTimeout(timer); reject(signal.reason as Error); });
-    });
-    harness = await startVoiceHarness({
-      settings: { waitForCustomer: true, fillers: true, fillerPhrases: ['One moment, please.'] },
-      profile: { knowledgebaseId: 7 },
-      searchKnowledge: slowSearch,
-      fillerAfterMs: 300,
-    });
-    harness.llm.script({ calls: [{ name: 'search_knowledge_base', arguments: '{"query":"hours"}' }] }, { text: 'We open at nine.' });
-    const call = await harness.call(MULAW_8K);
-    await say(call, 'hours');
-    await call.client.waitFor(() => call.turns.length === 2, 5000, 'the reply');
-    expect(harness.tts.requests.map((request) => request.text)).toEqual(['One moment, please.', 'We open at nine.']);
-    expect(call.turns[1]!.text).toBe('One moment, please. We open at nine.');
-  });
-
-  it('speaks no filler when the tool is quick', async () => {
-    harness = await startVoiceHarness({
-      settings: { waitForCustomer: true, fillers: true, fillerPhrases: ['One moment, please.'] },
-      profile: { knowledgebaseId: 7 },
-      fillerAfterMs: 300,
-    });
-    harness.llm.script({ calls: [{ name: 'search_knowledge_base', arguments: '{"query":"hours"}' }] }, { text: 'We open at nine.' });
-    const call = await harness.call(MULAW_8K);
-    await say(call, 'hours');
-    await call.client.waitFor(() => call.turns.length === 2, 5000, 'the reply');
-    expect(harness.tts.requests.map((request) => request.text)).toEqual(['We open at nine.']);
   });
 
   it('ignores events the protocol does not have, and closes with 1002 on a malformed message', async () => {
@@ -331,31 +183,6 @@ describe('a call session over Media Streams', { timeout: 15_000 }, () => {
     expect(closed.reason).toMatch(/Unsupported media format/);
     expect(await call.ended).toBe('error');
     expect(call.answered).toBe(false);
-  });
-
-  it('ends at once as a customer hang-up when the caller hangs up during a goodbye', async () => {
-    harness = await startVoiceHarness({ settings: { waitForCustomer: true, maxSilenceMs: 300 } });
-    const call = await harness.call(MULAW_8K);
-    await call.client.waitFor(() => call.client.received.some((message) => message.event === 'media'), 3000, 'the goodbye');
-    const hungUpAt = performance.now();
-    call.client.close();
-    expect(await call.ended).toBe('customer_hangup');
-    expect(performance.now() - hungUpAt).toBeLessThan(500);
-  });
-
-  it('goes on speaking over the caller when interruptions are off, and does not answer what was said over it', async () => {
-    harness = await startVoiceHarness({ settings: { waitForCustomer: true, allowInterruptions: false } });
-    const reply = 'Let me tell you about our menu. We have pasta and pizza. We have salads and soups. We have desserts every day.';
-    harness.llm.script({ text: reply });
-    const call = await harness.call(MULAW_8K);
-    await say(call, 'hours');
-    await call.client.waitFor(() => call.client.playedSound.length > 20, 5000, 'the reply to be playing');
-    await say(call, 'stop', 500);
-    await call.client.waitFor(() => call.turns.length === 2, 8000, 'the reply to finish');
-    await new Promise((resolve) => setTimeout(resolve, 800));
-    expect(call.client.received.some((message) => message.event === 'clear')).toBe(false);
-    expect(roles(call)).toEqual(['user: What are your opening hours?', `assistant: ${reply}`]);
-    expect(harness.llm.requests).toHaveLength(1);
   });
 
   it('closes with the close code of the error when the call cannot be set up', async () => {

@@ -15,7 +15,7 @@ import type { StreamStart } from '../../src/voice/transports/media-stream.ts';
 import { connectMediaStream, type MediaStreamClient } from './media-stream-client.ts';
 import type { MediaFormat } from '../../src/voice/serializers/twilio.ts';
 import { listenOnLoopback } from './ports.ts';
-import { energyVad, scriptedLanguageModel, streamingToneStt, toneStt, toneTts } from './speech-doubles.ts';
+import { energyVad, scriptedLanguageModel, streamingToneStt, tone, toneStt, toneTts } from './speech-doubles.ts';
 
 /** The caller's utterances the recognizer double knows, by pitch. */
 export const UTTERANCES = {
@@ -138,4 +138,14 @@ export function recordedWav(call: HarnessCall): Buffer {
   const file = Buffer.concat(call.recording.chunks);
   call.recording.header?.copy(file, 0);
   return file;
+}
+
+/** The caller says one of the known utterances (a tone of its pitch); resolves with its first frame's time. */
+export function say(call: HarnessCall, utterance: keyof typeof UTTERANCES, ms = 600): Promise<number> {
+  return call.client.say(tone(UTTERANCES[utterance].pitch, ms));
+}
+
+/** The call's turns as `role: text` lines. */
+export function roles(call: HarnessCall): string[] {
+  return call.turns.map((turn) => `${turn.role}: ${turn.text}`);
 }
