@@ -20,6 +20,9 @@ const KAISER_BETA = 8;
 /** Larger reduced ratios would need tables of kernel phases too large to be worth it. */
 const MAX_PHASES = 1024;
 
+/** Kernels by `input:output` rate; a handful of rate pairs exist, so the cache stays small. */
+const kernels = new Map<string, Float64Array>();
+
 function gcd(a: number, b: number): number {
   return b === 0 ? a : gcd(b, a % b);
 }
@@ -66,7 +69,14 @@ export class Resampler {
     // Cutoff in cycles per input sample; downsampling moves it (and widens the kernel) by the ratio.
     const cutoff = 0.5 * ROLLOFF * Math.min(1, this.up / this.down);
     this.halfTaps = Math.ceil(ZERO_CROSSINGS / (2 * cutoff));
-    this.kernel = this.buildKernel(cutoff);
+    // Every stream between the same two rates has the same kernel: built once per process, not per call.
+    const key = `${inputRate}:${outputRate}`;
+    let kernel = kernels.get(key);
+    if (!kernel) {
+      kernel = this.buildKernel(cutoff);
+      kernels.set(key, kernel);
+    }
+    this.kernel = kernel;
     this.window = new Float64Array(2 * this.halfTaps - 1);
   }
 

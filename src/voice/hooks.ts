@@ -1,0 +1,39 @@
+/**
+ * How a call session reports to its caller (the media role): plain callbacks with plain data. The voice
+ * engine has no database; the caller stores turns, signals the call's workflow, and so on.
+ */
+
+export const END_REASONS = ['customer_hangup', 'assistant_end_call', 'max_duration', 'silence_timeout', 'balance_exhausted', 'error'] as const;
+export type EndReason = (typeof END_REASONS)[number];
+
+/** Per-turn latencies in milliseconds, measured for the assistant's replies to the caller (none on the caller's turns). */
+export interface TurnMetrics {
+  /** End of the caller's speech → the reply's first audio sent: the latency the caller feels. */
+  latencyMs?: number;
+  /** End of the caller's speech → the recognizer's last words of the turn answered. */
+  sttDelayMs?: number;
+  /** The model request → its first token. */
+  llmFirstTokenMs?: number;
+  /** The first synthesis request → its first audio. */
+  ttsFirstByteMs?: number;
+  interrupted: boolean;
+}
+
+/** One committed turn; times are milliseconds since the call was answered. */
+export interface CallTurn {
+  role: 'assistant' | 'user';
+  /** For the assistant, only what the caller heard. */
+  text: string;
+  startedAt: number;
+  endedAt: number;
+  interrupted: boolean;
+  metrics: TurnMetrics;
+}
+
+export interface CallHooks {
+  /** The stream started and the session is set up: the call is in progress. */
+  onAnswered?(): void;
+  onTurn?(turn: CallTurn): void;
+  /** Called once, when the session has ended and its socket is closed or closing. */
+  onEnded?(reason: EndReason): void;
+}

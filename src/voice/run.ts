@@ -1,0 +1,203 @@
+/**
+ * The voice engine's entry point for the media role: one call on one media WebSocket. It waits for the
+ * stream's `start`, asks the caller to `load` what the call needs (profile, settings, ports, time limit), and
+ * runs a CallSession until the call ends. Errors before the session runs close the socket with their close
+ * code (close-codes.ts).
+ */
+import type { WebSocket } from 'ws';
+import type { AgentPorts } from '../agent/ports.ts';
+import type { AgentProfile } from '../agent/profile.ts';
+import { DomainError } from '../lib/errors.ts';
+import type { Logger } from '../logger.ts';
+import type { LanguageModel } from '../providers/llm/types.ts';
+import type { SpeechToText } from '../providers/stt/types.ts';
+import type { TextToSpeech } from '../providers/tts/types.ts';
+import type { VadFactory } from '../providers/vad/types.ts';
+import { ambientMixer } from './audio/ambient.ts';
+import { FRAME_MS, INTERNAL_SAMPLE_RATE, samplesPerFrame } from './audio/frames.ts';
+import { CallRecorder, type RecordingSink } from './audio/recorder.ts';
+import { systemVoiceClock, type VoiceClock } from './clock.ts';
+import type { CallHooks, EndReason } from './hooks.ts';
+import { Listener } from './pipeline.ts';
+import { CallSession, type SessionState } from './session.ts';
+import type { VoiceSettings } from './settings.ts';
+import { Speaker } from './speaker.ts';
+import { MediaStreamTransport, type StreamStart } from './transports/media-stream.ts';
+import { DEFAULT_LEAD_MS, OutputPacer } from './transports/pacer.ts';
+
+export interface VoiceProviders {
+  llm: LanguageModel;
+  stt: SpeechToText;
+  tts: TextToSpeech;
+  vad: VadFactory;
+}
+
+/** What one call needs, loaded by the caller once the stream has started (its custom parameters name the call). */
+export interface CallSetup {
+  profile: AgentProfile;
+  settings: VoiceSettings;
+  ports: AgentPorts;
+  /** The provider's model name to answer with. */
+  modelName: string;
+  variables: Record<string, unknown>;
+  /** The most the call may last: the assistant's max_call_duration or what the balance pays for. */
+  maxSeconds: number;
+  /** Where the recording goes when `settings.record` is on. */
+  recording?: RecordingSink;
+}
+
+/** Knobs for tests and benchmarks; production uses the defaults. */
+export interface EngineTuning {
+  /** How far ahead of real time audio is sent. */
+  leadMs?: number;
+  /** A tool running longer than this gets a spoken filler when fillers are on. */
+  fillerAfterMs?: number;
+}
+
+export interface RunCallOptions {
+  socket: WebSocket;
+  providers: VoiceProviders;
+  load: (start: StreamStart) => Promise<CallSetup>;
+  hooks?: CallHooks;
+  clock?: VoiceClock;
+  logger: Logger;
+  tuning?: EngineTuning;
+}
+
+export interface RunningCall {
+  /** Resolves with the reason once the call has ended. */
+  ended: Promise<EndReason>;
+  /**
+   * Ends the call from outside (a hang-up request, the balance ran out), saying `farewell` first when given;
+   * before the session runs, the socket is closed at once.
+   */
+  hangUp(reason: EndReason, farewell?: string): Promise<void>;
+  /** What the session is doing: listening, thinking, speaking; `starting` until it runs. */
+  state(): SessionState | 'starting';
+}
+
+const FILLER_AFTER_MS = 1000;
+
+/** Serves one call on `socket`; resolves at once with a handle on it. */
+export function runCallSession(options: RunCallOptions): RunningCall {
+  const clock = options.clock ?? systemVoiceClock;
+  const transport = new MediaStreamTransport(options.socket, options.logger);
+  let session: CallSession | undefined;
+  let pendingHangUp: EndReason | undefined;
+  let endedEarly: ((reason: EndReason) => void) | undefined;
+  const early = new Promise<EndReason>((resolve) => {
+    endedEarly = resolve;
+  });
+
+  // A hang-up asked for before the session ran closes the socket; the call ends for the reason asked.
+  const endBeforeSession = (reason: EndReason) => {
+    const final = pendingHangUp ?? reason;
+    options.hooks?.onEnded?.(final);
+    endedEarly?.(final);
+  };
+
+  void (async () => {
+    let start: StreamStart;
+    try {
+      start = await transport.started;
+    } catch (error) {
+      // The socket broke the protocol before `start` (the transport closed it with the error's code), or closed.
+      endBeforeSession(error instanceof DomainError ? 'error' : 'customer_hangup');
+      return;
+    }
+    const logger = options.logger.child({ callSid: start.callSid, streamSid: start.streamSid });
+    let setup: CallSetup;
+    try {
+      setup = await options.load(start);
+    } catch (error) {
+      transport.fail(error);
+      endBeforeSession('error');
+      return;
+    }
+    if (!transport.open) {
+      endBeforeSession('customer_hangup');
+      return;
+    }
+    const { session: built, recorder } = buildSession(options, transport, setup, clock, logger);
+    session = built;
+    transport.listen({
+      audio: (frame) => {
+        recorder?.inbound(frame);
+        built.hear(frame);
+      },
+      mark: (name) => built.markHeard(name),
+      dtmf: (digit) => logger.debug({ digit }, 'dtmf received'),
+      ended: (failed) => void built.endNow(failed ? 'error' : 'customer_hangup'),
+    });
+    built.start();
+    endedEarly?.(await built.ended);
+  })();
+
+  return {
+    ended: early,
+    state: () => session?.state ?? 'starting',
+    async hangUp(reason, farewell) {
+      if (session) return session.hangUp(reason, farewell);
+      pendingHangUp = reason;
+      transport.close();
+      return Promise.resolve();
+    },
+  };
+}
+
+function buildSession(
+  options: RunCallOptions, transport: MediaStreamTransport, setup: CallSetup, clock: VoiceClock, logger: Logger,
+): { session: CallSession; recorder: CallRecorder | undefined } {
+  const { settings } = setup;
+  const recorder = settings.record && setup.recording ? new CallRecorder(setup.recording, { clock }) : undefined;
+  const frameSamples = samplesPerFrame(INTERNAL_SAMPLE_RATE);
+  const leadMs = options.tuning?.leadMs ?? DEFAULT_LEAD_MS;
+  const pacer = new OutputPacer({
+    frame(samples, dueAt) {
+      transport.sendFrame(samples);
+      recorder?.outbound(samples, dueAt);
+    },
+    mark: (name) => transport.sendMark(name),
+    clear: () => transport.sendClear(),
+  }, {
+    clock,
+    leadMs,
+    frameSamples,
+    ...(settings.ambientSound !== 'off' && settings.ambientVolume > 0
+      ? { background: ambientMixer(settings.ambientSound, settings.ambientVolume, INTERNAL_SAMPLE_RATE) }
+      : {}),
+  });
+  const speaker = new Speaker({ tts: options.providers.tts, pacer, settings, clock, logger });
+  let fillers = 0;
+  const session = new CallSession({
+    settings,
+    reply: {
+      model: options.providers.llm,
+      modelName: setup.modelName,
+      profile: setup.profile,
+      ports: setup.ports,
+      variables: setup.variables,
+      speaker,
+      clock,
+      logger,
+      fillerAfterMs: settings.fillers && settings.fillerPhrases.length > 0 ? options.tuning?.fillerAfterMs ?? FILLER_AFTER_MS : undefined,
+      nextFiller: () => settings.fillerPhrases[fillers++ % settings.fillerPhrases.length] ?? '',
+    },
+    createListener: (handlers) => new Listener({ stt: options.providers.stt, vad: options.providers.vad, settings, clock, logger, handlers }),
+    clearOutput: () => pacer.clear(),
+    pendingOutputMs: () => pacer.pendingFrames * FRAME_MS + leadMs,
+    maxCallMs: setup.maxSeconds * 1000,
+    hooks: options.hooks ?? {},
+    clock,
+    logger,
+    async close() {
+      pacer.close();
+      try {
+        await recorder?.finish();
+      } finally {
+        transport.close();
+      }
+    },
+  });
+  return { session, recorder };
+}

@@ -1,0 +1,289 @@
+/**
+ * CallSession: one call, from the stream's start to its end. It owns the transport, the history, the state
+ * (listening, thinking, speaking) and the timers (silence, re-engagement, the call's time limit), and runs
+ * one utterance of the assistant at a time through a SpeechHandle. Barge-in is a method call:
+ * `interrupt()` stops the handle (model request, tools and synthesis through its one signal) and clears the
+ * audio queued here and at the far side.
+ */
+import type { HistoryEntry } from '../agent/turn-input.ts';
+import { openingLine } from '../agent/turn-input.ts';
+import type { Logger } from '../logger.ts';
+import type { VoiceClock } from './clock.ts';
+import type { CallHooks, CallTurn, EndReason } from './hooks.ts';
+import type { Listener, ListenerHandlers, SpeechProgress, UserTurn } from './pipeline.ts';
+import { speakReply, speakText, type ReplyContext, type ReplyOutcome } from './reply.ts';
+import type { VoiceSettings } from './settings.ts';
+import type { SpeechTimings } from './speaker.ts';
+import { SpeechHandle } from './speech.ts';
+import { shouldInterrupt } from './turns/barge-in.ts';
+import { nextSilenceAction } from './turns/silence.ts';
+
+/** The words the engine says on its own, when no model turn is involved. */
+export const GOODBYES = {
+  max_duration: 'We have reached the time limit for this call. Thank you for calling, goodbye!',
+  silence_timeout: 'I have not heard from you in a while, so I will end the call now. Goodbye!',
+  balance_exhausted: 'I am sorry, the account balance for this call has run out, so the call has to end now. Goodbye!',
+} as const;
+
+const REENGAGE_INSTRUCTION = '(The caller has said nothing for a while. Briefly and naturally check whether they are still there.)';
+/** How long past its expected end a sentence's mark may take before the engine stops waiting for it. */
+const MARK_GRACE_MS = 1500;
+
+export type SessionState = 'listening' | 'thinking' | 'speaking' | 'ended';
+
+/** What a session is made of; the entry point (run.ts) builds it. */
+export interface SessionParts {
+  settings: VoiceSettings;
+  reply: ReplyContext;
+  createListener: (handlers: ListenerHandlers) => Listener;
+  /** Clears the queued audio and tells the far side to drop its own. */
+  clearOutput: () => void;
+  pendingOutputMs: () => number;
+  maxCallMs: number;
+  hooks: CallHooks;
+  clock: VoiceClock;
+  logger: Logger;
+  /** Releases the transport, the pacer and the recorder once the session has ended. */
+  close: (reason: EndReason) => Promise<void>;
+}
+
+interface Utterance {
+  handle: SpeechHandle;
+  interruptible: boolean;
+  /** Settles once the utterance is committed to the history. */
+  committed: Promise<void>;
+}
+
+export class CallSession {
+  readonly history: HistoryEntry[] = [];
+  private readonly parts: SessionParts;
+  private readonly answeredAt: number;
+  private listener: Listener | undefined;
+  private current: Utterance | undefined;
+  /** The caller's speech while the assistant had the floor, and whether it interrupted. */
+  private overlap: { interrupted: boolean } | undefined;
+  private callerSpokeAt: number;
+  private anyoneSpokeAt: number;
+  private silenceTimer: { cancel(): void } | undefined;
+  private limitTimer: { cancel(): void } | undefined;
+  private ending = false;
+  private finished = false;
+  private utterances = 0;
+  private resolveEnded: ((reason: EndReason) => void) | undefined;
+  readonly ended: Promise<EndReason>;
+
+  constructor(parts: SessionParts) {
+    this.parts = parts;
+    this.answeredAt = parts.clock.now();
+    this.callerSpokeAt = this.answeredAt;
+    this.anyoneSpokeAt = this.answeredAt;
+    this.ended = new Promise((resolve) => {
+      this.resolveEnded = resolve;
+    });
+  }
+
+  /** Thinking until the current utterance's first audio goes out, speaking from then on. */
+  get state(): SessionState {
+    if (this.finished) return 'ended';
+    if (!this.current) return 'listening';
+    return this.current.handle.sentences.some((sentence) => sentence.sentMs > 0) ? 'speaking' : 'thinking';
+  }
+
+  /** Starts listening and the timers; the assistant opens unless it waits for the customer. */
+  start(): void {
+    const { parts } = this;
+    this.listener = parts.createListener({
+      speechStarted: (at) => this.speechStarted(at),
+      progress: (speech) => this.progress(speech),
+      turn: (turn) => this.userTurn(turn),
+    });
+    this.limitTimer = parts.clock.setTimeout(() => this.guard(this.hangUp('max_duration', GOODBYES.max_duration)), parts.maxCallMs);
+    parts.hooks.onAnswered?.();
+    const opening = openingLine(parts.reply.profile, parts.reply.variables);
+    if (!parts.settings.waitForCustomer && opening) this.guard(this.say(opening, { interruptible: parts.settings.allowInterruptions }));
+    else this.armSilence();
+  }
+
+  /** One frame of caller audio. */
+  hear(frame: Int16Array): void {
+    this.listener?.push(frame);
+  }
+
+  /** A mark came back from the far side. */
+  markHeard(name: string): void {
+    this.current?.handle.markHeard(name);
+  }
+
+  /** Stops the assistant's current utterance at once. */
+  interrupt(): void {
+    const utterance = this.current;
+    if (!utterance || utterance.handle.interrupted) return;
+    utterance.handle.interrupt(this.parts.clock.now());
+    this.parts.clearOutput();
+  }
+
+  /**
+   * Ends the call: the current utterance stops (an end-call reply has already finished its closing words),
+   * `farewell` is said when given, then the session closes with `reason`.
+   */
+  async hangUp(reason: EndReason, farewell?: string): Promise<void> {
+    if (this.ending) return;
+    this.ending = true;
+    this.cancelTimers();
+    const current = this.current;
+    if (current) {
+      this.interrupt();
+      await current.committed;
+    }
+    // The stream may have ended meanwhile (the caller hung up first): then there is no one to say it to.
+    if (farewell && !this.finished) await this.say(farewell, { interruptible: false });
+    await this.finish(reason);
+  }
+
+  /** The stream ended (the caller hung up, or it broke the protocol) or the engine failed: no more words, it closes now. */
+  async endNow(reason: EndReason): Promise<void> {
+    if (this.finished) return;
+    this.ending = true;
+    this.cancelTimers();
+    this.current?.handle.abandon(new Error('The media stream ended.'));
+    await this.finish(reason);
+  }
+
+  private async finish(reason: EndReason): Promise<void> {
+    if (this.finished) return;
+    this.finished = true;
+    this.listener?.close();
+    try {
+      await this.parts.close(reason);
+    } catch (error) {
+      this.parts.logger.warn({ err: error }, 'closing the call session failed');
+    }
+    this.parts.hooks.onEnded?.(reason);
+    this.resolveEnded?.(reason);
+  }
+
+  private speechStarted(at: number): void {
+    this.callerSpokeAt = at;
+    this.anyoneSpokeAt = at;
+    this.silenceTimer?.cancel();
+    if (this.current && !this.current.handle.interrupted) this.overlap = { interrupted: false };
+  }
+
+  private progress(speech: SpeechProgress): void {
+    const { overlap, current } = this;
+    if (!overlap || overlap.interrupted || !current?.interruptible || current.handle.interrupted) return;
+    if (shouldInterrupt(this.parts.settings, speech)) {
+      overlap.interrupted = true;
+      this.interrupt();
+    }
+  }
+
+  private userTurn(turn: UserTurn): void {
+    const now = this.parts.clock.now();
+    this.callerSpokeAt = now;
+    this.anyoneSpokeAt = now;
+    const overlap = this.overlap;
+    this.overlap = undefined;
+    // Words that began over the assistant and did not interrupt it: a backchannel, or interruptions are off.
+    if (this.ending || (overlap && !overlap.interrupted)) return;
+    this.report({ role: 'user', text: turn.text, startedAt: turn.startedAt, endedAt: turn.speechEndedAt, interrupted: false, metrics: { interrupted: false } });
+    const history = this.history.slice();
+    this.history.push({ role: 'user', content: turn.text });
+    this.guard(this.reply({ history, message: turn.text }, turn));
+  }
+
+  private async reply(input: { history: HistoryEntry[]; message: string }, turn?: UserTurn): Promise<void> {
+    const previous = this.current;
+    if (previous) {
+      this.interrupt();
+      await previous.committed;
+    }
+    if (this.ending) return;
+    let outcome: ReplyOutcome | undefined;
+    await this.utter(this.parts.settings.allowInterruptions, async (handle) => {
+      outcome = await speakReply(this.parts.reply, handle, input);
+      return outcome.timings;
+    }, (timings, handle) => ({
+      interrupted: handle.interrupted,
+      ...(turn && timings.firstFrameSentAt !== undefined ? { latencyMs: timings.firstFrameSentAt - turn.speechEndedAt } : {}),
+      ...(turn ? { sttDelayMs: turn.transcribedAt - turn.speechEndedAt } : {}),
+      ...(outcome?.firstTokenAt !== undefined && outcome.llmRequestedAt !== undefined ? { llmFirstTokenMs: outcome.firstTokenAt - outcome.llmRequestedAt } : {}),
+    }));
+    if (outcome?.endCall) await this.hangUp('assistant_end_call');
+  }
+
+  private say(text: string, options: { interruptible: boolean }): Promise<void> {
+    return this.utter(options.interruptible, (handle) => speakText(this.parts.reply.speaker, handle, text), (_, handle) => ({ interrupted: handle.interrupted }));
+  }
+
+  /** Runs one utterance to its end (heard or interrupted) and commits what the caller heard. */
+  private async utter(
+    interruptible: boolean,
+    run: (handle: SpeechHandle) => Promise<SpeechTimings>,
+    metricsOf: (timings: SpeechTimings, handle: SpeechHandle) => CallTurn['metrics'],
+  ): Promise<void> {
+    const { clock } = this.parts;
+    const handle = new SpeechHandle(`u${++this.utterances}`);
+    let commit: () => void = () => undefined;
+    const utterance: Utterance = { handle, interruptible, committed: new Promise((resolve) => { commit = resolve; }) };
+    this.current = utterance;
+    this.silenceTimer?.cancel();
+    const startedAt = clock.now();
+    try {
+      const timings = await run(handle);
+      await this.untilHeard(handle);
+      const text = handle.heardText(clock.now());
+      if (text) {
+        this.history.push({ role: 'assistant', content: text });
+        const metrics = metricsOf(timings, handle);
+        if (timings.ttsFirstChunkAt !== undefined && timings.ttsRequestedAt !== undefined) metrics.ttsFirstByteMs = timings.ttsFirstChunkAt - timings.ttsRequestedAt;
+        this.report({ role: 'assistant', text, startedAt, endedAt: clock.now(), interrupted: handle.interrupted, metrics });
+      }
+    } finally {
+      if (this.current === utterance) this.current = undefined;
+      this.anyoneSpokeAt = clock.now();
+      commit();
+      this.armSilence();
+    }
+  }
+
+  /** Waits for the marks of everything sent, or for the time it should take plus a grace when marks are lost. */
+  private async untilHeard(handle: SpeechHandle): Promise<void> {
+    const { clock } = this.parts;
+    const timer = clock.setTimeout(() => handle.abandon(new Error('Marks did not come back.')), this.parts.pendingOutputMs() + MARK_GRACE_MS);
+    try {
+      await handle.finished();
+    } finally {
+      timer.cancel();
+    }
+  }
+
+  private armSilence(): void {
+    this.silenceTimer?.cancel();
+    if (this.ending || this.current) return;
+    const { clock, settings } = this.parts;
+    const next = nextSilenceAction(settings, { callerSpokeAt: this.callerSpokeAt, anyoneSpokeAt: this.anyoneSpokeAt });
+    this.silenceTimer = clock.setTimeout(() => {
+      if (this.current || this.ending) return;
+      if (next.action === 'end') this.guard(this.hangUp('silence_timeout', GOODBYES.silence_timeout));
+      else this.guard(this.reply({ history: this.history.slice(), message: settings.reengagementPrompt ?? REENGAGE_INSTRUCTION }));
+    }, next.at - clock.now());
+  }
+
+  /** Work started from an event or a timer: an unexpected failure ends the call as an error instead of going unheard. */
+  private guard(work: Promise<void>): void {
+    work.catch((error: unknown) => {
+      this.parts.logger.error({ err: error }, 'the call session failed');
+      void this.endNow('error');
+    });
+  }
+
+  private cancelTimers(): void {
+    this.silenceTimer?.cancel();
+    this.limitTimer?.cancel();
+  }
+
+  private report(turn: CallTurn): void {
+    this.parts.hooks.onTurn?.({ ...turn, startedAt: turn.startedAt - this.answeredAt, endedAt: turn.endedAt - this.answeredAt });
+  }
+}

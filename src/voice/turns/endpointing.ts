@@ -1,0 +1,57 @@
+/**
+ * When the caller's turn is over. Two policies, chosen by `endpoint_type`:
+ *
+ * - `vad`: the turn ends after a stretch of silence following speech. `endpoint_sensitivity` (0..5, default
+ *   0.5) sets that stretch: silenceMs = 200 + 1000 / (1 + 1.5·s), so 0 waits 1200 ms, the default 771 ms,
+ *   1 waits 600 ms, 2 waits 450 ms and 5 waits 318 ms. Higher sensitivity answers sooner and risks cutting
+ *   in on a pause.
+ * - `ai`: the same silence, scaled by what the words say. A cheap text check (no model call, so no network
+ *   delay in the one place a caller feels it most) reads the transcript: a turn that ends like a finished
+ *   sentence or question is answered after half the silence (never under 250 ms); one that trails off on a
+ *   conjunction, a preposition, an article or a hesitation ("and", "to", "the", "um") waits twice the
+ *   silence (at most 2500 ms); anything else waits the plain silence. Without words (the transcript is not
+ *   in yet) it falls back to the plain silence.
+ */
+
+const MIN_AI_SILENCE_MS = 250;
+const MAX_AI_SILENCE_MS = 2500;
+
+/** Words after which a speaker has not finished: conjunctions, prepositions, articles, hesitations. */
+const TRAILING_WORDS = new Set([
+  'and', 'but', 'or', 'so', 'because', 'if', 'then', 'that', 'which', 'who', 'when', 'while', 'although',
+  'to', 'of', 'for', 'with', 'in', 'on', 'at', 'from', 'about', 'by', 'into',
+  'the', 'a', 'an', 'my', 'your', 'our', 'their', 'this', 'these', 'those',
+  'um', 'uh', 'er', 'erm', 'hmm', 'like', 'i', "i'm", 'is', 'are', 'was', 'were', 'be', 'have', 'has',
+]);
+
+/** The silence after speech that ends a turn under the `vad` policy. */
+export function vadSilenceMs(sensitivity: number): number {
+  const s = Math.min(Math.max(sensitivity, 0), 5);
+  return Math.round(200 + 1000 / (1 + 1.5 * s));
+}
+
+export type Completeness = 'complete' | 'incomplete' | 'unknown';
+
+/** How finished the words of a turn sound, by their last word and punctuation. */
+export function completeness(transcript: string): Completeness {
+  const text = transcript.trim();
+  if (!text) return 'unknown';
+  const lastWord = /([\p{L}']+)[^\p{L}']*$/u.exec(text)?.[1]?.toLowerCase();
+  if (/(?:,|-|—|\.\.\.|…)$/.test(text) || (lastWord !== undefined && TRAILING_WORDS.has(lastWord))) return 'incomplete';
+  if (/[.!?]["')\]]*$/.test(text)) return 'complete';
+  return 'unknown';
+}
+
+/** The silence after speech that ends a turn, given the policy and the words heard so far. */
+export function endOfTurnSilenceMs(policy: { endpointType: 'vad' | 'ai'; endpointSensitivity: number }, transcript: string): number {
+  const silence = vadSilenceMs(policy.endpointSensitivity);
+  if (policy.endpointType === 'vad') return silence;
+  switch (completeness(transcript)) {
+    case 'complete':
+      return Math.max(Math.round(silence / 2), MIN_AI_SILENCE_MS);
+    case 'incomplete':
+      return Math.min(silence * 2, MAX_AI_SILENCE_MS);
+    case 'unknown':
+      return silence;
+  }
+}

@@ -1,0 +1,151 @@
+/**
+ * The voice engine served on a real WebSocket for tests: a loopback HTTP server whose upgrades run
+ * runCallSession with in-memory speech doubles and a scripted language model, and a scripted Media Streams
+ * caller connected to it. Each call records its turns, end reason and (when recording) its WAV.
+ */
+import http from 'node:http';
+import { WebSocketServer } from 'ws';
+import type { AgentPorts } from '../../src/agent/ports.ts';
+import type { AgentProfile } from '../../src/agent/profile.ts';
+import { createLogger } from '../../src/logger.ts';
+import type { CallTurn, EndReason } from '../../src/voice/hooks.ts';
+import { runCallSession, type CallSetup, type RunningCall } from '../../src/voice/run.ts';
+import { DEFAULT_VOICE_SETTINGS, type VoiceSettings } from '../../src/voice/settings.ts';
+import type { StreamStart } from '../../src/voice/transports/media-stream.ts';
+import { connectMediaStream, type MediaStreamClient } from './media-stream-client.ts';
+import type { MediaFormat } from '../../src/voice/serializers/twilio.ts';
+import { listenOnLoopback } from './ports.ts';
+import { energyVad, scriptedLanguageModel, streamingToneStt, tone, toneStt, toneTts } from './speech-doubles.ts';
+
+/** The caller's utterances the recognizer double knows, by pitch. */
+export const UTTERANCES = {
+  hours: { pitch: 300, text: 'What are your opening hours?' },
+  book: { pitch: 420, text: 'Please book a table for two tonight.' },
+  uhHuh: { pitch: 520, text: 'uh-huh' },
+  stop: { pitch: 640, text: 'Wait, stop, I have a question.' },
+  bye: { pitch: 760, text: 'That is all, goodbye.' },
+} as const;
+
+export function testProfile(overrides: Partial<AgentProfile> = {}): AgentProfile {
+  return {
+    assistantId: 1, assistantUuid: '00000000-0000-4000-8000-000000000001', userId: 1, name: 'Receptionist',
+    systemPrompt: 'You are the receptionist of {{business}}.', initialMessage: 'Hello {{name}}, how can I help?',
+    variables: { business: 'Trattoria Roma' }, modelName: 'test-model', temperature: 0.2, timezone: 'UTC',
+    knowledgebaseId: null, knowledgebaseMode: 'function_call', endCallDescription: undefined, httpTools: [],
+    ...overrides,
+  };
+}
+
+export interface HarnessOptions {
+  settings?: Partial<VoiceSettings>;
+  profile?: Partial<AgentProfile>;
+  maxSeconds?: number;
+  variables?: Record<string, unknown>;
+  searchKnowledge?: AgentPorts['searchKnowledge'];
+  fillerAfterMs?: number;
+  ttsMsPerChar?: number;
+  /** A streaming recognizer instead of the segment one. */
+  streamingStt?: boolean;
+  /** `load` fails with this instead of setting the call up. */
+  loadError?: Error;
+}
+
+export interface HarnessCall {
+  client: MediaStreamClient;
+  start: Promise<StreamStart>;
+  turns: CallTurn[];
+  answered: boolean;
+  ended: Promise<EndReason>;
+  running: Promise<RunningCall>;
+  recording: { chunks: Buffer[]; header: Buffer | undefined };
+}
+
+export async function startVoiceHarness(options: HarnessOptions = {}) {
+  const logger = createLogger({ log: { level: 'silent', pretty: false } });
+  const llm = scriptedLanguageModel();
+  const tts = toneTts({ msPerChar: options.ttsMsPerChar ?? 12 });
+  const words = Object.fromEntries(Object.values(UTTERANCES).map((utterance) => [utterance.pitch, utterance.text]));
+  const stt = toneStt(words);
+  const streaming = streamingToneStt(words);
+  const vad = energyVad();
+  const settings: VoiceSettings = {
+    ...DEFAULT_VOICE_SETTINGS, endpointSensitivity: 5, reengagementMs: 60_000, maxSilenceMs: 120_000, voiceId: 'tone-voice', ...options.settings,
+  };
+  const server = http.createServer();
+  const upgrades = new WebSocketServer({ server });
+  const pending: ((call: Omit<HarnessCall, 'client'>) => void)[] = [];
+  upgrades.on('connection', (socket) => {
+    let resolveStart: (start: StreamStart) => void = () => undefined;
+    let resolveEnded: (reason: EndReason) => void = () => undefined;
+    const call: Omit<HarnessCall, 'client' | 'running'> = {
+      start: new Promise((resolve) => { resolveStart = resolve; }),
+      turns: [],
+      answered: false,
+      ended: new Promise((resolve) => { resolveEnded = resolve; }),
+      recording: { chunks: [], header: undefined },
+    };
+    const running = runCallSession({
+      socket,
+      providers: { llm: llm.model, stt: options.streamingStt ? streaming : stt, tts, vad },
+      logger,
+      tuning: { fillerAfterMs: options.fillerAfterMs ?? 300 },
+      hooks: {
+        onAnswered: () => { call.answered = true; },
+        onTurn: (turn) => call.turns.push(turn),
+        onEnded: (reason) => resolveEnded(reason),
+      },
+      load: (start): Promise<CallSetup> => {
+        resolveStart(start);
+        if (options.loadError) return Promise.reject(options.loadError);
+        return Promise.resolve({
+          profile: testProfile(options.profile),
+          settings,
+          ports: { searchKnowledge: options.searchKnowledge ?? (() => Promise.resolve([])), fetch: () => Promise.reject(new Error('no fetch in tests')), now: () => performance.now() },
+          modelName: 'test-model',
+          variables: options.variables ?? { name: 'Anna' },
+          maxSeconds: options.maxSeconds ?? 60,
+          recording: {
+            write: (chunk) => { call.recording.chunks.push(chunk); return Promise.resolve(); },
+            finish: (header) => { call.recording.header = header; return Promise.resolve(); },
+          },
+        });
+      },
+    });
+    pending.shift()?.(Object.assign(call, { running: Promise.resolve(running) }));
+  });
+  const { url, close } = await listenOnLoopback(server);
+  const wsUrl = url.replace('http', 'ws');
+
+  return {
+    llm, tts, stt, streaming, vad, settings, wsUrl,
+    /** Connects a caller and starts its stream. */
+    async call(format: MediaFormat, customParameters: Record<string, string> = {}): Promise<HarnessCall> {
+      const accepted = new Promise<Omit<HarnessCall, 'client'>>((resolve) => pending.push(resolve));
+      const client = await connectMediaStream(wsUrl, format);
+      client.start(customParameters);
+      return Object.assign(await accepted, { client });
+    },
+    async close() {
+      for (const socket of upgrades.clients) socket.terminate();
+      upgrades.close();
+      await close();
+    },
+  };
+}
+
+/** The recording as one WAV file: the final header over the provisional one. */
+export function recordedWav(call: HarnessCall): Buffer {
+  const file = Buffer.concat(call.recording.chunks);
+  call.recording.header?.copy(file, 0);
+  return file;
+}
+
+/** The caller says one of the known utterances (a tone of its pitch); resolves with its first frame's time. */
+export function say(call: HarnessCall, utterance: keyof typeof UTTERANCES, ms = 600): Promise<number> {
+  return call.client.say(tone(UTTERANCES[utterance].pitch, ms));
+}
+
+/** The call's turns as `role: text` lines. */
+export function roles(call: HarnessCall): string[] {
+  return call.turns.map((turn) => `${turn.role}: ${turn.text}`);
+}
