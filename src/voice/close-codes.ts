@@ -18,6 +18,7 @@ const closeCodes: Record<ErrorCode, number> = {
   validation: 4422,
   plan_limit: 4402,
   insufficient_balance: 4402,
+  call_unaffordable: 4402,
   rate_limited: 4429,
   usage_limited: 4429,
   provider_failed: 1011,
