@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ConfigError } from './config/error.ts';
 import { Reader, type Env } from './config/reader.ts';
-import { readRealtime, readSpeechToText, readTextToSpeech } from './config/speech.ts';
+import { defaultMaxCalls, readRealtime, readSpeechToText, readTextToSpeech } from './config/speech.ts';
 import type { RealtimeConfig, SpeechConfig, SpeechToTextConfig, TextToSpeechConfig } from './config/types.ts';
 import { decodeAppKey } from './lib/secrets.ts';
 
@@ -29,6 +29,17 @@ export interface Config {
     port: number;
     /** Base URL (`ws:` or `wss:`) that carriers and browsers use to reach the media gateway. */
     publicUrl: string;
+    /**
+     * Base URL (`http:`) at which the platform's own processes reach this replica's control routes (a call's
+     * hang-up); undefined: the address it listens on.
+     */
+    internalUrl: string | undefined;
+    /**
+     * Calls this replica holds at once; a further call is refused with 1013 (try again later). The default
+     * is what this machine's speech stack holds (docs/decisions.md): 6 with Piper, 16 with espeak-ng and
+     * local Whisper, 200 with hosted speech.
+     */
+    maxCalls: number;
   };
   database: {
     /** A PostgreSQL server; `undefined` means the embedded PGlite under `dataDir`. */
@@ -134,6 +145,8 @@ export function loadConfig(env: Env = process.env): Config {
   const host = read.string('HOST') ?? '127.0.0.1';
   const publicUrl = (read.url('PUBLIC_URL', ['http:', 'https:']) ?? `http://localhost:${port}`).replace(/\/+$/, '');
   const mediaPort = read.port('MEDIA_PORT', 8081);
+  const stt = readSpeechToText(read);
+  const tts = readTextToSpeech(read);
   if (mediaPort === port) throw new ConfigError('MEDIA_PORT', 'must differ from PORT.');
   const temporalPort = read.port('TEMPORAL_PORT', 7233);
   const temporalUiPort = read.port('TEMPORAL_UI_PORT', 8233);
@@ -161,6 +174,8 @@ export function loadConfig(env: Env = process.env): Config {
     media: {
       port: mediaPort,
       publicUrl: (read.url('MEDIA_PUBLIC_URL', ['ws:', 'wss:']) ?? mediaUrlBeside(publicUrl, mediaPort)).replace(/\/+$/, ''),
+      internalUrl: read.url('MEDIA_INTERNAL_URL', ['http:', 'https:'])?.replace(/\/+$/, ''),
+      maxCalls: read.integer('MEDIA_MAX_CALLS', defaultMaxCalls(stt, tts), 1, 100_000),
     },
     database: {
       url: read.url('DATABASE_URL', ['postgres:', 'postgresql:']),
@@ -212,8 +227,8 @@ export function loadConfig(env: Env = process.env): Config {
       userAgent: read.string('FETCH_USER_AGENT') ?? 'ParleyBot/0.1',
     },
     embeddings: readEmbeddings(read),
-    stt: readSpeechToText(read),
-    tts: readTextToSpeech(read),
+    stt,
+    tts,
     storage: {
       dir: path.resolve(read.string('STORAGE_DIR') ?? path.join(read.string('DATA_DIR') ?? '.data', 'uploads')),
     },

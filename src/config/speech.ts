@@ -62,3 +62,10 @@ export function readTextToSpeech(read: Reader): TextToSpeechConfig {
     model: read.string('ELEVENLABS_MODEL') ?? 'eleven_flash_v2_5',
   };
 }
+
+/** Concurrent calls a replica holds by default: what its speech stack sustains on two cores (docs/decisions.md). */
+export function defaultMaxCalls(stt: SpeechToTextConfig, tts: TextToSpeechConfig): number {
+  if (tts.provider === 'local') return 6;
+  if (stt.provider === 'local' || tts.provider === 'espeak') return 16;
+  return 200;
+}

@@ -25,3 +25,8 @@ export async function closeServer(server: http.Server, deadline: number): Promis
     clearTimeout(cut);
   }
 }
+
+/** A JSON answer from a plain node:http handler (the media gateway's small HTTP side). */
+export function sendJson(response: http.ServerResponse, status: number, body: unknown): void {
+  response.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8' }).end(JSON.stringify(body));
+}

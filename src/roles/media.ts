@@ -2,7 +2,8 @@ import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Logger } from '../logger.ts';
-import { closeServer, listen } from './http-server.ts';
+import { closeServer, listen, sendJson } from './http-server.ts';
+import { createCallGateway } from './media-calls.ts';
 import type { RoleContext, RunningRole } from './role.ts';
 
 /** The largest message a stream accepts; a larger one closes its socket with 1009 (message too big). */
@@ -35,10 +36,6 @@ export interface MediaServer extends RunningRole {
 
 function pathOf(request: http.IncomingMessage): string {
   return new URL(request.url ?? '/', 'http://media').pathname;
-}
-
-export function sendJson(response: http.ServerResponse, status: number, body: unknown): void {
-  response.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8' }).end(JSON.stringify(body));
 }
 
 /** Answers an upgrade that will not be served with a plain HTTP status, then closes the socket. */
@@ -134,7 +131,14 @@ export async function startMediaServer(options: {
   };
 }
 
-/** The media role: the media gateway on MEDIA_PORT. */
-export async function start(ctx: RoleContext): Promise<RunningRole> {
-  return startMediaServer({ host: ctx.config.host, port: ctx.config.media.port, logger: ctx.logger });
+/** The media role: the media gateway on MEDIA_PORT, serving calls. */
+export async function start(ctx: RoleContext): Promise<MediaServer> {
+  // The replica's own address is known once it listens; the gateway asks for it when a call starts.
+  let ownUrl = '';
+  const calls = createCallGateway(ctx, () => ctx.config.media.internalUrl ?? ownUrl);
+  const server = await startMediaServer({
+    host: ctx.config.host, port: ctx.config.media.port, logger: ctx.logger, streams: calls.streams, routes: calls.routes,
+  });
+  ownUrl = server.url;
+  return server;
 }

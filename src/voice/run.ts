@@ -44,6 +44,8 @@ export interface CallSetup {
   maxSeconds: number;
   /** Where the recording goes when `settings.record` is on. */
   recording?: RecordingSink;
+  /** The synthesizer of the assistant's voice, when it is not `providers.tts`. */
+  tts?: TextToSpeech;
 }
 
 /** Knobs for tests and benchmarks; production uses the defaults. */
@@ -62,6 +64,8 @@ export interface RunCallOptions {
   clock?: VoiceClock;
   logger: Logger;
   tuning?: EngineTuning;
+  /** Send each committed turn to the far side as a `transcript` event (browser web calls; never to a carrier). */
+  liveTranscript?: boolean;
 }
 
 export interface RunningCall {
@@ -167,7 +171,7 @@ function buildSession(
       ? { background: ambientMixer(settings.ambientSound, settings.ambientVolume, INTERNAL_SAMPLE_RATE) }
       : {}),
   });
-  const speaker = new Speaker({ tts: options.providers.tts, pacer, settings, clock, logger });
+  const speaker = new Speaker({ tts: setup.tts ?? options.providers.tts, pacer, settings, clock, logger });
   let fillers = 0;
   const session = new CallSession({
     settings,
@@ -187,7 +191,15 @@ function buildSession(
     clearOutput: () => pacer.clear(),
     pendingOutputMs: () => pacer.pendingFrames * FRAME_MS + leadMs,
     maxCallMs: setup.maxSeconds * 1000,
-    hooks: options.hooks ?? {},
+    hooks: options.liveTranscript
+      ? {
+        ...options.hooks,
+        onTurn(turn) {
+          transport.sendTranscript(turn.role, turn.text);
+          options.hooks?.onTurn?.(turn);
+        },
+      }
+      : options.hooks ?? {},
     clock,
     logger,
     async close() {

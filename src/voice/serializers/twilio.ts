@@ -196,3 +196,11 @@ export function markMessage(streamSid: string, name: string): string {
 export function clearMessage(streamSid: string): string {
   return JSON.stringify({ event: 'clear', streamSid });
 }
+
+/**
+ * Parley's one extension of the protocol, sent to browser web calls only (a carrier never sees it): a line of
+ * the live transcript. Clients that do not know it ignore it, as they ignore any unknown event.
+ */
+export function transcriptMessage(streamSid: string, transcript: { role: 'assistant' | 'user'; text: string; final: boolean }): string {
+  return JSON.stringify({ event: 'transcript', streamSid, transcript });
+}

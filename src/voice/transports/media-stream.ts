@@ -11,7 +11,7 @@ import type { Logger } from '../../logger.ts';
 import { closeFrameFor } from '../close-codes.ts';
 import { MediaStreamAudio } from '../serializers/media-audio.ts';
 import {
-  clearMessage, markMessage, MediaStreamMessageError, mediaMessage, parseInboundMessage, type InboundMessage, type StartMessage,
+  clearMessage, markMessage, MediaStreamMessageError, mediaMessage, parseInboundMessage, type InboundMessage, type StartMessage, transcriptMessage,
 } from '../serializers/twilio.ts';
 
 export type StreamStart = StartMessage['start'];
@@ -79,6 +79,11 @@ export class MediaStreamTransport {
 
   sendMark(name: string): void {
     if (this.streamSid && this.open) this.socket.send(markMessage(this.streamSid, name));
+  }
+
+  /** A line of the live transcript, for a browser web call (serializers/twilio.ts `transcriptMessage`). */
+  sendTranscript(role: 'assistant' | 'user', text: string): void {
+    if (this.streamSid && this.open) this.socket.send(transcriptMessage(this.streamSid, { role, text, final: true }));
   }
 
   /** Tells the far side to drop the audio it holds (barge-in). */

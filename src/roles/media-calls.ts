@@ -1,0 +1,186 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type http from 'node:http';
+import type { WebSocket } from 'ws';
+import type { Knex } from 'knex';
+import { NotFoundError, RejectedError, ServiceUnavailableError, UnauthenticatedError } from '../lib/errors.ts';
+import { mediaControlToken } from '../lib/media-control.ts';
+import { resolveAppKey } from '../lib/app-key.ts';
+import { assistantPorts } from '../resources/assistants/ports.ts';
+import { loadAgentProfile } from '../resources/assistants/profile.ts';
+import { loadVoiceSettings } from '../resources/assistants/voice-profile.ts';
+import { NO_MODEL_MESSAGE } from '../resources/conversations/service.ts';
+import { redeemWebCallToken } from '../resources/web-calls/service.ts';
+import { signalCallAnswered, signalCallEnded } from '../temporal/call-signals.ts';
+import { closeFrameFor } from '../voice/close-codes.ts';
+import { END_REASONS, type EndReason } from '../voice/hooks.ts';
+import { GOODBYES } from '../voice/session.ts';
+import { runCallSession, type CallSetup, type RunningCall } from '../voice/run.ts';
+import { openRecordingSink } from './call-recording.ts';
+import { sendJson } from './http-server.ts';
+import type { MediaRoute, StreamHandler } from './media.ts';
+import type { RoleContext } from './role.ts';
+
+/** The live calls of this replica and the routes that serve them. */
+export interface CallGateway {
+  streams: Record<string, StreamHandler>;
+  routes: Record<string, MediaRoute>;
+  liveCalls(): number;
+}
+
+/** How long a call waits for its workflow to set the call's time limit before it starts without it. */
+const limitWaitMs = 3000;
+
+interface CallRow {
+  id: number;
+  assistantId: number | null;
+  variables: Record<string, unknown>;
+  maxSeconds: number | null;
+  /** The assistant's `max_call_duration`, for a call whose workflow has not set its limit. */
+  maxDuration: number | null;
+  endedAt: Date | null;
+}
+
+async function callWithLimit(knex: Knex, callId: number): Promise<CallRow | undefined> {
+  const read = () => knex('calls as c').leftJoin('assistants as a', 'a.id', 'c.assistant_id').where('c.id', callId)
+    .first<CallRow | undefined>('c.id', 'c.assistant_id', 'c.variables', 'c.max_seconds', 'a.max_duration', 'c.ended_at');
+  const until = Date.now() + limitWaitMs;
+  let row = await read();
+  // The workflow's first step writes the limit, usually long before a browser has connected.
+  while (row && row.maxSeconds === null && row.endedAt === null && Date.now() < until) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    row = await read();
+  }
+  return row;
+}
+
+/**
+ * The media role's calls: a browser web call on `/media/web-call?token=…` runs the voice engine with the
+ * call's assistant, writes each turn to the call's row as it commits, and tells the call's workflow when the
+ * call is answered and when it ends; `POST /media/calls/<id>/hangup` ends a live call when its workflow asks.
+ * Past `MEDIA_MAX_CALLS` a new call is refused with 1013, so it can be placed again on another replica.
+ */
+export function createCallGateway(ctx: RoleContext, sessionUrl: () => string): CallGateway {
+  const { config, providers, logger } = ctx;
+  const knex = ctx.database.knex;
+  const live = new Map<number, RunningCall>();
+  let admitted = 0;
+  let controlToken: string | undefined;
+  const token = () => (controlToken ??= mediaControlToken(resolveAppKey(config, logger)));
+
+  async function load(callId: number): Promise<CallSetup> {
+    const call = await callWithLimit(knex, callId);
+    if (!call || call.assistantId === null) throw new NotFoundError('Call not found');
+    if (call.endedAt) throw new RejectedError('This call has already ended.');
+    const [profile, settings] = await Promise.all([
+      loadAgentProfile({ knex, secrets: providers.secrets }, { id: call.assistantId }),
+      loadVoiceSettings(knex, { id: call.assistantId }),
+    ]);
+    if (!profile || !settings) throw new NotFoundError('Assistant not found');
+    await knex('calls').where({ id: callId }).update({ mediaSessionUrl: sessionUrl(), updatedAt: knex.fn.now() });
+    const recording = settings.record
+      ? await openRecordingSink(providers.storage, callId, async (key) => {
+        await knex('calls').where({ id: callId }).update({ recordingKey: key, updatedAt: knex.fn.now() });
+      })
+      : undefined;
+    return {
+      profile,
+      settings,
+      ports: assistantPorts({ knex, embeddings: providers.embeddings, safeFetch: providers.fetch }, profile),
+      modelName: profile.modelName ?? config.llm.defaultModel,
+      variables: call.variables,
+      maxSeconds: call.maxSeconds ?? call.maxDuration ?? 600,
+      ...(recording ? { recording } : {}),
+    };
+  }
+
+  function webCall(socket: WebSocket, request: http.IncomingMessage): void {
+    const llm = providers.llm;
+    if (!llm) {
+      const frame = closeFrameFor(new ServiceUnavailableError(NO_MODEL_MESSAGE));
+      socket.close(frame.code, frame.reason);
+      return;
+    }
+    if (admitted >= config.media.maxCalls) {
+      socket.close(1013, 'All lines are busy. Please try again in a minute.');
+      return;
+    }
+    admitted++;
+    const credential = new URL(request.url ?? '/', 'http://media').searchParams.get('token') ?? '';
+    let callId: number | undefined;
+    const call = runCallSession({
+      socket,
+      providers: { llm, stt: providers.stt, tts: providers.tts.default, vad: providers.vad },
+      liveTranscript: true,
+      logger,
+      async load() {
+        const redeemed = await redeemWebCallToken(knex, credential, new Date());
+        if (!redeemed) throw new UnauthenticatedError('This call link has expired or was already used.');
+        callId = redeemed.callId;
+        live.set(callId, call);
+        const setup = await load(callId);
+        const tts = setup.settings.synthesizer ? providers.tts.forCode(setup.settings.synthesizer) : undefined;
+        return tts ? { ...setup, tts } : setup;
+      },
+      hooks: {
+        onAnswered() {
+          if (callId !== undefined) void signalCallAnswered(ctx.temporal, callId, new Date(), logger);
+        },
+        onTurn(turn) {
+          if (callId === undefined) return;
+          void knex('calls').where({ id: callId })
+            .update({ turns: knex.raw('turns || ?::jsonb', [JSON.stringify([turn])]), updatedAt: knex.fn.now() })
+            .catch((error: unknown) => logger.error({ err: error, callId }, 'could not store a call turn'));
+        },
+        onEnded(reason) {
+          admitted--;
+          if (callId === undefined) return;
+          live.delete(callId);
+          void signalCallEnded(ctx.temporal, callId, reason, new Date(), logger);
+        },
+      },
+    });
+  }
+
+  /** `POST /media/calls/<id>/hangup` with the deployment's media control token: 204, or 404 when no such call is live here. */
+  const hangUp: MediaRoute = (request, response) => {
+    const match = /^\/media\/calls\/(\d{1,18})\/hangup$/.exec(new URL(request.url ?? '/', 'http://media').pathname);
+    if (!match) return sendJson(response, 404, { message: 'Not Found.' });
+    const presented = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1] ?? '';
+    if (!sameSecret(presented, token())) return sendJson(response, 401, { message: 'Unauthenticated.' });
+    const call = live.get(Number(match[1]));
+    if (!call) return sendJson(response, 404, { message: 'Call not found' });
+    void readReason(request).then((reason) => {
+      response.writeHead(204).end();
+      // A time limit or an empty balance is said to the caller; any other end is a plain hang-up.
+      const farewell = reason === 'max_duration' || reason === 'balance_exhausted' ? GOODBYES[reason] : undefined;
+      return call.hangUp(reason, farewell);
+    }).catch((error: unknown) => logger.error({ err: error }, 'hang-up request failed'));
+  };
+
+  return {
+    streams: { '/media/web-call': webCall },
+    routes: { 'POST /media/calls/': hangUp },
+    liveCalls: () => live.size,
+  };
+}
+
+function sameSecret(presented: string, expected: string): boolean {
+  const digest = (text: string) => createHash('sha256').update(text).digest();
+  return timingSafeEqual(digest(presented), digest(expected));
+}
+
+/** The reason of a hang-up request's JSON body (`{"reason": …}`, at most 1 KB), as an end reason of the engine. */
+async function readReason(request: http.IncomingMessage): Promise<EndReason> {
+  let body = '';
+  for await (const chunk of request) {
+    body += String(chunk);
+    if (body.length > 1024) break;
+  }
+  let reason: unknown;
+  try {
+    reason = (JSON.parse(body) as { reason?: unknown }).reason;
+  } catch {
+    reason = undefined;
+  }
+  return (END_REASONS as readonly unknown[]).includes(reason) ? reason as EndReason : 'hangup_requested';
+}
