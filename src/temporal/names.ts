@@ -14,4 +14,5 @@ export const searchAttributeFlags = Object.values(searchAttributes).map((key) =>
 export const workflowIds = {
   selfCheck: (checkId: string) => `self-check-${checkId}`,
   document: (documentId: number) => `document-${documentId}`,
+  call: (callId: number) => `call-${callId}`,
 };

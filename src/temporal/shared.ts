@@ -9,6 +9,17 @@ export const workflowTypes = {
   documentIngestion: 'documentIngestionWorkflow',
 } as const;
 
+/** Signal names of the callLifecycle workflow (`call-<id>`), as the API and the media role send them. */
+export const callSignals = {
+  /** Hang up a call that is still ringing or in progress; payload `EndCallRequest`. */
+  endCall: 'endCall',
+} as const;
+
+export interface EndCallRequest {
+  /** Why the call is ended, stored as its end reason (e.g. `deleted` when its record is deleted). */
+  reason: string;
+}
+
 export interface SelfCheckResult {
   checkId: string;
   completedAt: string;

@@ -3,7 +3,7 @@ import type { documentIngestionWorkflow, platformSelfCheckWorkflow } from '../..
 import type { Logger } from '../logger.ts';
 import type { TemporalClient } from './client.ts';
 import { searchAttributes, workflowIds } from './names.ts';
-import { workflowTypes, type SelfCheckResult } from './shared.ts';
+import { callSignals, workflowTypes, type EndCallRequest, type SelfCheckResult } from './shared.ts';
 
 /**
  * Starts the ingestion of a document. A second start of the same document finds the first one running:
@@ -29,6 +29,20 @@ export async function startDocumentIngestion(temporal: TemporalClient, document:
 export async function cancelDocumentIngestion(temporal: TemporalClient, documentId: number): Promise<void> {
   try {
     await temporal.client.workflow.getHandle(workflowIds.document(documentId)).cancel();
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return;
+    throw error;
+  }
+}
+
+/**
+ * Asks a call's workflow to end the call (hang up, then finish as for any ended call). A call whose workflow
+ * has already closed, or never started, has nothing to end: that is fine.
+ */
+export async function requestCallEnd(temporal: TemporalClient, callId: number, reason: string): Promise<void> {
+  const request: EndCallRequest = { reason };
+  try {
+    await temporal.client.workflow.getHandle(workflowIds.call(callId)).signal(callSignals.endCall, request);
   } catch (error) {
     if (error instanceof WorkflowNotFoundError) return;
     throw error;
