@@ -1,4 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { defaultPayloadConverter } from '@temporalio/common';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { workflowIds } from '../../src/temporal/names.ts';
 import { createTestAssistant } from '../support/assistants.ts';
 import { insertCall, insertCalls } from '../support/calls.ts';
 import { testClock, type TestClock } from '../support/clock.ts';
@@ -251,6 +254,28 @@ describe('calls', () => {
         expect(response.body).toEqual({ message: 'Call not found or does not belong to the authenticated user' });
       }
       expect((await get(owner, `/user/calls/${id}`)).status).toBe(200);
+    });
+
+    it("ends a live call through its workflow before deleting it, and leaves a finished call's workflow alone", async () => {
+      const user = await createTestUser(knex());
+      const [live, finished] = await insertCalls(knex(), user.id, [{ status: 'in-progress' }, { status: 'completed' }]);
+      const signalsTo = async (id: number) => {
+        // No worker polls this task queue: the workflow's history records what it was sent and nothing else.
+        const handle = await platform.temporal.client.workflow.start('callLifecycleWorkflow', {
+          taskQueue: `no-worker-${randomUUID()}`, workflowId: workflowIds.call(id), args: [{ callId: id }],
+        });
+        onTestFinished(() => handle.terminate('test finished'));
+        return async () => ((await handle.fetchHistory()).events ?? []).flatMap((event) => {
+          const signal = event.workflowExecutionSignaledEventAttributes;
+          return signal ? [{ name: signal.signalName, input: signal.input?.payloads?.map((payload) => defaultPayloadConverter.fromPayload(payload)) }] : [];
+        });
+      };
+      const [liveSignals, finishedSignals] = [await signalsTo(live as number), await signalsTo(finished as number)];
+
+      for (const id of [live, finished]) expect((await platform.request('DELETE', `/user/calls/${id}`, { token: user.token })).status).toBe(200);
+      expect(await liveSignals()).toEqual([{ name: 'endCall', input: [{ reason: 'deleted' }] }]);
+      expect(await finishedSignals()).toEqual([]);
+      expect((await get(user, '/user/calls')).body.total).toBe(0);
     });
 
     it('deletes a call still in progress whose workflow has already closed', async () => {
