@@ -264,7 +264,9 @@ describe('calls', () => {
         const handle = await platform.temporal.client.workflow.start('callLifecycleWorkflow', {
           taskQueue: `no-worker-${randomUUID()}`, workflowId: workflowIds.call(id), args: [{ callId: id }],
         });
-        onTestFinished(() => handle.terminate('test finished'));
+        onTestFinished(async () => {
+          await handle.terminate('test finished');
+        });
         return async () => ((await handle.fetchHistory()).events ?? []).flatMap((event) => {
           const signal = event.workflowExecutionSignaledEventAttributes;
           return signal ? [{ name: signal.signalName, input: signal.input?.payloads?.map((payload) => defaultPayloadConverter.fromPayload(payload)) }] : [];
