@@ -158,6 +158,23 @@ describe('calls', () => {
       expect(await list('date_from=2027-01-01')).toEqual([]);
     });
 
+    it('counts date ranges over whole months and the days at their edges, in UTC', async () => {
+      const user = await createTestUser(knex());
+      const at = ['2025-12-31T23:59:59Z', '2026-01-01T00:00:00Z', '2026-01-31T23:59:59Z', '2026-02-01T00:00:00Z', '2026-02-28T23:59:59Z', '2026-03-01T00:00:00Z', '2026-04-15T12:00:00Z'];
+      const created = await insertCalls(knex(), user.id, at.map((createdAt) => ({ created_at: createdAt })));
+      const list = async (query: string) => {
+        const { body } = await get(user, `/user/calls?${query}`);
+        expect(body.total).toBe(body.data.length);
+        return ids(body).map((id: number) => at[created.indexOf(id)]);
+      };
+      expect(await list('date_from=2026-01-01&date_to=2026-02-28')).toEqual(at.slice(1, 5).reverse());
+      expect(await list('date_from=2026-01-31&date_to=2026-03-01')).toEqual(at.slice(2, 6).reverse());
+      expect(await list('date_from=2025-12-15&date_to=2026-04-15')).toEqual([...at].reverse());
+      expect(await list('date_from=2026-02-01')).toEqual(at.slice(3).reverse());
+      expect(await list('date_to=2026-01-31')).toEqual(at.slice(0, 3).reverse());
+      expect(await list('date_from=2026-03-02&date_to=2026-04-14')).toEqual([]);
+    });
+
     it('filters by assistant, and keeps counting right as calls change status and are deleted', async () => {
       const user = await createTestUser(knex());
       const { id: assistantId } = await createTestAssistant(platform, user);

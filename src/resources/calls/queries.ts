@@ -17,14 +17,34 @@ export interface CallFilters {
 
 interface Counted {
   total: number;
-  /** Every call of a date range has an id in these bounds (see migrations/20261123000003_count_calls.ts). */
+  /** Every matching call has an id in these bounds (see migrations/20261123000003_count_calls.ts). */
   idBounds?: { first: number; last: number };
 }
 
-function nextDay(day: string): string {
+function addDays(day: string, days: number): string {
   const date = new Date(`${day}T00:00:00Z`);
-  date.setUTCDate(date.getUTCDate() + 1);
+  date.setUTCDate(date.getUTCDate() + days);
   return date.toISOString().slice(0, 10);
+}
+
+const monthOf = (day: string) => `${day.slice(0, 7)}-01`;
+const nextMonth = (day: string) => monthOf(addDays(monthOf(day), 31));
+
+/**
+ * An inclusive range of days as the whole months inside it (`from` inclusive, `until` exclusive, first days
+ * of months; either open) and the inclusive day ranges left at its edges.
+ */
+export function splitDays(from: string | undefined, to: string | undefined): {
+  months?: { from?: string | undefined; until?: string | undefined };
+  days: { from?: string | undefined; to?: string | undefined }[];
+} {
+  const monthsFrom = from === undefined || from === monthOf(from) ? from : nextMonth(from);
+  const monthsUntil = to === undefined ? undefined : monthOf(addDays(to, 1));
+  if (monthsFrom !== undefined && monthsUntil !== undefined && monthsFrom >= monthsUntil) return { days: [{ from, to }] };
+  const days = [];
+  if (from !== undefined && monthsFrom !== undefined && from < monthsFrom) days.push({ from, to: addDays(monthsFrom, -1) });
+  if (to !== undefined && monthsUntil !== undefined && monthsUntil <= to) days.push({ from: monthsUntil, to });
+  return { months: { from: monthsFrom, until: monthsUntil }, days };
 }
 
 /** The filters the counting tables share with `calls` (0 stands for no assistant or campaign there, never a filter value). */
@@ -40,32 +60,47 @@ function whereCalls(query: Knex.QueryBuilder, userId: number, filters: CallFilte
   whereEqualities(query.where('user_id', userId), filters);
   if (filters.phoneNumber) query.where('client_phone_number', filters.phoneNumber);
   if (filters.dateFrom) query.where('created_at', '>=', `${filters.dateFrom}T00:00:00Z`);
-  if (filters.dateTo) query.where('created_at', '<', `${nextDay(filters.dateTo)}T00:00:00Z`);
+  if (filters.dateTo) query.where('created_at', '<', `${addDays(filters.dateTo, 1)}T00:00:00Z`);
   if (counted?.idBounds) query.whereBetween('id', [counted.idBounds.first, counted.idBounds.last]);
   return query;
 }
 
+/** The rows of the counting tables that together count the matching calls exactly once. */
+function countingRows(knex: Knex, userId: number, filters: CallFilters): Knex.QueryBuilder[] {
+  const rows = (table: string) => whereEqualities(knex(table).where('user_id', userId), filters).select('calls', 'first_id', 'last_id');
+  if (!filters.dateFrom && !filters.dateTo) return [rows('call_counts')];
+  const { months, days } = splitDays(filters.dateFrom, filters.dateTo);
+  const parts = days.map((range) => {
+    const query = rows('call_day_counts');
+    if (range.from) query.where('day', '>=', range.from);
+    if (range.to) query.where('day', '<=', range.to);
+    return query;
+  });
+  if (months) {
+    const query = rows('call_month_counts');
+    if (months.from) query.where('month', '>=', months.from);
+    if (months.until) query.where('month', '<', months.until);
+    parts.push(query);
+  }
+  return parts;
+}
+
 /**
  * The exact number of the user's calls that match. A phone number picks few calls, counted from its index;
- * otherwise the trigger-kept counts answer: per day for a date range, else per combination of filters.
+ * otherwise the trigger-kept counts answer, with bounds on the ids of the matching calls.
  */
 async function countCalls(knex: Knex, userId: number, filters: CallFilters): Promise<Counted> {
   if (filters.phoneNumber) {
     const rows: { total: number }[] = await whereCalls(knex('calls'), userId, filters).count({ total: '*' });
     return { total: Number(rows[0]?.total ?? 0) };
   }
-  if (filters.dateFrom || filters.dateTo) {
-    const query = whereEqualities(knex('call_day_counts').where('user_id', userId), filters)
-      .select(knex.raw('coalesce(sum(calls), 0)::bigint as total, min(first_id) as first, max(last_id) as last'));
-    if (filters.dateFrom) query.where('day', '>=', filters.dateFrom);
-    if (filters.dateTo) query.where('day', '<=', filters.dateTo);
-    const [row] = await query as { total: number; first: number | null; last: number | null }[];
-    if (!row || row.first === null || row.last === null) return { total: 0 };
-    return { total: row.total, idBounds: { first: row.first, last: row.last } };
-  }
-  const rows: { total: number }[] = await whereEqualities(knex('call_counts').where('user_id', userId), filters)
-    .select(knex.raw('coalesce(sum(calls), 0)::bigint as total'));
-  return { total: rows[0]?.total ?? 0 };
+  const [first, ...others] = countingRows(knex, userId, filters);
+  const parts = others.length > 0 ? (first as Knex.QueryBuilder).unionAll(others) : first as Knex.QueryBuilder;
+  const rows: { total: number; first: number | null; last: number | null }[] = await knex.from(parts.as('parts'))
+    .select(knex.raw('coalesce(sum(calls), 0)::bigint as total, min(first_id) as first, max(last_id) as last'));
+  const row = rows[0];
+  if (!row || row.total === 0 || row.first === null || row.last === null) return { total: 0 };
+  return { total: row.total, idBounds: { first: row.first, last: row.last } };
 }
 
 /**
