@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 
 /**
  * Secrets at rest (tool header values, provider keys) are AES-256-GCM under the app key. A stored value reads
@@ -33,10 +33,16 @@ export interface SecretBox {
    */
   encrypt(plain: string, purpose: string): string;
   decrypt(stored: string, purpose: string): string;
+  /**
+   * HMAC-SHA256 of `message` for `purpose`, in hex, under a key derived from the app key (not the encryption
+   * key itself): what signed links carry (lib/signed-links.ts).
+   */
+  sign(message: string, purpose: string): string;
 }
 
 export function createSecretBox(key: Buffer): SecretBox {
   if (key.length !== APP_KEY_BYTES) throw new Error(`The app key must be ${APP_KEY_BYTES} bytes, got ${key.length}.`);
+  const signingKey = createHmac('sha256', key).update('parley:signing-key').digest();
   return {
     encrypt(plain, purpose) {
       const iv = randomBytes(IV_BYTES);
@@ -59,6 +65,9 @@ export function createSecretBox(key: Buffer): SecretBox {
       } catch {
         throw new SecretDecryptionError('The stored secret does not decrypt with this app key (was APP_KEY changed?).');
       }
+    },
+    sign(message, purpose) {
+      return createHmac('sha256', signingKey).update(`${purpose}\n${message}`).digest('hex');
     },
   };
 }

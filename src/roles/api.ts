@@ -13,6 +13,7 @@ import type { Providers } from '../providers/index.ts';
 import { apiKeyRoutes } from '../resources/api-keys/routes.ts';
 import { assistantRoutes } from '../resources/assistants/routes.ts';
 import { authRoutes } from '../resources/auth/routes.ts';
+import { callRoutes } from '../resources/calls/routes.ts';
 import { catalogRoutes } from '../resources/catalogs/routes.ts';
 import { conversationRoutes } from '../resources/conversations/routes.ts';
 import { documentRoutes } from '../resources/documents/routes.ts';
@@ -58,6 +59,7 @@ export function apiRoutes(deps: ApiRouteDeps): RouteDefinition[] {
     ...assistantRoutes({ knex, secrets, publicUrl: config.publicUrl }),
     ...knowledgebaseRoutes({ knex, temporal, storage, embeddings }),
     ...documentRoutes({ knex, temporal, storage, logger }),
+    ...callRoutes({ knex, storage, temporal, secrets, publicUrl: config.publicUrl, now: guards.clock }),
     ...conversationRoutes({
       knex,
       secrets,

@@ -79,7 +79,9 @@ export function createCallGateway(ctx: RoleContext, sessionUrl: () => string): C
     await knex('calls').where({ id: callId }).update({ mediaSessionUrl: sessionUrl(), updatedAt: knex.fn.now() });
     const recording = settings.record
       ? await openRecordingSink(providers.storage, callId, async (key) => {
-        await knex('calls').where({ id: callId }).update({ recordingKey: key, updatedAt: knex.fn.now() });
+        const stored = await knex('calls').where({ id: callId }).update({ recordingKey: key, updatedAt: knex.fn.now() });
+        // The call was deleted while it ran: its recording goes with it.
+        if (stored === 0) await providers.storage.delete(key);
       })
       : undefined;
     return {

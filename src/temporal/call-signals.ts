@@ -2,7 +2,7 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Logger } from '../logger.ts';
 import type { TemporalClient } from './client.ts';
 import { workflowIds } from './names.ts';
-import { callSignals, type CallAnsweredSignal, type CallEndedSignal } from './shared.ts';
+import { callSignals, type CallAnsweredSignal, type CallEndedSignal, type EndCallSignal } from './shared.ts';
 
 /** A signal that cannot reach Temporal is tried again this often, with this much wait between tries. */
 const attempts = 5;
@@ -42,4 +42,28 @@ export function signalCallAnswered(temporal: TemporalClient, callId: number, at:
 export function signalCallEnded(temporal: TemporalClient, callId: number, reason: string, at: Date, logger: Logger): Promise<void> {
   const payload: CallEndedSignal = { reason, at: at.toISOString() };
   return signalCall(temporal, callId, callSignals.callEnded, payload, logger);
+}
+
+/**
+ * Asks a call's workflow to end the call (hang up, then finish as for any ended call: its duration charged,
+ * its transcript kept) and waits up to `waitMs` for it to have done so. A call whose workflow has already
+ * closed, or never started, has nothing to end: that is fine. A workflow that takes longer goes on alone.
+ */
+export async function requestCallEnd(temporal: TemporalClient, callId: number, reason: string, waitMs = 0): Promise<void> {
+  const request: EndCallSignal = { reason };
+  const handle = temporal.client.workflow.getHandle(workflowIds.call(callId));
+  try {
+    await handle.signal(callSignals.endCall, request);
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return;
+    throw error;
+  }
+  if (waitMs <= 0) return;
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, waitMs);
+  });
+  // Whatever the workflow ends with (a failure included), the call is no longer live.
+  await Promise.race([handle.result().then(() => undefined, () => undefined), timeout]);
+  clearTimeout(timer);
 }

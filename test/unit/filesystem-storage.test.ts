@@ -33,6 +33,17 @@ describe('filesystem storage', () => {
     }
   });
 
+  it('opens a stored file as a stream with its size, and says when there is none', async () => {
+    const storage = createFilesystemStorage(tempDir());
+    await storage.write('calls/3/recording.wav', Buffer.from('RIFF....WAVE'));
+    const opened = await storage.openRead('calls/3/recording.wav');
+    expect(opened?.size).toBe(12);
+    const chunks: Buffer[] = [];
+    for await (const chunk of opened?.stream ?? []) chunks.push(chunk as Buffer);
+    expect(Buffer.concat(chunks).toString()).toBe('RIFF....WAVE');
+    expect(await storage.openRead('calls/4/recording.wav')).toBeUndefined();
+  });
+
   it('removes a missing prefix or key without complaint', async () => {
     const storage = createFilesystemStorage(tempDir());
     await expect(storage.deletePrefix('documents/8/')).resolves.toBeUndefined();

@@ -58,6 +58,23 @@ export function createFilesystemStorage(root: string): FileStorage {
         throw error;
       }
     },
+    async openRead(key) {
+      let handle: fs.promises.FileHandle;
+      try {
+        handle = await fs.promises.open(resolve(key), 'r');
+      } catch (error) {
+        if (isMissing(error)) return undefined;
+        throw error;
+      }
+      try {
+        const { size } = await handle.stat();
+        // The stream owns the handle from here and closes it when it ends or is destroyed.
+        return { stream: handle.createReadStream(), size };
+      } catch (error) {
+        await handle.close();
+        throw error;
+      }
+    },
     async exists(key) {
       try {
         await fs.promises.access(resolve(key));

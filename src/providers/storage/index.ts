@@ -11,6 +11,8 @@ export interface FileStorage {
   read(key: string): Promise<Buffer>;
   /** `undefined` when nothing is stored under `key`. */
   readIfExists(key: string): Promise<Buffer | undefined>;
+  /** A stream of what is stored under `key` and its size in bytes (for a response's length), `undefined` when nothing is. */
+  openRead(key: string): Promise<{ stream: Readable; size: number } | undefined>;
   exists(key: string): Promise<boolean>;
   /** Removes one key; missing keys are fine, so deletion is idempotent. */
   delete(key: string): Promise<void>;

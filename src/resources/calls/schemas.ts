@@ -1,0 +1,89 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { IdInteger, nullable, PageNumber } from '../../api/schemas.ts';
+import { MESSAGES } from '../../api/validation.ts';
+import { CALL_STATUSES, CALL_TYPES } from './model.ts';
+
+const SqlTimestamp = Type.String({ examples: ['2025-06-30 11:53:20'], description: 'UTC, `YYYY-MM-DD HH:MM:SS`.' });
+const Day = (description: string) => Type.String({ format: 'date', description, [MESSAGES]: { format: 'The :attribute field must match the format Y-m-d.' } });
+
+/**
+ * The query of `GET /user/calls`; every filter is optional and they combine. A `+` written unencoded in a query
+ * string arrives as a space, so the phone number is taken with or without it (and with spaces around).
+ */
+export const CallListQuery = Type.Object({
+  status: Type.Optional(Type.String({ enum: [...CALL_STATUSES] })),
+  type: Type.Optional(Type.String({ enum: [...CALL_TYPES] })),
+  phone_number: Type.Optional(Type.String({
+    pattern: '^\\s*\\+?[1-9][0-9]{1,14}\\s*$',
+    description: "The client's number, E.164 (the `+` may be left out).",
+    [MESSAGES]: { pattern: 'The :attribute field must be a phone number in E.164 format.' },
+  })),
+  assistant_id: Type.Optional(IdInteger()),
+  campaign_id: Type.Optional(IdInteger()),
+  date_from: Type.Optional(Day('First day of `created_at`, UTC, inclusive.')),
+  date_to: Type.Optional(Day('Last day of `created_at`, UTC, inclusive.')),
+  per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 15, description: '1 to 100, default 15.' })),
+  page: Type.Optional(PageNumber()),
+});
+export type CallListQuery = Static<typeof CallListQuery>;
+
+/** The signed link's query; checked by the route itself, so a wrong value is a 403 like a wrong signature. */
+export const RecordingQuery = Type.Object({
+  expires: Type.Optional(Type.String()),
+  signature: Type.Optional(Type.String()),
+});
+
+const CallTurn = Type.Object({
+  role: Type.String({ enum: ['assistant', 'user'] }),
+  text: Type.String(),
+  startedAt: Type.String({ format: 'date-time' }),
+  endedAt: Type.String({ format: 'date-time' }),
+  interrupted: Type.Boolean(),
+  metrics: Type.Optional(Type.Record(Type.String(), nullable(Type.Number()), { description: 'Per-turn latencies in milliseconds.' })),
+});
+
+const JsonObject = Type.Record(Type.String(), Type.Unknown());
+
+export const CallItem = Type.Object({
+  id: Type.Integer(),
+  assistant_name: Type.String(),
+  campaign_name: nullable(Type.String()),
+  type: Type.String({ enum: [...CALL_TYPES] }),
+  duration: Type.Integer({ description: 'Seconds from answer to hang-up.' }),
+  assistant_phone_number: nullable(Type.String()),
+  client_phone_number: nullable(Type.String()),
+  status: Type.String({ enum: [...CALL_STATUSES] }),
+  transcript: Type.String({ description: '`AI: …` and `Customer: …` lines.' }),
+  variables: JsonObject,
+  evaluation: nullable(JsonObject),
+  webhook_response: nullable(JsonObject),
+  carrier_cost: Type.Number({ description: 'USD.' }),
+  total_cost: Type.Number({ description: 'USD, including all fees.' }),
+  answered_by: nullable(Type.String({ enum: ['human', 'machine', 'unknown'] })),
+  recording_url: nullable(Type.String({ format: 'uri', description: 'A signed link that expires; null without a recording.' })),
+  created_at: SqlTimestamp,
+  updated_at: SqlTimestamp,
+  turns: Type.Array(CallTurn, { description: 'The conversation turn by turn, with timestamps and latencies.' }),
+  end_reason: nullable(Type.String({ examples: ['customer_hangup'] })),
+  answered_at: nullable(SqlTimestamp),
+  ended_at: nullable(SqlTimestamp),
+}, { title: 'Call' });
+
+const PageLink = Type.Object({ url: nullable(Type.String()), label: Type.String(), active: Type.Boolean() });
+const int = nullable(Type.Integer());
+
+export const CallPage = Type.Object({
+  current_page: Type.Integer(),
+  data: Type.Array(CallItem),
+  first_page_url: Type.String(),
+  from: int,
+  last_page: Type.Integer(),
+  last_page_url: Type.String(),
+  links: Type.Array(PageLink),
+  next_page_url: nullable(Type.String()),
+  path: Type.String(),
+  per_page: Type.Integer(),
+  prev_page_url: nullable(Type.String()),
+  to: int,
+  total: Type.Integer(),
+}, { title: 'CallPage' });
