@@ -102,9 +102,18 @@ describe('loadConfig', () => {
   });
 
   it('puts the media gateway on its own port of the public host, with the matching WebSocket scheme', () => {
-    expect(loadConfig({}).media).toEqual({ port: 8081, publicUrl: 'ws://localhost:8081' });
+    expect(loadConfig({}).media).toEqual({ port: 8081, publicUrl: 'ws://localhost:8081', internalUrl: undefined, maxCalls: 6 });
     expect(loadConfig({ PUBLIC_URL: 'https://voice.example.com', MEDIA_PORT: '9443' }).media.publicUrl).toBe('wss://voice.example.com:9443');
     expect(loadConfig({ MEDIA_PUBLIC_URL: 'wss://media.example.com/' }).media.publicUrl).toBe('wss://media.example.com');
+    expect(loadConfig({ MEDIA_INTERNAL_URL: 'http://10.0.0.7:8081/' }).media.internalUrl).toBe('http://10.0.0.7:8081');
+  });
+
+  it('holds as many calls per replica as its speech stack sustains, unless told otherwise', () => {
+    expect(loadConfig({}).media.maxCalls).toBe(6);
+    expect(loadConfig({ TTS_PROVIDER: 'espeak' }).media.maxCalls).toBe(16);
+    expect(loadConfig({ STT_PROVIDER: 'deepgram', DEEPGRAM_API_KEY: 'k', TTS_PROVIDER: 'elevenlabs', ELEVENLABS_API_KEY: 'k' }).media.maxCalls).toBe(200);
+    expect(loadConfig({ MEDIA_MAX_CALLS: '40' }).media.maxCalls).toBe(40);
+    expect(configError({ MEDIA_MAX_CALLS: '0' }).variable).toBe('MEDIA_MAX_CALLS');
   });
 
   it('refuses a media port equal to PORT and a media URL that is not a WebSocket URL', () => {
