@@ -21,6 +21,8 @@ export interface ReceivedMessage {
   /** Raw payload bytes of a media message. */
   bytes?: number;
   name?: string;
+  /** A `transcript` event's line (Parley's extension for web calls). */
+  transcript?: { role: 'assistant' | 'user'; text: string };
 }
 
 export interface MediaStreamClient {
@@ -71,7 +73,9 @@ export async function connectMediaStream(url: string, format: MediaFormat): Prom
   };
 
   socket.on('message', (data) => {
-    const message = JSON.parse((data as Buffer).toString('utf8')) as { event: string; media?: { payload: string }; mark?: { name: string } };
+    const message = JSON.parse((data as Buffer).toString('utf8')) as {
+      event: string; media?: { payload: string }; mark?: { name: string }; transcript?: { role: 'assistant' | 'user'; text: string };
+    };
     const at = performance.now();
     if (message.event === 'media' && message.media) {
       const bytes = Buffer.from(message.media.payload, 'base64');
@@ -86,6 +90,8 @@ export async function connectMediaStream(url: string, format: MediaFormat): Prom
     } else if (message.event === 'mark' && message.mark) {
       received.push({ at, event: 'mark', name: message.mark.name });
       playback.push({ mark: message.mark.name });
+    } else if (message.event === 'transcript' && message.transcript) {
+      received.push({ at, event: 'transcript', transcript: { role: message.transcript.role, text: message.transcript.text } });
     } else {
       received.push({ at, event: message.event });
       if (message.event === 'clear') {

@@ -15,6 +15,7 @@ import { createLogger, type Logger } from '../../src/logger.ts';
 import { createProviders, type Providers } from '../../src/providers/index.ts';
 import { createMediaControl } from '../../src/providers/media-control/index.ts';
 import { apiRoutes } from '../../src/roles/api.ts';
+import { start as startMedia } from '../../src/roles/media.ts';
 import { createActivities } from '../../activities/index.ts';
 import { createTemporalClient, type TemporalClient } from '../../src/temporal/client.ts';
 import { startWorker, type StartedWorker } from '../../src/temporal/worker.ts';
@@ -30,6 +31,8 @@ export interface TestPlatform {
   temporal: TemporalClient;
   worker: StartedWorker | undefined;
   baseUrl: string;
+  /** The media gateway's `ws:` base URL, when the platform was started with `media`. */
+  mediaUrl: string | undefined;
   api: Api;
   providers: Providers;
   request: ApiRequest;
@@ -67,6 +70,8 @@ export async function testConfig(env: Record<string, string> = {}): Promise<Conf
  */
 export async function startTestPlatform(options: {
   worker?: boolean;
+  /** Runs the media role too, on a port of its own; web calls' `websocket_url` points at it. */
+  media?: boolean;
   env?: Record<string, string>;
   logger?: Logger;
   /** Fakes in place of the configured adapters; the rest are built as production builds them. */
@@ -97,6 +102,11 @@ export async function startTestPlatform(options: {
       workflowBundlePath: inject('workflowBundlePath'),
     })
     : undefined;
+  const media = options.media
+    ? await startMedia({ config: { ...config, media: { ...config.media, port: 0 } }, logger, database, temporal, temporalAddress: config.temporal.address ?? '', providers })
+    : undefined;
+  // Web calls hand out the gateway's address: here, the port it was given.
+  if (media) config.media.publicUrl = media.url.replace(/^http/, 'ws');
   const guards = createRequestGuards({ knex: database.knex, config, clock: options.clock });
   const routes = apiRoutes({ config, logger, knex: database.knex, temporal, providers, guards });
   const api = createApp({ config, logger, routes, guards });
@@ -109,11 +119,13 @@ export async function startTestPlatform(options: {
     temporal,
     worker,
     baseUrl,
+    mediaUrl: media ? config.media.publicUrl : undefined,
     api,
     providers,
     request: apiRequest(baseUrl),
     async close() {
       await stopServer();
+      await media?.stop(Date.now());
       await worker?.stop();
       await temporal.close();
       await database.close();

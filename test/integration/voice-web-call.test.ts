@@ -1,0 +1,115 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { workflowIds } from '../../src/temporal/names.ts';
+import { startFakeLlmServer, type ChatCompletionRequest, type FakeLlmServer, type FakeTurn } from '../fakes/llm-server.ts';
+import { createTestAssistant } from '../support/assistants.ts';
+import { connectMediaStream, L16_16K, type MediaStreamClient } from '../support/media-stream-client.ts';
+import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { speechInstalled, speechSkipReason, spokenPcm } from '../support/speech.ts';
+import { createTestUser, type TestUser } from '../support/users.ts';
+
+/**
+ * A web call from start to finish on the embedded default: the media role runs the voice engine over the
+ * offline speech stack (Silero VAD, Whisper tiny.en, the catalog voice), a scripted caller speaks espeak-ng
+ * lines over the Media Streams protocol, the language model is the fake, and the call's workflow runs on a
+ * real worker. What the caller hears, what is stored and what is charged are checked.
+ */
+describe.skipIf(!speechInstalled)(`a web call on the offline speech stack${speechInstalled ? '' : ` (${speechSkipReason})`}`, () => {
+  let llm: FakeLlmServer;
+  let platform: TestPlatform;
+  let owner: TestUser;
+
+  const lastUserText = (request: ChatCompletionRequest) =>
+    [...request.messages].reverse().find((message) => message.role === 'user')?.content?.toLowerCase() ?? '';
+
+  beforeAll(async () => {
+    llm = await startFakeLlmServer({ chunkSize: 4 });
+    llm.respond((request): FakeTurn => {
+      if (request.tool_choice) {
+        return { toolCalls: [{ name: 'record_call_evaluation', arguments: { status: true, summary: 'An appointment was booked for Tuesday at three.' } }] };
+      }
+      if (request.messages.at(-1)?.role === 'tool') return { reply: 'Goodbye, have a nice day.' };
+      if (/appointment|tuesday/.test(lastUserText(request))) return { reply: 'Sure, Tuesday at three works. Is there anything else?' };
+      return { toolCalls: [{ name: 'end_call', arguments: {} }] };
+    });
+    platform = await startTestPlatform({ worker: true, media: true, env: { LLM_BASE_URL: llm.baseUrl, LLM_API_KEY: 'test' } });
+    owner = await createTestUser(platform.database.knex, { balanceUsd: 5 });
+  }, 60_000);
+  afterAll(async () => {
+    await platform?.close();
+    await llm?.close();
+  });
+
+  const lines = (caller: MediaStreamClient) =>
+    caller.received.flatMap((message) => (message.transcript ? [`${message.transcript.role}: ${message.transcript.text}`] : []));
+
+  /** Resolves once the assistant has finished its next turn (the live transcript shows it), with its words. */
+  async function hearReply(caller: MediaStreamClient): Promise<string> {
+    const before = lines(caller).length;
+    await caller.waitFor(() => lines(caller).slice(before).some((line) => line.startsWith('assistant: ')), 30_000, 'the assistant to finish a turn');
+    return lines(caller).slice(before).find((line) => line.startsWith('assistant: ')) ?? '';
+  }
+
+  it('greets, answers, ends on the assistant\'s goodbye, and stores, evaluates and charges the call', async () => {
+    const assistant = await createTestAssistant(platform, owner, {
+      initial_message: 'Hello, this is Parley. How can I help you today?',
+      record: true,
+      tools: [{ type: 'end_call', data: { description: 'End the call when the customer says goodbye.' } }],
+    });
+    const created = await platform.request('POST', '/user/web-calls', { token: owner.token, body: { assistant_id: assistant.id } });
+    expect(created.status).toBe(201);
+    const { call_id: callId, websocket_url: websocketUrl } = created.body.data as { call_id: number; websocket_url: string };
+    expect(websocketUrl.startsWith(platform.mediaUrl ?? '-')).toBe(true);
+
+    const caller = await connectMediaStream(websocketUrl, L16_16K);
+    caller.start();
+    expect(await hearReply(caller)).toBe('assistant: Hello, this is Parley. How can I help you today?');
+
+    const firstLine = await spokenPcm('I would like to book an appointment for Tuesday at three.', { silenceMs: 200 });
+    await caller.say(firstLine);
+    expect(await hearReply(caller)).toBe('assistant: Sure, Tuesday at three works. Is there anything else?');
+
+    const heard = caller.playedSound.length;
+    await caller.say(await spokenPcm('No, that is all. Thank you, goodbye.', { silenceMs: 200 }));
+    const closed = await caller.closed;
+    expect(closed.code).toBe(1000);
+    expect(caller.playedSound.length).toBeGreaterThan(heard);
+    // The browser's live transcript: every committed turn, the caller's and the assistant's.
+    expect(lines(caller)).toEqual([
+      'assistant: Hello, this is Parley. How can I help you today?',
+      expect.stringMatching(/^user: .*appointment/i),
+      'assistant: Sure, Tuesday at three works. Is there anything else?',
+      expect.stringMatching(/^user: .*goodbye/i),
+      'assistant: Goodbye, have a nice day.',
+    ]);
+
+    const knex = platform.database.knex;
+    const result = await platform.temporal.client.workflow.getHandle(workflowIds.call(callId)).result();
+    expect(result).toMatchObject({ status: 'ended_by_assistant' });
+    const call = await knex('calls').where({ id: callId }).first();
+    expect(call.status).toBe('ended_by_assistant');
+    expect(call.transcript).toMatch(/^AI: Hello, this is Parley\. How can I help you today\?\nCustomer: .*appointment.*\nAI: Sure, Tuesday at three works\. Is there anything else\?\nCustomer: .*goodbye.*\nAI: Goodbye, have a nice day\.$/i);
+    expect(call.turns).toHaveLength(5);
+    const replyTurn = call.turns.find((turn: { role: string; text: string }) => turn.text.startsWith('Sure'));
+    expect(replyTurn.metrics.latencyMs).toBeGreaterThan(0);
+    expect(call.duration).toBeGreaterThan(3);
+    expect(Number(call.totalCostMicros)).toBeGreaterThan(0);
+    const charge = await knex('balance_transactions').where({ idempotencyKey: `call-${callId}` }).first();
+    expect(Number(charge.amountMicros)).toBe(-Number(call.totalCostMicros));
+    expect(call.evaluation).toEqual({ status: true, summary: 'An appointment was booked for Tuesday at three.' });
+    expect(call.recordingKey).toBe(`calls/${callId}/recording.wav`);
+    const recording = await platform.providers.storage.read(call.recordingKey);
+    expect(recording.subarray(0, 4).toString('ascii')).toBe('RIFF');
+    expect(recording.length).toBeGreaterThan(16000 * 2 * 3);
+
+    const listed = await platform.request('GET', `/user/calls/${callId}`, { token: owner.token });
+    expect(listed.status).toBe(200);
+    expect(listed.body).toMatchObject({ id: callId, type: 'web', status: 'ended_by_assistant' });
+    expect(listed.body.recording_url).toMatch(/\/api\/recordings\//);
+  }, 90_000);
+
+  it('refuses a used or unknown call link with its close code', async () => {
+    const caller = await connectMediaStream(`${platform.mediaUrl}/media/web-call?token=not-a-token`, L16_16K);
+    caller.start();
+    expect(await caller.closed).toEqual({ code: 4401, reason: 'This call link has expired or was already used.' });
+  });
+});
