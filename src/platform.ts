@@ -4,6 +4,7 @@ import { acquireDataDirLock } from './db/data-dir-lock.ts';
 import { connectPostgres, migrateLatest, openEmbedded, type Database } from './db/database.ts';
 import type { Logger } from './logger.ts';
 import { createProviders, type Providers } from './providers/index.ts';
+import { ensureSpeechInstalled } from './providers/speech-install.ts';
 import * as api from './roles/api.ts';
 import * as media from './roles/media.ts';
 import type { RoleContext, RoleModule, RunningRole } from './roles/role.ts';
@@ -98,6 +99,8 @@ export async function startPlatform(options: { config: Config; logger: Logger; r
     );
   }
   const roles = rolesOf(role);
+  // Before the speech adapters look for their models.
+  if (roles.includes('media')) ensureSpeechInstalled(config, logger);
   // Before anything starts: a cluster without APP_KEY is refused here, with the reason.
   const providers: Providers = createProviders(config, logger);
   const closers = new Closers();

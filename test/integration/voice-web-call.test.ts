@@ -45,7 +45,10 @@ describe.skipIf(!speechInstalled)(`a web call on the offline speech stack${speec
   /** Resolves once the assistant has finished its next turn (the live transcript shows it), with its words. */
   async function hearReply(caller: MediaStreamClient): Promise<string> {
     const before = lines(caller).length;
-    await caller.waitFor(() => lines(caller).slice(before).some((line) => line.startsWith('assistant: ')), 30_000, 'the assistant to finish a turn');
+    await caller.waitFor(
+      () => lines(caller).slice(before).some((line) => line.startsWith('assistant: ')), 30_000,
+      `the assistant to finish a turn after ${JSON.stringify(lines(caller))}`,
+    );
     return lines(caller).slice(before).find((line) => line.startsWith('assistant: ')) ?? '';
   }
 

@@ -1,13 +1,12 @@
 import { spawn } from 'node:child_process';
-import fs from 'node:fs';
 import path from 'node:path';
+import { offlineSpeechInstalled } from '../../src/providers/speech-install.ts';
 
 /** Where scripts/install-speech.sh puts the offline models (the default SPEECH_DIR). */
 export const speechDir = path.resolve(process.env.SPEECH_DIR ?? '.tools/speech');
 
 /** Whether the offline speech stack is installed; tests that need it skip, saying how to install it, when not. */
-export const speechInstalled = ['silero_vad.onnx', 'whisper-tiny.en/model.bin', 'piper/en_US-joe-medium/model.onnx', 'venv/bin/python']
-  .every((file) => fs.existsSync(path.join(speechDir, file)));
+export const speechInstalled = offlineSpeechInstalled(speechDir);
 
 export const speechSkipReason = `the offline speech stack is not installed in ${speechDir}: run bash scripts/install-speech.sh`;
 
