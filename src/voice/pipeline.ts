@@ -17,7 +17,7 @@ import { endOfTurnSilenceMs } from './turns/endpointing.ts';
 const VAD_SILENCE_MS = 200;
 /** Speech shorter than this is not speech (a click, a knock). */
 const VAD_MIN_SPEECH_MS = 60;
-/** How long a finished turn waits for a transcript still on its way before it goes with what it has. */
+/** How long a finished turn waits for a streaming recognizer's final before it goes with what it has. */
 const TRANSCRIPT_WAIT_MS = 2000;
 
 /** A turn of the caller, with the times the latency metrics are measured from (clock milliseconds). */
@@ -190,8 +190,11 @@ export class Listener {
     const { clock } = this.options;
     const endedAt = this.speechEndedAt;
     if (endedAt === undefined || this.turnStartedAt === undefined) return;
-    // The recognizer is still on the last words: wait for them (scheduleEnd runs again when they come).
-    const waiting = this.pendingTranscriptions > 0 || (this.stream !== undefined && this.partial !== '');
+    // A segment recognizer still on an utterance: its words are the turn, so the turn waits for them however
+    // long a loaded machine takes (the recognizer bounds that itself); scheduleEnd runs again when they come.
+    if (this.pendingTranscriptions > 0) return;
+    // A streaming recognizer with a partial not yet final: wait a little for the final, then go with the words.
+    const waiting = this.stream !== undefined && this.partial !== '';
     if (waiting && clock.now() - endedAt < TRANSCRIPT_WAIT_MS) {
       this.endTimer = clock.setTimeout(() => this.endOfTurn(), endedAt + TRANSCRIPT_WAIT_MS - clock.now());
       return;

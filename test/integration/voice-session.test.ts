@@ -75,6 +75,16 @@ describe('a call session over Media Streams', { timeout: 15_000 }, () => {
     for (const turn of call.turns.filter((t) => t.role === 'assistant')) expect(turn.metrics.latencyMs).toBeGreaterThan(0);
   });
 
+  it('waits for a slow recognizer\'s words however long it takes, rather than dropping the turn', async () => {
+    harness = await startVoiceHarness({ settings: { waitForCustomer: true }, sttDelayMs: 2600 });
+    harness.llm.script({ text: 'We open at nine.' });
+    const call = await harness.call(L16_16K);
+    await say(call, 'hours');
+    await call.client.waitFor(() => call.turns.length === 2, 8000, 'the reply');
+    expect(roles(call)).toEqual(['user: What are your opening hours?', 'assistant: We open at nine.']);
+    expect(call.turns[1]!.metrics.sttDelayMs).toBeGreaterThan(2500);
+  });
+
   it('answers μ-law 8 kHz in μ-law and l16 16 kHz in l16, 20 ms per frame', async () => {
     harness = await startVoiceHarness();
     const mulaw = await harness.call(MULAW_8K);

@@ -46,6 +46,8 @@ export interface HarnessOptions {
   ttsMsPerChar?: number;
   /** A streaming recognizer instead of the segment one. */
   streamingStt?: boolean;
+  /** How long the segment recognizer takes per utterance (a loaded machine's Whisper). */
+  sttDelayMs?: number;
   /** `load` fails with this instead of setting the call up. */
   loadError?: Error;
 }
@@ -65,7 +67,7 @@ export async function startVoiceHarness(options: HarnessOptions = {}) {
   const llm = scriptedLanguageModel();
   const tts = toneTts({ msPerChar: options.ttsMsPerChar ?? 12 });
   const words = Object.fromEntries(Object.values(UTTERANCES).map((utterance) => [utterance.pitch, utterance.text]));
-  const stt = toneStt(words);
+  const stt = toneStt(words, options.sttDelayMs);
   const streaming = streamingToneStt(words);
   const vad = energyVad();
   const settings: VoiceSettings = {
