@@ -1,0 +1,87 @@
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeLlmServer, type FakeLlmServer } from '../fakes/llm-server.ts';
+import { createTestAssistant } from '../support/assistants.ts';
+import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { speechInstalled, speechSkipReason } from '../support/speech.ts';
+import { createTestUser } from '../support/users.ts';
+
+const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const screenshots = path.resolve('test-results', 'screenshots');
+
+/**
+ * What the fake microphone plays, on a loop: one espeak-ng line at 48 kHz, then long enough a silence that
+ * the assistant answers before the line comes round again.
+ */
+function callerWav(directory: string): string {
+  const raw = path.join(directory, 'espeak.wav');
+  const wav = path.join(directory, 'caller.wav');
+  for (const [command, args] of [
+    ['espeak-ng', ['-v', 'en-us', '-w', raw, 'I would like to book an appointment for Tuesday at three.']],
+    ['sox', [raw, '-r', '48000', '-c', '1', '-b', '16', wav, 'pad', '0.5', '12']],
+  ] as const) {
+    const run = spawnSync(command, args);
+    if (run.status !== 0) throw new Error(`${command} failed: ${run.stderr.toString()}`);
+  }
+  return wav;
+}
+
+/**
+ * The whole path a visitor takes: the demo page's Call button, the browser's microphone (a WAV), the real
+ * media gateway with the offline speech stack, the fake language model, and the reply in the live transcript.
+ */
+describe.skipIf(!speechInstalled)(`a live web call from the demo page${speechInstalled ? '' : ` (${speechSkipReason})`}`, () => {
+  let llm: FakeLlmServer;
+  let platform: TestPlatform;
+  let browser: Browser;
+  let assistantUuid: string;
+  let scratch: string;
+
+  beforeAll(async () => {
+    scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-live-call-'));
+    llm = await startFakeLlmServer();
+    llm.respond((request) => (request.tool_choice
+      ? { toolCalls: [{ name: 'record_call_evaluation', arguments: { status: true, summary: 'Booked.' } }] }
+      : { reply: 'Sure, Tuesday at three works.' }));
+    platform = await startTestPlatform({ worker: true, media: true, env: { LLM_BASE_URL: llm.baseUrl, LLM_API_KEY: 'test' } });
+    const owner = await createTestUser(platform.database.knex, { balanceUsd: 5 });
+    assistantUuid = (await createTestAssistant(platform, owner, { wait_for_customer: true })).uuid;
+    browser = await chromium.launch({
+      executablePath: chromiumPath,
+      args: [
+        '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync',
+        '--autoplay-policy=no-user-gesture-required',
+        '--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream', `--use-file-for-fake-audio-capture=${callerWav(scratch)}`,
+      ],
+    });
+    fs.mkdirSync(screenshots, { recursive: true });
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await platform?.close();
+    await llm?.close();
+    if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
+  });
+
+  it('hears the caller through the microphone and shows the assistant\'s spoken reply in the live transcript', async () => {
+    const page = await browser.newPage({ viewport: { width: 1000, height: 760 } });
+    await page.goto(`${platform.baseUrl}/widget/demo?assistant_id=${assistantUuid}`);
+    await page.getByRole('button', { name: 'Open chat' }).click();
+    await page.getByRole('button', { name: 'Start a voice call' }).click();
+
+    const voiceLines = () => page.locator('.message.voice:not(.partial)').allTextContents();
+    await expect.poll(voiceLines, { timeout: 30_000 }).toContainEqual(expect.stringMatching(/appointment/i));
+    await expect.poll(voiceLines, { timeout: 30_000 }).toContain('Sure, Tuesday at three works.');
+    await page.screenshot({ path: path.join(screenshots, 'web-call-live.png') });
+
+    await page.getByRole('button', { name: 'Hang up' }).click();
+    const calls = await platform.database.knex('calls').select('id', 'type');
+    expect(calls).toHaveLength(1);
+    const { status } = await platform.temporal.client.workflow.getHandle(`call-${calls[0].id}`).result() as { status: string };
+    expect(status).toBe('ended_by_customer');
+  }, 90_000);
+});
