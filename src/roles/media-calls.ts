@@ -35,6 +35,8 @@ interface CallRow {
   assistantId: number | null;
   variables: Record<string, unknown>;
   maxSeconds: number | null;
+  /** `balance` when the balance, not the assistant, sets the limit (billing/call-pricing.ts). */
+  limitReason: string | null;
   /** The assistant's `max_call_duration`, for a call whose workflow has not set its limit. */
   maxDuration: number | null;
   endedAt: Date | null;
@@ -42,7 +44,7 @@ interface CallRow {
 
 async function callWithLimit(knex: Knex, callId: number): Promise<CallRow | undefined> {
   const read = () => knex('calls as c').leftJoin('assistants as a', 'a.id', 'c.assistant_id').where('c.id', callId)
-    .first<CallRow | undefined>('c.id', 'c.assistant_id', 'c.variables', 'c.max_seconds', 'a.max_duration', 'c.ended_at');
+    .first<CallRow | undefined>('c.id', 'c.assistant_id', 'c.variables', 'c.max_seconds', 'c.limit_reason', 'a.max_duration', 'c.ended_at');
   const until = Date.now() + limitWaitMs;
   let row = await read();
   // The workflow's first step writes the limit, usually long before a browser has connected.
@@ -91,6 +93,7 @@ export function createCallGateway(ctx: RoleContext, sessionUrl: () => string): C
       modelName: profile.modelName ?? config.llm.defaultModel,
       variables: call.variables,
       maxSeconds: call.maxSeconds ?? call.maxDuration ?? 600,
+      limitReason: call.limitReason === 'balance' ? 'balance_exhausted' : 'max_duration',
       ...(recording ? { recording } : {}),
     };
   }

@@ -42,6 +42,8 @@ export interface CallSetup {
   variables: Record<string, unknown>;
   /** The most the call may last: the assistant's max_call_duration or what the balance pays for. */
   maxSeconds: number;
+  /** Which of the two it is (the caller hears why the call ends); the assistant's limit when not given. */
+  limitReason?: 'max_duration' | 'balance_exhausted';
   /** Where the recording goes when `settings.record` is on. */
   recording?: RecordingSink;
   /** The synthesizer of the assistant's voice, when it is not `providers.tts`. */
@@ -191,6 +193,7 @@ function buildSession(
     clearOutput: () => pacer.clear(),
     pendingOutputMs: () => pacer.pendingFrames * FRAME_MS + leadMs,
     maxCallMs: setup.maxSeconds * 1000,
+    limitReason: setup.limitReason ?? 'max_duration',
     hooks: options.liveTranscript
       ? {
         ...options.hooks,

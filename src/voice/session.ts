@@ -40,6 +40,8 @@ export interface SessionParts {
   clearOutput: () => void;
   pendingOutputMs: () => number;
   maxCallMs: number;
+  /** What the limit is: the assistant's longest call, or what the balance pays for; the goodbye says which. */
+  limitReason: 'max_duration' | 'balance_exhausted';
   hooks: CallHooks;
   clock: VoiceClock;
   logger: Logger;
@@ -97,7 +99,7 @@ export class CallSession {
       progress: (speech) => this.progress(speech),
       turn: (turn) => this.userTurn(turn),
     });
-    this.limitTimer = parts.clock.setTimeout(() => this.guard(this.hangUp('max_duration', GOODBYES.max_duration)), parts.maxCallMs);
+    this.limitTimer = parts.clock.setTimeout(() => this.guard(this.hangUp(parts.limitReason, GOODBYES[parts.limitReason])), parts.maxCallMs);
     parts.hooks.onAnswered?.();
     const opening = openingLine(parts.reply.profile, parts.reply.variables);
     if (!parts.settings.waitForCustomer && opening) this.guard(this.say(opening, { interruptible: parts.settings.allowInterruptions }));

@@ -50,6 +50,13 @@ describe('silence, time limits, end-call and fillers on a call', { timeout: 15_0
     expect((await call.client.closed).code).toBe(1000);
   });
 
+  it('tells the caller the balance has run out when the balance, not the assistant, set the time limit', async () => {
+    harness = await startVoiceHarness({ maxSeconds: 1, limitReason: 'balance_exhausted', settings: { waitForCustomer: true } });
+    const call = await harness.call(MULAW_8K);
+    expect(await call.ended).toBe('balance_exhausted');
+    expect(call.turns.at(-1)).toMatchObject({ role: 'assistant', text: GOODBYES.balance_exhausted });
+  });
+
   it('finishes its closing words after the end-call tool, then ends the call', async () => {
     harness = await startVoiceHarness({ settings: { waitForCustomer: true } });
     harness.llm.script({ calls: [{ name: 'end_call', arguments: '{}' }] }, { text: 'Thank you for calling, goodbye!' });

@@ -40,6 +40,7 @@ export interface HarnessOptions {
   settings?: Partial<VoiceSettings>;
   profile?: Partial<AgentProfile>;
   maxSeconds?: number;
+  limitReason?: 'max_duration' | 'balance_exhausted';
   variables?: Record<string, unknown>;
   searchKnowledge?: AgentPorts['searchKnowledge'];
   fillerAfterMs?: number;
@@ -106,6 +107,7 @@ export async function startVoiceHarness(options: HarnessOptions = {}) {
           modelName: 'test-model',
           variables: options.variables ?? { name: 'Anna' },
           maxSeconds: options.maxSeconds ?? 60,
+          ...(options.limitReason ? { limitReason: options.limitReason } : {}),
           recording: {
             write: (chunk) => { call.recording.chunks.push(chunk); return Promise.resolve(); },
             finish: (header) => { call.recording.header = header; return Promise.resolve(); },
