@@ -1,8 +1,11 @@
+import http from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createSafeFetch } from '../../src/lib/safe-fetch.ts';
 import { OpenAiRealtimeModel } from '../../src/providers/realtime/openai-realtime.ts';
-import { GOODBYES } from '../../src/voice/session.ts';
+import { GOODBYES, REENGAGE_INSTRUCTION } from '../../src/voice/session.ts';
 import { startFakeRealtimeServer, type FakeRealtimeOptions, type FakeRealtimeServer } from '../fakes/realtime-server.ts';
 import { L16_16K, MULAW_8K } from '../support/media-stream-client.ts';
+import { listenOnLoopback } from '../support/ports.ts';
 import { roles, say, startVoiceHarness, UTTERANCES, type HarnessOptions } from '../support/voice-harness.ts';
 
 /**
@@ -150,6 +153,51 @@ describe('a multimodal call through the realtime model', { timeout: 15_000 }, ()
     expect(roles(call)).toEqual([`user: ${UTTERANCES.hours.text}`, 'assistant: We open at nine.']);
     // The answer about the result was asked for once, after the result was in the model's history.
     expect(session.received.filter((type) => type === 'conversation.item.create' || type === 'response.create')).toEqual(['conversation.item.create', 'response.create']);
+  });
+
+  it('calls the assistant\'s HTTP tool with the model\'s arguments and speaks about its answer', async () => {
+    const requests: { url: string; key: string | undefined }[] = [];
+    const api = http.createServer((request, response) => {
+      requests.push({ url: request.url ?? '', key: request.headers['x-api-key'] as string | undefined });
+      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ opens: '09:00' }));
+    });
+    const { url, close } = await listenOnLoopback(api);
+    try {
+      const { harness, fake } = await startRealtime({
+        settings: { waitForCustomer: true },
+        fetch: createSafeFetch({ allowHosts: ['127.0.0.1'], timeoutMs: 2000, maxBytes: 65_536, userAgent: 'parley-test' }),
+        profile: {
+          httpTools: [{
+            name: 'get_hours', description: 'Opening hours of a day', endpoint: `${url}/hours`, method: 'GET', timeoutSeconds: 2,
+            headers: [{ name: 'x-api-key', value: 'tool-secret' }], parameters: [{ name: 'day', type: 'string', description: 'The day' }],
+          }],
+        },
+      });
+      fake.script({ heard: UTTERANCES.hours.text, reply: { call: { name: 'get_hours', arguments: { day: 'monday' } }, then: 'We open at nine on Monday.' } });
+      const sessionOpened = fake.nextSession();
+      const call = await harness.call(L16_16K);
+      const session = await sessionOpened;
+      await say(call, 'hours');
+      await call.client.waitFor(() => call.turns.length === 2, 5000, 'the answer');
+      expect(requests).toEqual([{ url: '/hours?day=monday', key: 'tool-secret' }]);
+      expect(session.functionOutputs.map((output) => JSON.parse(output.output))).toEqual([{ opens: '09:00' }]);
+      expect(roles(call)).toEqual([`user: ${UTTERANCES.hours.text}`, 'assistant: We open at nine on Monday.']);
+    } finally {
+      await close();
+    }
+  });
+
+  it('re-engages a silent caller, and ends the call politely once the silence lasts too long', async () => {
+    const { harness, fake } = await startRealtime({ settings: { waitForCustomer: true, reengagementMs: 400, maxSilenceMs: 1500 } });
+    fake.script({ reply: { say: 'Are you still there?' } }, { reply: { say: 'Hello?' } }, { reply: { say: GOODBYES.silence_timeout } });
+    const sessionOpened = fake.nextSession();
+    const call = await harness.call(L16_16K);
+    const session = await sessionOpened;
+    expect(await call.ended).toBe('silence_timeout');
+    expect(session.responseRequests[0]!.instructions).toBe(REENGAGE_INSTRUCTION);
+    expect(session.responseRequests.at(-1)!.instructions).toContain(GOODBYES.silence_timeout);
+    expect(roles(call)[0]).toBe('assistant: Are you still there?');
+    expect(roles(call).at(-1)).toBe(`assistant: ${GOODBYES.silence_timeout}`);
   });
 
   it('ends the call on the model\'s end-call once its closing words were heard', async () => {

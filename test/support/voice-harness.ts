@@ -51,6 +51,8 @@ export interface HarnessOptions {
   loadError?: Error;
   /** The speech-to-speech model for `settings.mode: 'multimodal'`. */
   realtime?: RealtimeModel;
+  /** The client HTTP tools call out through; none by default. */
+  fetch?: AgentPorts['fetch'];
 }
 
 export interface HarnessCall {
@@ -103,7 +105,7 @@ export async function startVoiceHarness(options: HarnessOptions = {}) {
         return Promise.resolve({
           profile: testProfile(options.profile),
           settings,
-          ports: { searchKnowledge: options.searchKnowledge ?? (() => Promise.resolve([])), fetch: () => Promise.reject(new Error('no fetch in tests')), now: () => performance.now() },
+          ports: { searchKnowledge: options.searchKnowledge ?? (() => Promise.resolve([])), fetch: options.fetch ?? (() => Promise.reject(new Error('no fetch in tests'))), now: () => performance.now() },
           modelName: settings.mode === 'multimodal' ? 'test-realtime-model' : 'test-model',
           variables: options.variables ?? { name: 'Anna' },
           maxSeconds: options.maxSeconds ?? 60,
