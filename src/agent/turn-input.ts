@@ -28,6 +28,14 @@ export function openingLine(profile: AgentProfile, variables: Record<string, unk
   return fillTemplate(profile.initialMessage, dialogueVariables(profile, variables)).trim();
 }
 
+/** The functions on offer: the assistant's HTTP tools, the knowledge search (in `function_call` mode) and end-call. */
+export function dialogueTools(ports: Pick<AgentPorts, 'searchKnowledge' | 'fetch'>, profile: AgentProfile): AgentTool[] {
+  const tools: AgentTool[] = profile.httpTools.map((spec) => httpTool(spec, ports.fetch));
+  if (profile.knowledgebaseId !== null && profile.knowledgebaseMode === 'function_call') tools.push(knowledgeTool(ports.searchKnowledge));
+  tools.push(endCallTool(profile.endCallDescription));
+  return tools;
+}
+
 /**
  * The model input for one turn: the system prompt with variables filled (and, in `prompt` mode, passages
  * retrieved for the new message), the history, the new user message; and the functions on offer: the
@@ -40,17 +48,11 @@ export async function buildTurnInput(
   input: { variables: Record<string, unknown>; history: HistoryEntry[]; message: string },
   signal: AbortSignal,
 ): Promise<TurnInput> {
-  const variables = dialogueVariables(profile, input.variables);
-  let system = fillTemplate(profile.systemPrompt, variables);
-  const tools: AgentTool[] = profile.httpTools.map((spec) => httpTool(spec, ports.fetch));
-  if (profile.knowledgebaseId !== null) {
-    if (profile.knowledgebaseMode === 'prompt') {
-      system += passagesForPrompt(await untilAborted(ports.searchKnowledge(input.message, signal), signal));
-    } else {
-      tools.push(knowledgeTool(ports.searchKnowledge));
-    }
+  let system = fillTemplate(profile.systemPrompt, dialogueVariables(profile, input.variables));
+  if (profile.knowledgebaseId !== null && profile.knowledgebaseMode === 'prompt') {
+    system += passagesForPrompt(await untilAborted(ports.searchKnowledge(input.message, signal), signal));
   }
-  tools.push(endCallTool(profile.endCallDescription));
+  const tools = dialogueTools(ports, profile);
   const messages: ChatMessage[] = [
     ...(system.trim() ? [{ role: 'system' as const, content: system }] : []),
     ...input.history.map((entry): ChatMessage => ({ role: entry.role, content: entry.content })),

@@ -65,7 +65,8 @@ interface RunningCall {
   done: Promise<{ result: unknown; ends: boolean; durationMs: number }>;
 }
 
-function parseArguments(raw: string): { args: Record<string, unknown>; error?: string } {
+/** A tool call's JSON arguments as an object, or why they are not one. */
+export function parseArguments(raw: string): { args: Record<string, unknown>; error?: string } {
   if (raw.trim() === '') return { args: {} };
   try {
     const parsed: unknown = JSON.parse(raw);

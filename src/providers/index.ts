@@ -7,6 +7,7 @@ import type { Logger } from '../logger.ts';
 import { createEmbeddingsProvider, type EmbeddingsProvider } from './embeddings/index.ts';
 import { createLanguageModel, type LanguageModel } from './llm/index.ts';
 import { createMediaControl, type MediaControl } from './media-control/index.ts';
+import { createRealtimeModel, type RealtimeModel } from './realtime/index.ts';
 import { createSpeech, type SpeechSynthesizers } from './speech.ts';
 import { createFilesystemStorage } from './storage/filesystem.ts';
 import type { FileStorage } from './storage/index.ts';
@@ -36,6 +37,8 @@ export interface Providers {
   tts: SpeechSynthesizers;
   /** Voice activity detection, one detector per call. */
   vad: VadFactory;
+  /** The speech-to-speech model of REALTIME_* for `engine_type: multimodal`; undefined when none is configured. */
+  realtime: RealtimeModel | undefined;
   /** Ends what the adapters built here started (speech worker processes, loaded voices); the platform calls it on stop. */
   close(): Promise<void>;
 }
@@ -61,6 +64,7 @@ export function createProviders(config: Config, logger: Logger, overrides: Parti
     stt: overrides.stt ?? speech.stt,
     tts: overrides.tts ?? speech.tts,
     vad: overrides.vad ?? speech.vad,
+    realtime: 'realtime' in overrides ? overrides.realtime : createRealtimeModel(config),
     close: () => speech.close(),
   };
 }

@@ -57,7 +57,7 @@ async function callWithLimit(knex: Knex, callId: number): Promise<CallRow | unde
 
 /**
  * The media role's calls: a browser web call on `/media/web-call?token=…` runs the voice engine with the
- * call's assistant, writes each turn to the call's row as it commits, and tells the call's workflow when the
+ * call's assistant (the pipeline, or `providers.realtime` for a multimodal one), writes each turn to the call's row as it commits, and tells the call's workflow when the
  * call is answered and when it ends; `POST /media/calls/<id>/hangup` ends a live call when its workflow asks.
  * Past `MEDIA_MAX_CALLS` a new call is refused with 1013, so it can be placed again on another replica.
  */
@@ -90,7 +90,9 @@ export function createCallGateway(ctx: RoleContext, sessionUrl: () => string): C
       profile,
       settings,
       ports: assistantPorts({ knex, embeddings: providers.embeddings, safeFetch: providers.fetch }, profile),
-      modelName: profile.modelName ?? config.llm.defaultModel,
+      modelName: settings.mode === 'multimodal'
+        ? settings.realtimeModel ?? config.realtime?.defaultModel ?? ''
+        : profile.modelName ?? config.llm.defaultModel,
       variables: call.variables,
       maxSeconds: call.maxSeconds ?? call.maxDuration ?? 600,
       limitReason: call.limitReason === 'balance' ? 'balance_exhausted' : 'max_duration',
@@ -114,7 +116,7 @@ export function createCallGateway(ctx: RoleContext, sessionUrl: () => string): C
     let callId: number | undefined;
     const call = runCallSession({
       socket,
-      providers: { llm, stt: providers.stt, tts: providers.tts.default, vad: providers.vad },
+      providers: { llm, stt: providers.stt, tts: providers.tts.default, vad: providers.vad, realtime: providers.realtime },
       liveTranscript: true,
       logger,
       async load() {

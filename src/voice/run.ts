@@ -1,15 +1,17 @@
 /**
  * The voice engine's entry point for the media role: one call on one media WebSocket. It waits for the
  * stream's `start`, asks the caller to `load` what the call needs (profile, settings, ports, time limit), and
- * runs a CallSession until the call ends. Errors before the session runs close the socket with their close
- * code (close-codes.ts).
+ * runs a CallSession until the call ends, or for a multimodal assistant a RealtimeCallSession over the
+ * speech-to-speech model (refused with provider_unavailable when none is configured). Errors before the
+ * session runs close the socket with their close code (close-codes.ts).
  */
 import type { WebSocket } from 'ws';
 import type { AgentPorts } from '../agent/ports.ts';
 import type { AgentProfile } from '../agent/profile.ts';
-import { DomainError } from '../lib/errors.ts';
+import { DomainError, ServiceUnavailableError } from '../lib/errors.ts';
 import type { Logger } from '../logger.ts';
 import type { LanguageModel } from '../providers/llm/types.ts';
+import type { RealtimeModel } from '../providers/realtime/types.ts';
 import type { SpeechToText } from '../providers/stt/types.ts';
 import type { TextToSpeech } from '../providers/tts/types.ts';
 import type { VadFactory } from '../providers/vad/types.ts';
@@ -19,6 +21,7 @@ import { CallRecorder, type RecordingSink } from './audio/recorder.ts';
 import { systemVoiceClock, type VoiceClock } from './clock.ts';
 import type { CallHooks, EndReason } from './hooks.ts';
 import { Listener } from './pipeline.ts';
+import { REALTIME_OUTPUT_FRAMES, RealtimeCallSession } from './realtime/session.ts';
 import { CallSession, type SessionState } from './session.ts';
 import type { VoiceSettings } from './settings.ts';
 import { Speaker } from './speaker.ts';
@@ -30,6 +33,8 @@ export interface VoiceProviders {
   stt: SpeechToText;
   tts: TextToSpeech;
   vad: VadFactory;
+  /** The speech-to-speech model for `engine_type: multimodal`; undefined when none is configured. */
+  realtime?: RealtimeModel | undefined;
 }
 
 /** What one call needs, loaded by the caller once the stream has started (its custom parameters name the call). */
@@ -37,7 +42,7 @@ export interface CallSetup {
   profile: AgentProfile;
   settings: VoiceSettings;
   ports: AgentPorts;
-  /** The provider's model name to answer with. */
+  /** The provider's model name to answer with: a chat model, or for a multimodal assistant a speech-to-speech one. */
   modelName: string;
   variables: Record<string, unknown>;
   /** The most the call may last: the assistant's max_call_duration or what the balance pays for. */
@@ -84,11 +89,16 @@ export interface RunningCall {
 
 const FILLER_AFTER_MS = 1000;
 
+export const NO_REALTIME_MESSAGE = 'No speech-to-speech model is configured for multimodal assistants. Set REALTIME_URL or REALTIME_API_KEY.';
+
+/** What runs a call once it started: the pipeline's CallSession or a speech-to-speech model's RealtimeCallSession. */
+type ServedSession = Pick<CallSession, 'hear' | 'markHeard' | 'endNow' | 'hangUp' | 'start' | 'ended' | 'state'>;
+
 /** Serves one call on `socket`; resolves at once with a handle on it. */
 export function runCallSession(options: RunCallOptions): RunningCall {
   const clock = options.clock ?? systemVoiceClock;
   const transport = new MediaStreamTransport(options.socket, options.logger);
-  let session: CallSession | undefined;
+  let session: ServedSession | undefined;
   let pendingHangUp: EndReason | undefined;
   let endedEarly: ((reason: EndReason) => void) | undefined;
   const early = new Promise<EndReason>((resolve) => {
@@ -117,6 +127,11 @@ export function runCallSession(options: RunCallOptions): RunningCall {
       setup = await options.load(start);
     } catch (error) {
       transport.fail(error);
+      endBeforeSession('error');
+      return;
+    }
+    if (setup.settings.mode === 'multimodal' && !options.providers.realtime) {
+      transport.fail(new ServiceUnavailableError(NO_REALTIME_MESSAGE));
       endBeforeSession('error');
       return;
     }
@@ -153,8 +168,9 @@ export function runCallSession(options: RunCallOptions): RunningCall {
 
 function buildSession(
   options: RunCallOptions, transport: MediaStreamTransport, setup: CallSetup, clock: VoiceClock, logger: Logger,
-): { session: CallSession; recorder: CallRecorder | undefined } {
+): { session: ServedSession; recorder: CallRecorder | undefined } {
   const { settings } = setup;
+  const realtime = settings.mode === 'multimodal' ? options.providers.realtime : undefined;
   const recorder = settings.record && setup.recording ? new CallRecorder(setup.recording, { clock }) : undefined;
   const frameSamples = samplesPerFrame(INTERNAL_SAMPLE_RATE);
   const leadMs = options.tuning?.leadMs ?? DEFAULT_LEAD_MS;
@@ -169,10 +185,35 @@ function buildSession(
     clock,
     leadMs,
     frameSamples,
+    ...(realtime ? { capacityFrames: REALTIME_OUTPUT_FRAMES } : {}),
     ...(settings.ambientSound !== 'off' && settings.ambientVolume > 0
       ? { background: ambientMixer(settings.ambientSound, settings.ambientVolume, INTERNAL_SAMPLE_RATE) }
       : {}),
   });
+  const hooks: CallHooks = options.liveTranscript
+    ? {
+      ...options.hooks,
+      onTurn(turn) {
+        transport.sendTranscript(turn.role, turn.text);
+        options.hooks?.onTurn?.(turn);
+      },
+    }
+    : options.hooks ?? {};
+  const close = async () => {
+    pacer.close();
+    try {
+      await recorder?.finish();
+    } finally {
+      transport.close();
+    }
+  };
+  if (realtime) {
+    const session = new RealtimeCallSession({
+      model: realtime, modelName: setup.modelName, settings, profile: setup.profile, ports: setup.ports, variables: setup.variables,
+      pacer, maxCallMs: setup.maxSeconds * 1000, hooks, clock, logger, close,
+    });
+    return { session, recorder };
+  }
   const speaker = new Speaker({ tts: setup.tts ?? options.providers.tts, pacer, settings, clock, logger });
   let fillers = 0;
   const session = new CallSession({
@@ -194,25 +235,10 @@ function buildSession(
     pendingOutputMs: () => pacer.pendingFrames * FRAME_MS + leadMs,
     maxCallMs: setup.maxSeconds * 1000,
     limitReason: setup.limitReason ?? 'max_duration',
-    hooks: options.liveTranscript
-      ? {
-        ...options.hooks,
-        onTurn(turn) {
-          transport.sendTranscript(turn.role, turn.text);
-          options.hooks?.onTurn?.(turn);
-        },
-      }
-      : options.hooks ?? {},
+    hooks,
     clock,
     logger,
-    async close() {
-      pacer.close();
-      try {
-        await recorder?.finish();
-      } finally {
-        transport.close();
-      }
-    },
+    close,
   });
   return { session, recorder };
 }

@@ -25,9 +25,9 @@ export const GOODBYES = {
   balance_exhausted: 'I am sorry, the account balance for this call has run out, so the call has to end now. Goodbye!',
 } as const;
 
-const REENGAGE_INSTRUCTION = '(The caller has said nothing for a while. Briefly and naturally check whether they are still there.)';
+export const REENGAGE_INSTRUCTION = '(The caller has said nothing for a while. Briefly and naturally check whether they are still there.)';
 /** How long past its expected end a sentence's mark may take before the engine stops waiting for it. */
-const MARK_GRACE_MS = 1500;
+export const MARK_GRACE_MS = 1500;
 
 export type SessionState = 'listening' | 'thinking' | 'speaking' | 'ended';
 

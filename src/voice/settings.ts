@@ -8,6 +8,10 @@ export const AMBIENT_SOUNDS = ['off', 'office', 'city', 'forest', 'crowded_room'
 export type AmbientSound = (typeof AMBIENT_SOUNDS)[number];
 
 export interface VoiceSettings {
+  /** `engine_type`: the speech pipeline, or a speech-to-speech model (realtime/). */
+  mode: 'pipeline' | 'multimodal';
+  /** The speech-to-speech model's provider name (`gpt-realtime`); undefined: the configured default. */
+  realtimeModel: string | undefined;
   /** `who_speaks_first`: the assistant opens with its initial message, or waits for the customer. */
   waitForCustomer: boolean;
   /** The synthesizer provider's code (`espeak`, `elevenlabs`, …) and its own voice id; undefined: the provider's default. */
@@ -51,6 +55,8 @@ export const DEFAULT_FILLER_PHRASES = ['One moment, please.', 'Let me check that
 
 /** The contract's documented defaults (anchor section 15), for callers building settings by hand. */
 export const DEFAULT_VOICE_SETTINGS: VoiceSettings = {
+  mode: 'pipeline',
+  realtimeModel: undefined,
   waitForCustomer: false,
   synthesizer: undefined,
   voiceId: undefined,

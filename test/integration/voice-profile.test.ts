@@ -29,12 +29,24 @@ describe('loadVoiceSettings', () => {
       .where('a.id', assistant.id).first<{ providerVoiceId: string; code: string; transcriber: string | null }>('v.provider_voice_id', 's.code', 't.code as transcriber');
     const settings = await loadVoiceSettings(platform.database.knex, { uuid: assistant.uuid });
     expect(settings).toEqual({
-      waitForCustomer: true, synthesizer: voice.code, voiceId: voice.providerVoiceId, transcriber: voice.transcriber ?? undefined,
+      mode: 'pipeline', realtimeModel: undefined, waitForCustomer: true, synthesizer: voice.code, voiceId: voice.providerVoiceId, transcriber: voice.transcriber ?? undefined,
       sttLanguage: 'en-US', ttsLanguage: 'en-US', speechSpeed: 1.1, endpointType: 'ai', endpointSensitivity: 2,
       allowInterruptions: true, interruptSensitivity: 1.5, minInterruptWords: 3, reengagementMs: 12_000,
       reengagementPrompt: 'Ask if they are there.', maxSilenceMs: 20_000, fillers: true, fillerPhrases: ['Hmm, let me see.'],
       record: true, noiseCancellation: false, ambientSound: 'cafe', ambientVolume: 0.3,
     });
+  });
+
+  it('reads a multimodal assistant\'s engine, its realtime model\'s provider name and its voice', async () => {
+    const owner = await createTestUser(platform.database.knex);
+    const get = async (path: string) => (await platform.request('GET', path, { token: owner.token })).body as { id: number; code?: string }[];
+    const voice = (await get('/user/assistants/voices?mode=multimodal'))[0]!;
+    const model = (await get('/user/assistants/models?type=multimodal'))[0]!;
+    const assistant = await createTestAssistant(platform, owner, { mode: 'multimodal', voice_id: voice.id, llm_model_id: undefined, multimodal_model_id: model.id });
+    const stored = await platform.database.knex('language_models').where({ id: model.id }).first<{ providerModel: string }>('provider_model');
+    const voiceRow = await platform.database.knex('voices').where({ id: voice.id }).first<{ providerVoiceId: string }>('provider_voice_id');
+    const settings = await loadVoiceSettings(platform.database.knex, { id: assistant.id });
+    expect(settings).toMatchObject({ mode: 'multimodal', realtimeModel: stored.providerModel, voiceId: voiceRow.providerVoiceId, synthesizer: undefined });
   });
 
   it('gives the documented defaults for an assistant created with only what is required', async () => {

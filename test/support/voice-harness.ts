@@ -8,6 +8,7 @@ import { WebSocketServer } from 'ws';
 import type { AgentPorts } from '../../src/agent/ports.ts';
 import type { AgentProfile } from '../../src/agent/profile.ts';
 import { createLogger } from '../../src/logger.ts';
+import type { RealtimeModel } from '../../src/providers/realtime/types.ts';
 import type { CallTurn, EndReason } from '../../src/voice/hooks.ts';
 import { runCallSession, type CallSetup, type RunningCall } from '../../src/voice/run.ts';
 import { DEFAULT_VOICE_SETTINGS, type VoiceSettings } from '../../src/voice/settings.ts';
@@ -51,6 +52,10 @@ export interface HarnessOptions {
   sttDelayMs?: number;
   /** `load` fails with this instead of setting the call up. */
   loadError?: Error;
+  /** The speech-to-speech model for `settings.mode: 'multimodal'`. */
+  realtime?: RealtimeModel;
+  /** The client HTTP tools call out through; none by default. */
+  fetch?: AgentPorts['fetch'];
 }
 
 export interface HarnessCall {
@@ -89,7 +94,7 @@ export async function startVoiceHarness(options: HarnessOptions = {}) {
     };
     const running = runCallSession({
       socket,
-      providers: { llm: llm.model, stt: options.streamingStt ? streaming : stt, tts, vad },
+      providers: { llm: llm.model, stt: options.streamingStt ? streaming : stt, tts, vad, realtime: options.realtime },
       logger,
       tuning: { fillerAfterMs: options.fillerAfterMs ?? 300 },
       hooks: {
@@ -103,8 +108,8 @@ export async function startVoiceHarness(options: HarnessOptions = {}) {
         return Promise.resolve({
           profile: testProfile(options.profile),
           settings,
-          ports: { searchKnowledge: options.searchKnowledge ?? (() => Promise.resolve([])), fetch: () => Promise.reject(new Error('no fetch in tests')), now: () => performance.now() },
-          modelName: 'test-model',
+          ports: { searchKnowledge: options.searchKnowledge ?? (() => Promise.resolve([])), fetch: options.fetch ?? (() => Promise.reject(new Error('no fetch in tests'))), now: () => performance.now() },
+          modelName: settings.mode === 'multimodal' ? 'test-realtime-model' : 'test-model',
           variables: options.variables ?? { name: 'Anna' },
           maxSeconds: options.maxSeconds ?? 60,
           ...(options.limitReason ? { limitReason: options.limitReason } : {}),

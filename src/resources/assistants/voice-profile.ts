@@ -4,6 +4,8 @@ import type { FillerConfig } from './model.ts';
 
 /** An assistant's speech settings and what its voice and language resolve to in the catalogs, as one row. */
 export interface StoredVoiceProfile {
+  mode: string;
+  realtimeModel: string | null;
   waitForCustomer: boolean;
   speechSpeed: number;
   endpointType: string;
@@ -29,7 +31,7 @@ export interface StoredVoiceProfile {
 
 /**
  * The query for an assistant's voice profile. The synthesizer is the one the assistant names, or else its
- * voice's; the language codes come from the assistant's language.
+ * voice's; the language codes come from the assistant's language; a multimodal assistant's model is its provider name.
  */
 export function voiceProfileQuery(knex: Knex, where: { uuid: string } | { id: number }): Knex.QueryBuilder {
   return knex('assistants as a')
@@ -37,9 +39,10 @@ export function voiceProfileQuery(knex: Knex, where: { uuid: string } | { id: nu
     .leftJoin('synthesizer_providers as sp', 'sp.id', knex.raw('coalesce(a.synthesizer_provider_id, v.synthesizer_provider_id)'))
     .leftJoin('transcriber_providers as tp', 'tp.id', 'a.transcriber_provider_id')
     .leftJoin('languages as l', 'l.id', 'a.language_id')
+    .leftJoin('language_models as mm', 'mm.id', 'a.multimodal_model_id')
     .where('uuid' in where ? { 'a.uuid': where.uuid } : { 'a.id': where.id })
     .select(
-      'a.wait_for_customer', 'a.speech_speed', 'a.endpoint_type', 'a.endpoint_sensitivity', 'a.allow_interruptions',
+      'a.mode', 'mm.provider_model as realtime_model', 'a.wait_for_customer', 'a.speech_speed', 'a.endpoint_type', 'a.endpoint_sensitivity', 'a.allow_interruptions',
       'a.interrupt_sensitivity', 'a.min_interrupt_words', 'a.reengagement_interval', 'a.reengagement_prompt',
       'a.max_silence_duration', 'a.fillers', 'a.filler_config', 'a.record', 'a.enable_noise_cancellation', 'a.ambient_sound',
       'a.ambient_sound_volume', 'v.provider_voice_id', 'sp.code as synthesizer_code', 'tp.code as transcriber_code', 'l.stt_code',
@@ -58,7 +61,10 @@ function fillerPhrases(config: FillerConfig | null): string[] {
 /** The engine's settings from the stored row: seconds to milliseconds, catalog codes, defaults for what is unset. */
 export function toVoiceSettings(row: StoredVoiceProfile): VoiceSettings {
   const ambient = (AMBIENT_SOUNDS as readonly string[]).includes(row.ambientSound) ? row.ambientSound as AmbientSound : 'off';
+  const multimodal = row.mode === 'multimodal';
   return {
+    mode: multimodal ? 'multimodal' : 'pipeline',
+    realtimeModel: multimodal ? row.realtimeModel ?? undefined : undefined,
     waitForCustomer: row.waitForCustomer,
     synthesizer: row.synthesizerCode ?? undefined,
     voiceId: row.providerVoiceId ?? undefined,
