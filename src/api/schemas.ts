@@ -65,3 +65,25 @@ export function nullable<T extends TSchema>(schema: T) {
 
 /** An ISO 8601 timestamp with microseconds, as the interface writes them. */
 export const IsoTimestamp = Type.String({ format: 'date-time', examples: ['2025-06-30T11:53:20.000000Z'] });
+
+const PageLink = Type.Object({ url: nullable(Type.String()), label: Type.String(), active: Type.Boolean() });
+
+/** A page of `item` as Laravel's length-aware paginator shapes it (lib/pagination.ts builds the body). */
+export function LaravelPage<T extends TSchema>(item: T, title: string) {
+  const position = nullable(Type.Integer());
+  return Type.Object({
+    current_page: Type.Integer(),
+    data: Type.Array(item),
+    first_page_url: Type.String(),
+    from: position,
+    last_page: Type.Integer(),
+    last_page_url: Type.String(),
+    links: Type.Array(PageLink),
+    next_page_url: nullable(Type.String()),
+    path: Type.String(),
+    per_page: Type.Integer(),
+    prev_page_url: nullable(Type.String()),
+    to: position,
+    total: Type.Integer(),
+  }, { title });
+}

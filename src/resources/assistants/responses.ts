@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { IsoTimestamp, nullable } from '../../api/schemas.ts';
+import { IsoTimestamp, LaravelPage, nullable } from '../../api/schemas.ts';
 
 /** Response shapes of the assistant routes, for the OpenAPI document. */
 export const AssistantSummary = Type.Object({
@@ -81,23 +81,8 @@ export const AssistantItem = Type.Object({
   updated_at: IsoTimestamp,
 }, { title: 'Assistant' });
 
-const PageLink = Type.Object({ url: nullable(Type.String()), label: Type.String(), active: Type.Boolean() });
 
-export const AssistantPage = Type.Object({
-  current_page: Type.Integer(),
-  data: Type.Array(AssistantItem),
-  first_page_url: Type.String(),
-  from: int,
-  last_page: Type.Integer(),
-  last_page_url: Type.String(),
-  links: Type.Array(PageLink),
-  next_page_url: nullable(Type.String()),
-  path: Type.String(),
-  per_page: Type.Integer(),
-  prev_page_url: nullable(Type.String()),
-  to: int,
-  total: Type.Integer(),
-}, { title: 'AssistantPage' });
+export const AssistantPage = LaravelPage(AssistantItem, 'AssistantPage');
 
 export const OutboundItem = Type.Object({
   id: Type.Integer(),

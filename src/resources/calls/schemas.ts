@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { IdInteger, nullable, PageNumber } from '../../api/schemas.ts';
+import { IdInteger, LaravelPage, nullable, PageNumber } from '../../api/schemas.ts';
 import { MESSAGES } from '../../api/validation.ts';
 import { CALL_STATUSES, CALL_TYPES } from './model.ts';
 
@@ -69,21 +69,5 @@ export const CallItem = Type.Object({
   ended_at: nullable(SqlTimestamp),
 }, { title: 'Call' });
 
-const PageLink = Type.Object({ url: nullable(Type.String()), label: Type.String(), active: Type.Boolean() });
-const int = nullable(Type.Integer());
 
-export const CallPage = Type.Object({
-  current_page: Type.Integer(),
-  data: Type.Array(CallItem),
-  first_page_url: Type.String(),
-  from: int,
-  last_page: Type.Integer(),
-  last_page_url: Type.String(),
-  links: Type.Array(PageLink),
-  next_page_url: nullable(Type.String()),
-  path: Type.String(),
-  per_page: Type.Integer(),
-  prev_page_url: nullable(Type.String()),
-  to: int,
-  total: Type.Integer(),
-}, { title: 'CallPage' });
+export const CallPage = LaravelPage(CallItem, 'CallPage');
