@@ -7,7 +7,8 @@
  * first audio, and the rest (the platform's own time, including where the VAD placed the end of speech).
  * A first call warms the models up (its greeting is the cold start); the second is measured.
  *
- *   npm run bench:voice-latency -- [--llm-ms 250] [--rounds 1]
+ *   npm run bench:voice-latency -- [--llm-ms 250] [--rounds 1] [--endpoint vad|ai] [--sensitivity 0.5]
+ * The turn policy is the assistant's (`endpoint_type`, `endpoint_sensitivity`; the defaults are vad and 0.5).
  * Pipecat 1.14 on the same stack and machine: p50 1191 ms, p95 1275 ms at one call (notes/speech-offline.md).
  */
 import { parseArgs } from 'node:util';
@@ -16,7 +17,14 @@ import { startBenchPlatform } from './voice/platform.ts';
 import type { CallPlan, CallResult } from './voice/protocol.ts';
 import { matchTurns, ms, spread } from './voice/turns.ts';
 
-const { values } = parseArgs({ options: { 'llm-ms': { type: 'string', default: '250' }, rounds: { type: 'string', default: '1' } } });
+const { values } = parseArgs({
+  options: {
+    'llm-ms': { type: 'string', default: '250' },
+    rounds: { type: 'string', default: '1' },
+    endpoint: { type: 'string', default: 'vad' },
+    sensitivity: { type: 'string', default: '0.5' },
+  },
+});
 const llmMs = Number(values['llm-ms']);
 const lines = [
   'I would like to book an appointment for Tuesday at three.',
@@ -30,6 +38,7 @@ const platform = await startBenchPlatform({
   delays: { llmMs, sttResultMs: 0, ttsFirstByteMs: 0, reply: 'Sure, I can help with that. Is there anything else you need today?', heard: '' },
   env: () => ({ STT_PROVIDER: 'local', TTS_PROVIDER: 'local' }),
   voice: (voice) => /piper/i.test(voice.name),
+  assistant: { endpoint_type: values.endpoint, endpoint_sensitivity: Number(values.sensitivity) },
 });
 try {
   const settings = await loadVoiceSettings(platform.running.database.knex, { id: platform.assistantId });

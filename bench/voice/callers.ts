@@ -1,16 +1,15 @@
 /**
- * The callers' process of the voice benchmarks (forked by platform.ts): the fake providers at fixed delays,
- * and scripted web calls over the Media Streams protocol, timed on this side of the socket. Each call asks the
+ * The callers' process of the voice benchmarks (forked by platform.ts): the fake providers at fixed delays
+ * (fakes.ts, on a worker thread), and scripted web calls over the Media Streams protocol, timed on this side of the socket. Each call asks the
  * API for a web call, answers, hears the greeting, then says its lines one per turn, each after the
  * assistant's reply has played and a short pause, until its time is up; then it hangs up.
  */
-import { startFakeDeepgramServer } from '../../test/fakes/deepgram-server.ts';
-import { startFakeLlmServer } from '../../test/fakes/llm-server.ts';
-import { startFakeSpeechServer } from '../../test/fakes/speech-server.ts';
+import { once } from 'node:events';
+import { Worker } from 'node:worker_threads';
 import { apiRequest } from '../../test/support/http.ts';
 import { connectMediaStream, L16_16K, type MediaStreamClient } from '../../test/support/media-stream-client.ts';
 import { spokenPcm } from '../../test/support/speech.ts';
-import type { CallPlan, CallResult, CallerReply, CallerRequest, FakeDelays, TurnResult } from './protocol.ts';
+import type { CallPlan, CallResult, CallerReply, CallerRequest, FakeDelays, FakeUrls, TurnResult } from './protocol.ts';
 
 const FRAME_SAMPLES = 320;
 const FRAME_MS = 20;
@@ -24,15 +23,13 @@ const closers: (() => Promise<void>)[] = [];
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function startFakes(delays: FakeDelays): Promise<CallerReply> {
-  const llm = await startFakeLlmServer({ latencyMs: delays.llmMs, chunkSize: 8 });
-  llm.respond((request) => (request.tool_choice
-    ? { toolCalls: [{ name: request.tool_choice.function.name, arguments: { status: true, summary: 'The caller asked questions.' } }] }
-    : { reply: delays.reply }));
-  const deepgram = await startFakeDeepgramServer({ resultDelayMs: delays.sttResultMs, idleTimeoutMs: 60_000 });
-  deepgram.respond(() => ({ text: delays.heard }));
-  const speech = await startFakeSpeechServer({ firstByteDelayMs: delays.ttsFirstByteMs });
-  closers.push(() => llm.close(), () => deepgram.close(), () => speech.close());
-  return { urls: { llm: llm.baseUrl, deepgram: deepgram.url, deepgramKey: deepgram.apiKey, openaiSpeech: speech.openaiBaseUrl, openaiKey: speech.openaiKey } };
+  const fakes = new Worker(new URL('./fakes.ts', import.meta.url), { workerData: delays });
+  const [urls] = await once(fakes, 'message') as [FakeUrls];
+  closers.push(async () => {
+    fakes.postMessage('close');
+    await once(fakes, 'exit');
+  });
+  return { urls };
 }
 
 /** A line spoken by espeak-ng, cut right after its last loud frame: the call's silence follows on its own. */
