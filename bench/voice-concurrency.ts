@@ -19,6 +19,7 @@
  *
  *   npm run bench:voice-concurrency -- [--calls 10,25,50,100] [--seconds 30] [--llm-ms 200] [--stt-ms 100] [--tts-ms 150]
  */
+import os from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { loadVoiceSettings } from '../src/resources/assistants/voice-profile.ts';
@@ -112,7 +113,8 @@ try {
     const shares = (pick: (metrics: MeasuredTurn['metrics']) => number | undefined) => spread(turns.map((turn) => pick(turn.metrics) ?? Number.NaN));
     console.log(`      stored: stt ${shares((m) => m.sttDelayMs)}, llm ${shares((m) => m.llmFirstTokenMs)}, tts ${shares((m) => m.ttsFirstByteMs)}; ` +
       `felt − engine ${spread(turns.map((turn) => turn.feltMs - (turn.metrics.latencyMs ?? Number.NaN)))}; ` +
-      `platform event loop delay p50 / p99 / max ${(loopDelay.percentile(50) / 1e6).toFixed(0)} / ${(loopDelay.percentile(99) / 1e6).toFixed(0)} / ${(loopDelay.max / 1e6).toFixed(0)} ms`);
+      `platform event loop delay p50 / p99 / max ${(loopDelay.percentile(50) / 1e6).toFixed(0)} / ${(loopDelay.percentile(99) / 1e6).toFixed(0)} / ${(loopDelay.max / 1e6).toFixed(0)} ms; ` +
+      `machine load average ${os.loadavg()[0]!.toFixed(1)} on ${os.availableParallelism()} cores`);
     for (const result of results.filter((entry) => entry.error).slice(0, 3)) console.log(`      call ${result.callId}: ${result.error}`);
     await sleep(2000);
   }

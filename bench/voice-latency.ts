@@ -11,6 +11,7 @@
  * The turn policy is the assistant's (`endpoint_type`, `endpoint_sensitivity`; the defaults are vad and 0.5).
  * Pipecat 1.14 on the same stack and machine: p50 1191 ms, p95 1275 ms at one call (notes/speech-offline.md).
  */
+import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { loadVoiceSettings } from '../src/resources/assistants/voice-profile.ts';
 import { startBenchPlatform } from './voice/platform.ts';
@@ -79,6 +80,7 @@ try {
   console.log(`stt p50 / p95: ${spread(turns.map((turn) => turn.metrics.sttDelayMs ?? Number.NaN))}; ` +
     `llm: ${spread(turns.map((turn) => turn.metrics.llmFirstTokenMs ?? Number.NaN))}; tts: ${spread(turns.map((turn) => turn.metrics.ttsFirstByteMs ?? Number.NaN))}; rest: ${spread(rests)}`);
   console.log(`answer → first greeting audio: ${spread(greetings)} warm; ${ms(cold?.greetingMs)} ms cold (first call: Whisper and Piper start on first use)`);
+  console.log(`machine load average ${os.loadavg()[0]!.toFixed(1)} on ${os.availableParallelism()} cores`);
 } finally {
   await platform.close();
 }
