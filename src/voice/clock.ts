@@ -4,14 +4,15 @@
  */
 export interface VoiceClock {
   now: () => number;
-  /** Calls `callback` once after `ms`; `cancel` stops it. */
+  /** Calls `callback` once after `ms` (at once when `ms` is not positive: a deadline already past); `cancel` stops it. */
   setTimeout: (callback: () => void, ms: number) => { cancel(): void };
 }
 
 export const systemVoiceClock: VoiceClock = {
   now: () => performance.now(),
   setTimeout(callback, ms) {
-    const timer = setTimeout(callback, ms);
+    // A deadline already past (the words came after the turn's silence ran out) fires now; Node would warn.
+    const timer = setTimeout(callback, Math.max(ms, 0));
     return { cancel: () => clearTimeout(timer) };
   },
 };

@@ -19,6 +19,9 @@ describe('endpointing', () => {
     expect(completeness('I want the, um')).toBe('incomplete');
     expect(completeness('So,')).toBe('incomplete');
     expect(completeness('my name is Anna')).toBe('unknown');
+    // A number ends the words; the recognizer writes spoken digits as numerals.
+    expect(completeness('My account number is 4 5 6 7')).toBe('unknown');
+    expect(completeness('Tuesday at 3.')).toBe('complete');
     expect(completeness('')).toBe('unknown');
   });
 

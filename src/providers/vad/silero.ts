@@ -65,7 +65,7 @@ class SileroDetector implements VoiceActivityDetector {
       const segment = vad.front(false);
       vad.pop();
       this.speaking = false;
-      const atMs = Math.round(((segment.start + segment.samples.length) * 1000) / sampleRate);
+      const atMs = Math.round(((segment.start + voicedLength(segment.samples)) * 1000) / sampleRate);
       events.push({ type: 'speech_end', atMs, audio: floatToPcm16(segment.samples) });
     }
   }
@@ -75,6 +75,35 @@ class SileroDetector implements VoiceActivityDetector {
     this.release(this.vad);
     this.vad = undefined;
   }
+}
+
+/** Loudness is judged over 10 ms stretches when finding where a segment's voice ends. */
+const loudnessWindow = sampleRate / 100;
+/** A stretch quieter than this share of the segment's loudest (about -26 dB) is past the voice. */
+const tailLevel = 0.05;
+/** The most of a segment's tail taken for silence: a soft ending is never cut by more. */
+const maxTailSamples = (250 * sampleRate) / 1000;
+
+/**
+ * Where the voice in a segment ends. Silero's speech probability stays up for a few windows after the voice
+ * stops, so sherpa ends a segment about 100 ms into the silence; counting the turn's silence from there would
+ * add that much to every reply. The audio handed on stays whole; only the end time moves.
+ */
+function voicedLength(samples: Float32Array): number {
+  const windows = Math.floor(samples.length / loudnessWindow);
+  const energy = new Float32Array(windows);
+  let loudest = 0;
+  for (let w = 0; w < windows; w++) {
+    let sum = 0;
+    for (let i = w * loudnessWindow; i < (w + 1) * loudnessWindow; i++) sum += (samples[i] as number) ** 2;
+    energy[w] = sum;
+    loudest = Math.max(loudest, sum);
+  }
+  const floor = loudest * tailLevel ** 2;
+  const earliest = Math.max(0, samples.length - maxTailSamples);
+  let end = windows;
+  while (end > 0 && (end - 1) * loudnessWindow >= earliest && (energy[end - 1] as number) < floor) end--;
+  return end === windows ? samples.length : Math.max(end * loudnessWindow, earliest);
 }
 
 /**

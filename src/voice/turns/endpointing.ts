@@ -36,7 +36,8 @@ export type Completeness = 'complete' | 'incomplete' | 'unknown';
 export function completeness(transcript: string): Completeness {
   const text = transcript.trim();
   if (!text) return 'unknown';
-  const lastWord = /([\p{L}']+)[^\p{L}']*$/u.exec(text)?.[1]?.toLowerCase();
+  // Numbers are words too: "my number is 4 5 6 7" ends on 7, not on "is".
+  const lastWord = /([\p{L}\p{N}']+)[^\p{L}\p{N}']*$/u.exec(text)?.[1]?.toLowerCase();
   if (/(?:,|-|—|\.\.\.|…)$/.test(text) || (lastWord !== undefined && TRAILING_WORDS.has(lastWord))) return 'incomplete';
   if (/[.!?]["')\]]*$/.test(text)) return 'complete';
   return 'unknown';

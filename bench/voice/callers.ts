@@ -1,0 +1,133 @@
+/**
+ * The callers' process of the voice benchmarks (forked by platform.ts): the fake providers at fixed delays
+ * (fakes.ts, on a worker thread), and scripted web calls over the Media Streams protocol, timed on this side of the socket. Each call asks the
+ * API for a web call, answers, hears the greeting, then says its lines one per turn, each after the
+ * assistant's reply has played and a short pause, until its time is up; then it hangs up.
+ */
+import { once } from 'node:events';
+import { Worker } from 'node:worker_threads';
+import { apiRequest } from '../../test/support/http.ts';
+import { connectMediaStream, L16_16K, type MediaStreamClient } from '../../test/support/media-stream-client.ts';
+import { spokenPcm } from '../../test/support/speech.ts';
+import type { CallPlan, CallResult, CallerReply, CallerRequest, FakeDelays, FakeUrls, TurnResult } from './protocol.ts';
+
+const FRAME_SAMPLES = 320;
+const FRAME_MS = 20;
+/** Frames of a reply's first burst (the engine's 80 ms lead plus the frame due now), left out of the jitter. */
+const BURST_FRAMES = 5;
+/** A sample louder than this is speech, for finding where a spoken line ends. */
+const SPEECH_LEVEL = 300;
+const REPLY_TIMEOUT_MS = 60_000;
+
+const closers: (() => Promise<void>)[] = [];
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function startFakes(delays: FakeDelays): Promise<CallerReply> {
+  const fakes = new Worker(new URL('./fakes.ts', import.meta.url), { workerData: delays });
+  const [urls] = await once(fakes, 'message') as [FakeUrls];
+  closers.push(async () => {
+    fakes.postMessage('close');
+    await once(fakes, 'exit');
+  });
+  return { urls };
+}
+
+/** A line spoken by espeak-ng, cut right after its last loud frame: the call's silence follows on its own. */
+async function spokenLine(text: string): Promise<Int16Array> {
+  const samples = await spokenPcm(text, { silenceMs: 100 });
+  let last = samples.length - 1;
+  while (last > 0 && Math.abs(samples[last] as number) <= SPEECH_LEVEL) last--;
+  return samples.subarray(0, Math.ceil((last + 1) / FRAME_SAMPLES) * FRAME_SAMPLES);
+}
+
+/** Counts what arrives as it arrives, without rescanning what was counted. */
+function follower(caller: MediaStreamClient) {
+  let scanned = 0;
+  let replies = 0;
+  const frames: number[] = [];
+  return {
+    /** The assistant's committed turns so far (each `transcript` event of the assistant). */
+    replies(): number {
+      for (; scanned < caller.received.length; scanned++) {
+        const message = caller.received[scanned]!;
+        if (message.transcript?.role === 'assistant') replies++;
+        else if (message.event === 'media') frames.push(message.at);
+      }
+      return replies;
+    },
+    /** Arrival times of the audio frames since the last call. */
+    takeFrames: () => frames.splice(0),
+  };
+}
+
+function jitterOf(frames: number[]): number[] {
+  const deviations: number[] = [];
+  for (let i = BURST_FRAMES + 1; i < frames.length; i++) deviations.push(Math.abs((frames[i] as number) - (frames[i - 1] as number) - FRAME_MS));
+  return deviations;
+}
+
+async function oneCall(plan: CallPlan, lines: Int16Array[], startAfterMs: number): Promise<CallResult> {
+  await sleep(startAfterMs);
+  const result: CallResult = { callId: 0, greetingMs: undefined, turns: [], jitterMs: [] };
+  const created = await apiRequest(plan.apiUrl)('POST', '/user/web-calls', { token: plan.token, body: { assistant_id: plan.assistantId } });
+  if (created.status !== 201) return { ...result, error: `POST /user/web-calls: ${created.status} ${created.text}` };
+  const { call_id: callId, websocket_url: url } = created.body.data as { call_id: number; websocket_url: string };
+  result.callId = callId;
+  const caller = await connectMediaStream(url, L16_16K);
+  const heard = follower(caller);
+  const until = performance.now() + plan.durationMs;
+  const waitForReply = (count: number) => caller.waitFor(() => heard.replies() >= count, REPLY_TIMEOUT_MS, 'the assistant to finish a turn');
+  try {
+    const answeredAt = performance.now();
+    caller.start();
+    await waitForReply(1);
+    const greeting = heard.takeFrames();
+    result.greetingMs = greeting[0] === undefined ? undefined : greeting[0] - answeredAt;
+    result.jitterMs.push(...jitterOf(greeting));
+    for (let turn = 0; turn < plan.maxTurns && performance.now() < until; turn++) {
+      const [low, high] = plan.pauseMs;
+      await sleep(low + Math.random() * (high - low));
+      const line = turn % lines.length;
+      const replies = heard.replies();
+      heard.takeFrames();
+      await caller.say(lines[line] as Int16Array);
+      const endOfSpeech = performance.now();
+      await waitForReply(replies + 1);
+      const frames = heard.takeFrames().filter((at) => at > endOfSpeech);
+      if (frames[0] !== undefined) result.turns.push({ line, feltMs: frames[0] - endOfSpeech } satisfies TurnResult);
+      result.jitterMs.push(...jitterOf(frames));
+    }
+  } catch (error) {
+    result.error = error instanceof Error ? error.message : String(error);
+  } finally {
+    caller.stop();
+    caller.close();
+    await caller.closed;
+  }
+  return result;
+}
+
+async function run(plan: CallPlan): Promise<CallerReply> {
+  const lines = await Promise.all(plan.lines.map(spokenLine));
+  const results = await Promise.all(Array.from({ length: plan.calls }, (_, index) => oneCall(plan, lines, (plan.rampMs * index) / plan.calls)));
+  return { results };
+}
+
+process.on('message', (request: CallerRequest) => {
+  const answer = async (): Promise<CallerReply | undefined> => {
+    switch (request.type) {
+      case 'fakes':
+        return startFakes(request.delays);
+      case 'run':
+        return run(request.plan);
+      case 'exit':
+        for (const close of closers.splice(0)) await close();
+        process.disconnect?.();
+        return undefined;
+    }
+  };
+  answer().then(
+    (reply) => reply && process.send?.(reply),
+    (error: unknown) => process.send?.({ error: error instanceof Error ? error.stack ?? error.message : String(error) }),
+  );
+});

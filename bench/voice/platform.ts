@@ -1,0 +1,110 @@
+/**
+ * The platform side of the voice benchmarks: the whole platform (api, worker, media; embedded PGlite and the
+ * Temporal dev server in a temporary data directory, on free ports) in this process, a user with credit and an
+ * assistant, and the callers in a child process (callers.ts) so their timers and the fake providers never
+ * share this event loop.
+ */
+import { fork } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig } from '../../src/config.ts';
+import { usdToMicros } from '../../src/lib/money.ts';
+import { createLogger } from '../../src/logger.ts';
+import { startPlatform, type RunningPlatform } from '../../src/platform.ts';
+import { createApiKey } from '../../src/resources/api-keys/service.ts';
+import { createUser } from '../../src/resources/users/service.ts';
+import type { CallTurn } from '../../src/voice/hooks.ts';
+import { createTestAssistant } from '../../test/support/assistants.ts';
+import { apiRequest } from '../../test/support/http.ts';
+import { freePort } from '../../test/support/ports.ts';
+import type { CallerReply, CallerRequest, FakeDelays, FakeUrls } from './protocol.ts';
+
+export interface BenchPlatform {
+  running: RunningPlatform;
+  apiUrl: string;
+  token: string;
+  assistantId: number;
+  /** Sends a request to the callers' process and resolves with its answer. */
+  ask<T extends CallerReply>(request: CallerRequest): Promise<T>;
+  /** The stored turns of each call, by call id. */
+  turnsOf(callIds: number[]): Promise<Map<number, CallTurn[]>>;
+  close(): Promise<void>;
+}
+
+/** Starts the callers' process with its fake providers, then the platform configured to use them. */
+export async function startBenchPlatform(options: {
+  delays: FakeDelays;
+  /** Environment of the platform beyond ports, data directory and the fakes' URLs (providers, limits). */
+  env: (urls: FakeUrls) => Record<string, string>;
+  /** Picks the assistant's voice from the catalog's pipeline voices in English. */
+  voice: (voice: { id: number; name: string }) => boolean;
+  assistant?: Record<string, unknown>;
+}): Promise<BenchPlatform> {
+  const callers = fork(new URL('./callers.ts', import.meta.url), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const ask = async <T extends CallerReply>(request: CallerRequest): Promise<T> => {
+    callers.send(request);
+    const [reply] = await Promise.race([once(callers, 'message'), once(callers, 'exit').then(() => { throw new Error('the callers process exited'); })]) as [T];
+    if ('error' in reply) throw new Error(`callers: ${String(reply.error)}`);
+    return reply;
+  };
+  const { urls } = await ask<{ urls: FakeUrls }>({ type: 'fakes', delays: options.delays });
+
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-voice-bench-'));
+  const [port, mediaPort, temporalPort, temporalUiPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
+  const config = loadConfig({
+    ...process.env,
+    NODE_ENV: 'production',
+    APP_KEY: randomBytes(32).toString('base64'),
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'error',
+    LOG_FORMAT: 'json',
+    DATA_DIR: dataDir,
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    PUBLIC_URL: `http://127.0.0.1:${port}`,
+    MEDIA_PORT: String(mediaPort),
+    TEMPORAL_PORT: String(temporalPort),
+    TEMPORAL_UI_PORT: String(temporalUiPort),
+    RATE_LIMIT_PER_MINUTE: '1000000',
+    LLM_BASE_URL: urls.llm,
+    LLM_API_KEY: 'bench',
+    ...options.env(urls),
+  });
+  const logger = createLogger(config);
+  const running = await startPlatform({ config, logger, role: 'all' });
+  const knex = running.database.knex;
+  const apiUrl = `http://127.0.0.1:${port}`;
+  const user = await createUser(knex, { name: 'Bench', email: `bench-${randomUUID()}@example.test`, creditMicros: usdToMicros(100_000), creditKind: 'adjustment' });
+  const { token } = await createApiKey(knex, user.id, 'bench');
+  const request = apiRequest(apiUrl);
+  const english = ((await request('GET', '/user/assistants/languages', { token })).body as { id: number; iso_2: string }[]).find((language) => language.iso_2 === 'en')?.id;
+  const voices = (await request('GET', `/user/assistants/voices?mode=pipeline&language_id=${english}`, { token })).body as { id: number; name: string }[];
+  const voice = voices.find(options.voice);
+  if (!voice) throw new Error(`no catalog voice fits; the catalog has ${voices.map((entry) => entry.name).join(', ')}`);
+  const assistant = await createTestAssistant({ request }, { token }, {
+    voice_id: voice.id,
+    initial_message: 'Hello, this is Parley. How can I help you today?',
+    max_call_duration: 600,
+    ...options.assistant,
+  });
+
+  return {
+    running,
+    apiUrl,
+    token,
+    assistantId: assistant.id,
+    ask,
+    async turnsOf(callIds) {
+      const rows = await knex('calls').whereIn('id', callIds).select<{ id: number; turns: CallTurn[] | null }[]>('id', 'turns');
+      return new Map(rows.map((row) => [Number(row.id), row.turns ?? []]));
+    },
+    async close() {
+      callers.send({ type: 'exit' } satisfies CallerRequest);
+      await once(callers, 'exit');
+      await running.stop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,60 @@
+/** The messages between a voice benchmark's platform process and its callers' process (callers.ts). */
+
+/** The fixed delays of the fake providers. */
+export interface FakeDelays {
+  /** The language model's first token, from the request. */
+  llmMs: number;
+  /** The Deepgram fake's delay on each message. */
+  sttResultMs: number;
+  /** The speech fake's delay before its first audio byte. */
+  ttsFirstByteMs: number;
+  /** What the model answers every turn. */
+  reply: string;
+  /** What the Deepgram fake hears in every stretch of speech. */
+  heard: string;
+}
+
+export interface FakeUrls {
+  llm: string;
+  deepgram: string;
+  deepgramKey: string;
+  openaiSpeech: string;
+  openaiKey: string;
+}
+
+export interface CallPlan {
+  apiUrl: string;
+  token: string;
+  assistantId: number;
+  calls: number;
+  /** Calls start evenly spread over this many milliseconds. */
+  rampMs: number;
+  /** Each call says lines until this long after it started, then hangs up. */
+  durationMs: number;
+  /** At most this many lines per call. */
+  maxTurns: number;
+  /** The pause after the assistant's reply before the next line, drawn evenly between the two. */
+  pauseMs: [number, number];
+  lines: string[];
+}
+
+export type CallerRequest = { type: 'fakes'; delays: FakeDelays } | { type: 'run'; plan: CallPlan } | { type: 'exit' };
+
+export interface TurnResult {
+  /** Index of the line said. */
+  line: number;
+  /** The caller's end of speech → the first reply audio frame received. */
+  feltMs: number;
+}
+
+export interface CallResult {
+  callId: number;
+  /** The caller's `start` → the first greeting audio frame received. */
+  greetingMs: number | undefined;
+  turns: TurnResult[];
+  /** |spacing − 20 ms| of the reply frames as they arrived, past each reply's first burst. */
+  jitterMs: number[];
+  error?: string;
+}
+
+export type CallerReply = { urls: FakeUrls } | { results: CallResult[] } | { error: string };
