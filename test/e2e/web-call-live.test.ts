@@ -39,6 +39,7 @@ describe.skipIf(!speechInstalled)(`a live web call from the demo page${speechIns
   let platform: TestPlatform;
   let browser: Browser;
   let assistantUuid: string;
+  let ownerId: number;
   let scratch: string;
 
   beforeAll(async () => {
@@ -49,6 +50,7 @@ describe.skipIf(!speechInstalled)(`a live web call from the demo page${speechIns
       : { reply: 'Sure, Tuesday at three works.' }));
     platform = await startTestPlatform({ worker: true, media: true, env: { LLM_BASE_URL: llm.baseUrl, LLM_API_KEY: 'test' } });
     const owner = await createTestUser(platform.database.knex, { balanceUsd: 5 });
+    ownerId = owner.id;
     assistantUuid = (await createTestAssistant(platform, owner, { wait_for_customer: true })).uuid;
     browser = await chromium.launch({
       executablePath: chromiumPath,
@@ -79,7 +81,8 @@ describe.skipIf(!speechInstalled)(`a live web call from the demo page${speechIns
     await page.screenshot({ path: path.join(screenshots, 'web-call-live.png') });
 
     await page.getByRole('button', { name: 'Hang up' }).click();
-    const calls = await platform.database.knex('calls').select('id', 'type');
+    // The database may be shared with other test files: only this owner's calls.
+    const calls = await platform.database.knex('calls').where({ userId: ownerId }).select('id', 'type');
     expect(calls).toHaveLength(1);
     const { status } = await platform.temporal.client.workflow.getHandle(`call-${calls[0].id}`).result() as { status: string };
     expect(status).toBe('ended_by_customer');
