@@ -18,6 +18,8 @@ export interface SpeechSynthesizers {
   forCode(code: string): TextToSpeech | undefined;
   /** TTS_PROVIDER's adapter, for a voice no configured provider serves. */
   default: TextToSpeech;
+  /** The synthesizer provider codes this process serves, for the catalogs. */
+  codes: string[];
 }
 
 export interface Speech {
@@ -70,7 +72,7 @@ export function createSpeech(config: Config, logger: Logger): Speech {
 
   return {
     stt,
-    tts: { forCode: (code) => synthesizers.get(code), default: defaultTts },
+    tts: { forCode: (code) => synthesizers.get(code), default: defaultTts, codes: [...synthesizers.keys()] },
     vad: createSileroVad({ modelPath: path.join(speech.dir, 'silero_vad.onnx') }),
     async close() {
       for (const close of closers.splice(0)) await close();

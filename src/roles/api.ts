@@ -15,6 +15,7 @@ import { assistantRoutes } from '../resources/assistants/routes.ts';
 import { authRoutes } from '../resources/auth/routes.ts';
 import { callRoutes } from '../resources/calls/routes.ts';
 import { catalogRoutes } from '../resources/catalogs/routes.ts';
+import type { OfferedSpeech } from '../resources/catalogs/service.ts';
 import { conversationRoutes } from '../resources/conversations/routes.ts';
 import { documentRoutes } from '../resources/documents/routes.ts';
 import { knowledgebaseRoutes } from '../resources/knowledgebases/routes.ts';
@@ -54,7 +55,7 @@ export function apiRoutes(deps: ApiRouteDeps): RouteDefinition[] {
     ...userRoutes({ knex }),
     ...apiKeyRoutes({ knex }),
     ...toolRoutes({ knex, secrets }),
-    ...catalogRoutes({ knex }),
+    ...catalogRoutes({ knex, offered: offeredSpeech(config, deps.providers) }),
     ...phoneNumberAssignmentRoutes({ knex }),
     ...assistantRoutes({ knex, secrets, publicUrl: config.publicUrl }),
     ...knowledgebaseRoutes({ knex, temporal, storage, embeddings }),
@@ -87,4 +88,13 @@ export async function start(ctx: RoleContext): Promise<RunningRole> {
   const server = http.createServer(app.callback());
   await listen(server, config.port, config.host);
   return { stop: (deadline) => closeServer(server, deadline) };
+}
+
+/** The speech this deployment serves, as the catalogs list it: STT_PROVIDER's recognizer, the synthesizers built, the realtime model. */
+function offeredSpeech(config: Config, providers: Providers): OfferedSpeech {
+  return {
+    synthesizers: providers.tts.codes,
+    transcribers: [config.stt.provider === 'local' ? 'whisper' : config.stt.provider],
+    realtime: providers.realtime !== undefined,
+  };
 }

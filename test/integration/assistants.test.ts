@@ -1,13 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { speechInstalled } from '../support/speech.ts';
 import { createTestUser, type TestUser } from '../support/users.ts';
 
 let platform: TestPlatform;
 const catalog = { english: 0, german: 0, pipelineVoice: 0, germanVoice: 0, realtimeVoice: 0, gpt4o: 0, realtime: 0, firstLlm: 0 };
 
+// Every kind of catalog entry is served here: hosted speech and a realtime model are configured (nothing is
+// called), so the catalogs list them beside the offline voices.
+const everySpeechProvider = {
+  STT_PROVIDER: 'deepgram', DEEPGRAM_API_KEY: 'test', TTS_PROVIDER: 'elevenlabs', ELEVENLABS_API_KEY: 'test', REALTIME_URL: 'ws://127.0.0.1:9/v1/realtime',
+};
+
 beforeAll(async () => {
-  platform = await startTestPlatform();
+  platform = await startTestPlatform({ env: everySpeechProvider });
   const owner = await createTestUser(platform.database.knex);
   const get = async (path: string) => (await platform.request('GET', path, { token: owner.token })).body as { id: number; name: string; iso_2?: string; code?: string }[];
   const languages = await get('/user/assistants/languages');
@@ -88,7 +95,7 @@ describe('assistant catalogs', () => {
     const pipeline = await voices('?mode=pipeline');
     expect(pipeline.length).toBeGreaterThan(0);
     expect(pipeline.every((voice) => voice.mode === 'pipeline' && voice.synthesizer_provider_id !== null)).toBe(true);
-    expect(pipeline.map((voice) => voice.name)).toEqual(expect.arrayContaining(['German Female (eSpeak)', 'Joe (Piper)']));
+    expect(pipeline.map((voice) => voice.name)).toEqual(expect.arrayContaining(['German Female (eSpeak)', ...(speechInstalled ? ['Joe (Piper)'] : [])]));
     const multimodal = await voices('?mode=multimodal');
     expect(multimodal.every((voice) => voice.mode === 'multimodal' && voice.synthesizer_provider_id === null)).toBe(true);
     const german = await voices(`?mode=pipeline&language_id=${catalog.german}`);
@@ -118,12 +125,14 @@ describe('assistant catalogs', () => {
     const all = await platform.request('GET', '/user/assistants/synthesizer-providers', { token: owner.token });
     expect(all.body).toEqual(expect.arrayContaining([
       { id: expect.any(Number), name: 'eSpeak NG', code: 'espeak' },
-      { id: expect.any(Number), name: 'Piper', code: 'piper' },
+      ...(speechInstalled ? [{ id: expect.any(Number), name: 'Piper', code: 'piper' }] : []),
     ]));
+    // Only what this deployment serves: no OpenAI voices without OpenAI speech configured.
+    expect((all.body as { code: string }[]).map((provider) => provider.code)).not.toContain('openai');
     const german = await platform.request('GET', `/user/assistants/synthesizer-providers?language_id=${catalog.german}`, { token: owner.token });
     expect((german.body as any[]).map((provider: { code: string }) => provider.code)).toEqual(expect.arrayContaining(['espeak', 'elevenlabs']));
     const transcribers = await platform.request('GET', `/user/assistants/transcriber-providers?language_id=${catalog.german}`, { token: owner.token });
-    expect((transcribers.body as any[]).map((provider: { code: string }) => provider.code)).toContain('deepgram');
+    expect((transcribers.body as any[]).map((provider: { code: string }) => provider.code)).toEqual(['deepgram']);
     const unknown = await platform.request('GET', '/user/assistants/transcriber-providers?language_id=999999', { token: owner.token });
     expect(unknown.status).toBe(422);
     expect(unknown.body.errors).toEqual({ language_id: ['The selected language id is invalid.'] });

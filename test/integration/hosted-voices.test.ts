@@ -1,12 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { up } from '../../migrations/20261123000003_add_hosted_voices.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { speechInstalled } from '../support/speech.ts';
 import { createTestUser } from '../support/users.ts';
 
 describe('the OpenAI speech voices of the catalog', () => {
   let platform: TestPlatform;
   beforeAll(async () => {
-    platform = await startTestPlatform();
+    // OpenAI speech is configured (never called), so the catalog offers its voices.
+    platform = await startTestPlatform({ env: { TTS_PROVIDER: 'openai', OPENAI_TTS_BASE_URL: 'http://127.0.0.1:9/v1' } });
   });
   afterAll(() => platform.close());
 
@@ -26,5 +28,24 @@ describe('the OpenAI speech voices of the catalog', () => {
     const before = await count();
     await up(platform.database.knex);
     expect(await count()).toBe(before);
+  });
+});
+
+describe('the speech catalogs of the embedded default', () => {
+  let platform: TestPlatform;
+  beforeAll(async () => {
+    platform = await startTestPlatform();
+  });
+  afterAll(() => platform.close());
+
+  it('offer only what this deployment serves: the offline voices and recognizer, no hosted or realtime ones', async () => {
+    const owner = await createTestUser(platform.database.knex);
+    const get = async (path: string) => (await platform.request('GET', path, { token: owner.token })).body as { code?: string; name?: string; mode?: string }[];
+    const synthesizers = (await get('/user/assistants/synthesizer-providers')).map((provider) => provider.code);
+    expect(synthesizers).toEqual(speechInstalled ? ['espeak', 'piper'] : ['espeak']);
+    expect((await get('/user/assistants/transcriber-providers')).map((provider) => provider.code)).toEqual(['whisper']);
+    const voices = await get('/user/assistants/voices');
+    expect(voices.length).toBeGreaterThan(0);
+    expect(voices.some((voice) => voice.mode === 'multimodal' || /OpenAI|Rachel/.test(voice.name ?? ''))).toBe(false);
   });
 });

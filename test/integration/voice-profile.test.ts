@@ -9,7 +9,8 @@ describe('loadVoiceSettings', () => {
   let platform: TestPlatform;
 
   beforeAll(async () => {
-    platform = await startTestPlatform();
+    // A realtime model is configured (never called), so the catalog lists the multimodal voices.
+    platform = await startTestPlatform({ env: { REALTIME_URL: 'ws://127.0.0.1:9/v1/realtime' } });
   });
   afterAll(async () => {
     await platform.close();

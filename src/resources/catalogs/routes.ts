@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import { defineRoute, type RouteDefinition } from '../../api/routing.ts';
 import { IdInteger, nullable } from '../../api/schemas.ts';
 import type { LanguageModel, Voice } from './model.ts';
-import { listLanguages, listModels, listSynthesizerProviders, listTranscriberProviders, listVoices } from './service.ts';
+import { listLanguages, listModels, listSynthesizerProviders, listTranscriberProviders, listVoices, type OfferedSpeech } from './service.ts';
 
 const VoiceItem = Type.Object({
   id: Type.Integer(),
@@ -46,13 +46,13 @@ function modelItem(model: LanguageModel) {
 const provider = ({ id, name, code }: { id: number; name: string; code: string }) => ({ id, name, code });
 
 /** The catalogs an assistant is built from; every list is a bare array. */
-export function catalogRoutes({ knex }: { knex: Knex }): RouteDefinition[] {
+export function catalogRoutes({ knex, offered }: { knex: Knex; offered: OfferedSpeech }): RouteDefinition[] {
   return [
     defineRoute({
       method: 'GET',
       path: '/user/assistants/voices',
       tag: 'Assistants',
-      summary: 'Voices: public ones and the caller\'s own, by engine mode and language',
+      summary: 'Voices this deployment can speak: public ones and the caller\'s own, by engine mode and language',
       auth: 'bearer',
       query: Type.Object({
         mode: Type.Optional(Type.Union([Type.Literal('pipeline'), Type.Literal('multimodal')], { description: 'Only voices of this engine mode.' })),
@@ -60,7 +60,7 @@ export function catalogRoutes({ knex }: { knex: Knex }): RouteDefinition[] {
       }),
       responses: { 200: { description: 'The voices', schema: Type.Array(VoiceItem) } },
       async handle({ auth, query }) {
-        return { body: (await listVoices(knex, auth.user.id, { mode: query.mode, languageId: query.language_id })).map(voiceItem) };
+        return { body: (await listVoices(knex, auth.user.id, { mode: query.mode, languageId: query.language_id }, offered)).map(voiceItem) };
       },
     }),
     defineRoute({
@@ -92,24 +92,24 @@ export function catalogRoutes({ knex }: { knex: Knex }): RouteDefinition[] {
       method: 'GET',
       path: '/user/assistants/synthesizer-providers',
       tag: 'Assistants',
-      summary: 'Text-to-speech providers, optionally those that speak one language',
+      summary: 'Text-to-speech providers this deployment serves, optionally those that speak one language',
       auth: 'bearer',
       query: LanguageQuery,
       responses: { 200: { description: 'The providers', schema: Type.Array(ProviderItem) } },
       async handle({ query }) {
-        return { body: (await listSynthesizerProviders(knex, query.language_id)).map(provider) };
+        return { body: (await listSynthesizerProviders(knex, query.language_id, offered)).map(provider) };
       },
     }),
     defineRoute({
       method: 'GET',
       path: '/user/assistants/transcriber-providers',
       tag: 'Assistants',
-      summary: 'Speech-to-text providers, optionally those that speak one language',
+      summary: 'Speech-to-text providers this deployment serves, optionally those that speak one language',
       auth: 'bearer',
       query: LanguageQuery,
       responses: { 200: { description: 'The providers', schema: Type.Array(ProviderItem) } },
       async handle({ query }) {
-        return { body: (await listTranscriberProviders(knex, query.language_id)).map(provider) };
+        return { body: (await listTranscriberProviders(knex, query.language_id, offered)).map(provider) };
       },
     }),
   ];

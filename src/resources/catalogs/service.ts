@@ -2,11 +2,33 @@ import type { Knex } from 'knex';
 import { ValidationError } from '../../lib/errors.ts';
 import { Language, LanguageModel, SynthesizerProvider, TranscriberProvider, Voice, type ModelType, type VoiceMode } from './model.ts';
 
-/** Public voices and the user's own, optionally for one engine mode and one language (multilingual voices included). */
-export async function listVoices(knex: Knex, userId: number, filter: { mode?: VoiceMode | undefined; languageId?: number | undefined }): Promise<Voice[]> {
+/**
+ * What this deployment can speak and hear with: the synthesizer and transcriber codes it has adapters for,
+ * and whether a speech-to-speech model is configured. The catalog routes list only these, so a user never
+ * picks a voice nothing here can speak; an assistant may still name any catalog row (configuration changes).
+ */
+export interface OfferedSpeech {
+  synthesizers: string[];
+  transcribers: string[];
+  realtime: boolean;
+}
+
+/**
+ * Public voices and the user's own, optionally for one engine mode and one language (multilingual voices
+ * included), and only those this deployment can speak when `offered` says what it serves.
+ */
+export async function listVoices(
+  knex: Knex, userId: number, filter: { mode?: VoiceMode | undefined; languageId?: number | undefined }, offered?: OfferedSpeech,
+): Promise<Voice[]> {
   const query = Voice.query(knex)
     .where((scope) => scope.whereNull('userId').orWhere({ userId }))
     .orderBy('id');
+  if (offered) {
+    query.where((scope) => {
+      scope.whereIn('synthesizerProviderId', SynthesizerProvider.query(knex).select('id').whereIn('code', offered.synthesizers));
+      if (offered.realtime) scope.orWhere({ mode: 'multimodal' });
+    });
+  }
   if (filter.mode) query.where({ mode: filter.mode });
   if (filter.languageId !== undefined) {
     const languageId = filter.languageId;
@@ -32,14 +54,16 @@ async function languageOrFail(knex: Knex, languageId: number): Promise<Language>
 // Providers that speak a language: those listing its code, and those that speak every language (null).
 const SPEAKS = 'language_codes is null or language_codes @> jsonb_build_array(?::text)';
 
-export async function listSynthesizerProviders(knex: Knex, languageId?: number): Promise<SynthesizerProvider[]> {
+export async function listSynthesizerProviders(knex: Knex, languageId?: number, offered?: OfferedSpeech): Promise<SynthesizerProvider[]> {
   const query = SynthesizerProvider.query(knex).orderBy('id');
+  if (offered) query.whereIn('code', offered.synthesizers);
   if (languageId !== undefined) query.whereRaw(SPEAKS, [(await languageOrFail(knex, languageId)).iso2]);
   return query;
 }
 
-export async function listTranscriberProviders(knex: Knex, languageId?: number): Promise<TranscriberProvider[]> {
+export async function listTranscriberProviders(knex: Knex, languageId?: number, offered?: OfferedSpeech): Promise<TranscriberProvider[]> {
   const query = TranscriberProvider.query(knex).orderBy('id');
+  if (offered) query.whereIn('code', offered.transcribers);
   if (languageId !== undefined) query.whereRaw(SPEAKS, [(await languageOrFail(knex, languageId)).iso2]);
   return query;
 }
