@@ -7,7 +7,7 @@ import type { SpeechToText } from './stt/types.ts';
 import { createWhisperLocal } from './stt/whisper-local.ts';
 import { createEspeakTts } from './tts/espeak.ts';
 import { createHostedTextToSpeech } from './tts/hosted.ts';
-import { createPiperTts } from './tts/piper.ts';
+import { createPiperTts, defaultPiperVoice } from './tts/piper.ts';
 import type { TextToSpeech } from './tts/types.ts';
 import { createSileroVad } from './vad/silero.ts';
 import type { VadFactory } from './vad/types.ts';
@@ -30,8 +30,6 @@ export interface Speech {
   close(): Promise<void>;
 }
 
-/** The Piper voice of the embedded default (the catalog's `Joe (Piper)`). */
-export const defaultPiperVoice = 'en_US-joe-medium';
 
 /**
  * Builds the speech adapters that STT_PROVIDER and TTS_PROVIDER name. Nothing loads here: models load and

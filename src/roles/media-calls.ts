@@ -125,8 +125,13 @@ export function createCallGateway(ctx: RoleContext, sessionUrl: () => string): C
         callId = redeemed.callId;
         live.set(callId, call);
         const setup = await load(callId);
-        const tts = setup.settings.synthesizer ? providers.tts.forCode(setup.settings.synthesizer) : undefined;
-        return tts ? { ...setup, tts } : setup;
+        // The assistant's voice when this deployment serves its synthesizer; otherwise the default synthesizer's
+        // own voice, so the call still speaks (a voice id means nothing to another provider).
+        const served = setup.settings.synthesizer ? providers.tts.forCode(setup.settings.synthesizer) : undefined;
+        const tts = served ?? providers.tts.default;
+        const voiceId = served && setup.settings.voiceId ? setup.settings.voiceId : tts.defaultVoice;
+        if (!served && setup.settings.synthesizer) logger.warn({ callId, synthesizer: setup.settings.synthesizer }, 'the assistant\'s synthesizer is not configured here: speaking with the default voice');
+        return { ...setup, tts, settings: { ...setup.settings, voiceId } };
       },
       hooks: {
         onAnswered() {

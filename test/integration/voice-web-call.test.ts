@@ -110,6 +110,18 @@ describe.skipIf(!speechInstalled)(`a web call on the offline speech stack${speec
     expect(listed.body.recording_url).toMatch(/\/api\/recordings\//);
   }, 90_000);
 
+  it('speaks with the default voice when the assistant\'s voice belongs to a synthesizer not configured here', async () => {
+    const rachel = await platform.database.knex('voices').where({ name: 'Rachel' }).first<{ id: number }>('id');
+    const assistant = await createTestAssistant(platform, owner, { voice_id: Number(rachel.id), initial_message: 'Hello there.' });
+    const created = await platform.request('POST', '/user/web-calls', { token: owner.token, body: { assistant_id: assistant.id } });
+    const caller = await connectMediaStream(created.body.data.websocket_url as string, L16_16K);
+    caller.start();
+    expect(await hearReply(caller)).toBe('assistant: Hello there.');
+    expect(caller.playedSound.length).toBeGreaterThan(10);
+    caller.stop();
+    expect((await caller.closed).code).toBe(1000);
+  }, 60_000);
+
   it('refuses a used or unknown call link with its close code', async () => {
     const caller = await connectMediaStream(`${platform.mediaUrl}/media/web-call?token=not-a-token`, L16_16K);
     caller.start();

@@ -192,6 +192,7 @@ export function toneTts(options: { msPerChar?: number; firstChunkMs?: number } =
   return {
     name: 'tone',
     code: 'tone',
+    defaultVoice: 'tone-voice',
     requests,
     synthesize(request) {
       requests.push(request);

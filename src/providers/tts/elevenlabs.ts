@@ -24,6 +24,8 @@ export interface ElevenLabsOptions {
 export class ElevenLabsTextToSpeech implements TextToSpeech {
   readonly name = 'elevenlabs';
   readonly code = 'elevenlabs';
+  /** Rachel, as the voices catalog seeds her. */
+  readonly defaultVoice = '21m00Tcm4TlvDq8EAJCM';
   private readonly options: Required<ElevenLabsOptions>;
   // Idle kept-alive connections do not hold the process open (undici unrefs them).
   private readonly dispatcher = new Agent({ keepAliveTimeout: 30_000 });

@@ -87,6 +87,7 @@ export function createEspeakTts(options: EspeakOptions = {}): TextToSpeech {
   return {
     name: 'espeak',
     code: 'espeak',
+    defaultVoice: 'en-us',
     synthesize(request: SynthesisRequest): SynthesizedSpeech {
       if (!voicePattern.test(request.voice)) {
         const queue = new ChunkQueue();

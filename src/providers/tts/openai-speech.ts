@@ -22,6 +22,7 @@ export interface OpenAiSpeechOptions {
 export class OpenAiTextToSpeech implements TextToSpeech {
   readonly name = 'openai-tts';
   readonly code = 'openai';
+  readonly defaultVoice = 'alloy';
   private readonly endpoint: string;
   private readonly headers: Record<string, string>;
   private readonly model: string;

@@ -7,6 +7,9 @@ import { SpeechProviderError } from '../stt/types.ts';
 import { ChunkQueue } from './chunk-queue.ts';
 import type { SynthesisRequest, SynthesizedSpeech, TextToSpeech } from './types.ts';
 
+/** The Piper voice of the embedded default (the catalog's `Joe (Piper)`), installed by scripts/install-speech.sh. */
+export const defaultPiperVoice = 'en_US-joe-medium';
+
 export interface PiperOptions {
   /** SPEECH_DIR/piper: one folder per voice id with `model.onnx` and `tokens.txt` (scripts/piper-prep.ts). */
   voicesDir: string;
@@ -151,6 +154,7 @@ export function createPiperTts(options: PiperOptions): PiperTts {
   return {
     name: 'piper',
     code: 'piper',
+    defaultVoice: defaultPiperVoice,
     synthesize(request: SynthesisRequest): SynthesizedSpeech {
       const queue = new ChunkQueue();
       const onAbort = () => queue.clear();

@@ -27,5 +27,7 @@ export interface TextToSpeech {
   name: string;
   /** The synthesizer provider `code` of the catalog this adapter serves. */
   code: string;
+  /** The voice spoken when a call names none this adapter has (an assistant without a voice, or another provider's). */
+  defaultVoice: string;
   synthesize(request: SynthesisRequest): SynthesizedSpeech;
 }
