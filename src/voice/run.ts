@@ -210,7 +210,7 @@ function buildSession(
   if (realtime) {
     const session = new RealtimeCallSession({
       model: realtime, modelName: setup.modelName, settings, profile: setup.profile, ports: setup.ports, variables: setup.variables,
-      pacer, maxCallMs: setup.maxSeconds * 1000, hooks, clock, logger, close,
+      pacer, maxCallMs: setup.maxSeconds * 1000, limitReason: setup.limitReason ?? 'max_duration', hooks, clock, logger, close,
     });
     return { session, recorder };
   }

@@ -227,6 +227,16 @@ describe('a multimodal call through the realtime model', { timeout: 15_000 }, ()
     expect(roles(call)).toEqual([`assistant: ${GOODBYES.max_duration}`]);
   });
 
+  it('tells the caller the balance has run out when the balance set the time limit', async () => {
+    const { harness, fake } = await startRealtime({ settings: { waitForCustomer: true }, maxSeconds: 1, limitReason: 'balance_exhausted' });
+    fake.script({ reply: { say: GOODBYES.balance_exhausted } });
+    const sessionOpened = fake.nextSession();
+    const call = await harness.call(L16_16K);
+    const session = await sessionOpened;
+    expect(await call.ended).toBe('balance_exhausted');
+    expect(session.responseRequests[0]!.instructions).toContain(GOODBYES.balance_exhausted);
+  });
+
   it('refuses the call with provider_unavailable when no realtime model is configured', async () => {
     harness = await startVoiceHarness({ settings: { mode: 'multimodal' } });
     const call = await harness.call(L16_16K);

@@ -40,6 +40,8 @@ export interface RealtimeSessionParts {
   variables: Record<string, unknown>;
   pacer: OutputPacer;
   maxCallMs: number;
+  /** Which limit `maxCallMs` is, so the goodbye says why the call ends (as in voice/session.ts). */
+  limitReason: 'max_duration' | 'balance_exhausted';
   hooks: CallHooks;
   clock: VoiceClock;
   logger: Logger;
@@ -99,7 +101,7 @@ export class RealtimeCallSession {
 
   /** Connects to the model and serves the call until it ends. */
   start(): void {
-    this.limitTimer = this.parts.clock.setTimeout(() => this.guard(this.hangUp('max_duration', GOODBYES.max_duration)), this.parts.maxCallMs);
+    this.limitTimer = this.parts.clock.setTimeout(() => this.guard(this.hangUp(this.parts.limitReason, GOODBYES[this.parts.limitReason])), this.parts.maxCallMs);
     this.guard(this.run());
   }
 
