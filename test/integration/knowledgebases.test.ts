@@ -125,6 +125,20 @@ describe('knowledge base status', () => {
     expect(await status()).toMatchObject({ status: 'empty', documents_count: 0 });
   });
 
+  it('takes documents uploaded at once into one knowledge base, every one of them', async () => {
+    // Each upload inserts a document (which share-locks its knowledge base through the foreign key) and then
+    // locks the knowledge base to recompute its status: with an exclusive lock there, two uploads deadlocked.
+    const user = await createTestUser(platform.database.knex);
+    const { body } = await platform.request('POST', '/user/knowledgebases', { token: user.token, body: { name: 'At once' } });
+    const kb = body.data.id as number;
+    const uploads = await Promise.all(Array.from({ length: 6 }, (_, index) =>
+      uploadDocument(platform, user.token, kb, { name: `Note ${index}`, type: 'txt' }, { name: `note-${index}.txt`, data: Buffer.from(`Note number ${index}.`) })));
+    expect(uploads.map((upload) => upload.status)).toEqual(Array(6).fill(201));
+    await Promise.all(uploads.map((upload) => waitForDocument(platform, user.token, kb, upload.body.data.id)));
+    const kbAfter = await platform.request<{ data: { status: string; documents_count: number } }>('GET', `/user/knowledgebases/${kb}`, { token: user.token });
+    expect(kbAfter.body.data).toMatchObject({ status: 'active', documents_count: 6 });
+  });
+
   it('is derived with processing first, then active, then failed', async () => {
     const user = await createTestUser(platform.database.knex);
     const { body } = await platform.request('POST', '/user/knowledgebases', { token: user.token, body: { name: 'Derived' } });
