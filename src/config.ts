@@ -238,6 +238,7 @@ export function loadConfig(env: Env = process.env): Config {
       whisperWorkers: read.integer('STT_LOCAL_WORKERS', 2, 1, 64),
       whisperQueueLimit: read.integer('STT_LOCAL_QUEUE_LIMIT', 32, 1, 10_000),
       piperInstances: read.integer('TTS_LOCAL_INSTANCES', 2, 1, 64),
+      vadThreads: read.integer('VAD_THREADS', 1, 1, 64),
     },
   };
 }

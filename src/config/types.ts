@@ -32,4 +32,6 @@ export interface SpeechConfig {
   whisperQueueLimit: number;
   /** Piper voices loaded at once (one thread each); more synthesize in parallel, at ~250 MB each. */
   piperInstances: number;
+  /** Worker threads running every call's voice activity detector, off the media role's event loop. */
+  vadThreads: number;
 }

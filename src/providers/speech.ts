@@ -9,7 +9,7 @@ import { createEspeakTts } from './tts/espeak.ts';
 import { createHostedTextToSpeech } from './tts/hosted.ts';
 import { createPiperTts, defaultPiperVoice } from './tts/piper.ts';
 import type { TextToSpeech } from './tts/types.ts';
-import { createSileroVad } from './vad/silero.ts';
+import { createThreadedSileroVad } from './vad/threaded.ts';
 import type { VadFactory } from './vad/types.ts';
 
 /** The text-to-speech adapters of this process, one per synthesizer provider `code` of the catalog. */
@@ -68,10 +68,13 @@ export function createSpeech(config: Config, logger: Logger): Speech {
     defaultTts = synthesizers.get('piper') ?? espeak;
   }
 
+  const vad = createThreadedSileroVad({ modelPath: path.join(speech.dir, 'silero_vad.onnx'), threads: speech.vadThreads, logger });
+  closers.push(() => vad.close?.());
+
   return {
     stt,
     tts: { forCode: (code) => synthesizers.get(code), default: defaultTts, codes: [...synthesizers.keys()] },
-    vad: createSileroVad({ modelPath: path.join(speech.dir, 'silero_vad.onnx') }),
+    vad,
     async close() {
       for (const close of closers.splice(0)) await close();
     },

@@ -71,7 +71,11 @@ export class Listener {
 
   constructor(options: ListenerOptions) {
     this.options = options;
-    this.detector = options.vad.create({ sampleRate: INTERNAL_SAMPLE_RATE, threshold: 0.5, minSpeechMs: VAD_MIN_SPEECH_MS, minSilenceMs: VAD_SILENCE_MS });
+    this.detector = options.vad.create({ sampleRate: INTERNAL_SAMPLE_RATE, threshold: 0.5, minSpeechMs: VAD_MIN_SPEECH_MS, minSilenceMs: VAD_SILENCE_MS }, (event) => {
+      if (this.closed) return;
+      if (event.type === 'speech_start') this.speechStarted(event.atMs);
+      else this.speechEnded(event.atMs, event.audio);
+    });
     if (options.stt.kind === 'streaming') {
       this.stream = options.stt.open({ language: options.settings.sttLanguage, sampleRate: INTERNAL_SAMPLE_RATE, signal: this.controller.signal });
       void this.readStream(this.stream);
@@ -88,10 +92,7 @@ export class Listener {
     if (this.closed) return;
     this.stream?.write(frame);
     this.streamMs += (frame.length * 1000) / INTERNAL_SAMPLE_RATE;
-    for (const event of this.detector.push(frame)) {
-      if (event.type === 'speech_start') this.speechStarted(event.atMs);
-      else this.speechEnded(event.atMs, event.audio);
-    }
+    this.detector.push(frame);
     if (this.onsetStreamMs !== undefined) this.reportProgress();
   }
 

@@ -6,7 +6,7 @@
 import type { ChatEvent, ChatRequest, LanguageModel, ToolCall } from '../../src/providers/llm/types.ts';
 import type { SegmentSpeechToText, StreamingSpeechToText, TranscriptEvent } from '../../src/providers/stt/types.ts';
 import type { SynthesisRequest, TextToSpeech } from '../../src/providers/tts/types.ts';
-import type { VadEvent, VadFactory, VadOptions } from '../../src/providers/vad/types.ts';
+import type { VadFactory, VadOptions } from '../../src/providers/vad/types.ts';
 
 /** A sine tone of `ms` at `frequency`, PCM16 at 16 kHz. */
 export function tone(frequency: number, ms: number, amplitude = 8000, rate = 16000): Int16Array {
@@ -25,7 +25,7 @@ export function energyVad(threshold = 1000): VadFactory & { created: VadOptions[
   return {
     name: 'energy',
     created,
-    create(options) {
+    create(options, listener) {
       created.push(options);
       let streamMs = 0;
       let voicedRun = 0;
@@ -38,7 +38,6 @@ export function energyVad(threshold = 1000): VadFactory & { created: VadOptions[
         push(frame) {
           const ms = (frame.length * 1000) / options.sampleRate;
           const voiced = rms(frame) > threshold;
-          const events: VadEvent[] = [];
           if (voiced) {
             if (voicedRun === 0 && !speaking) onset = streamMs;
             voicedRun += ms;
@@ -52,7 +51,7 @@ export function energyVad(threshold = 1000): VadFactory & { created: VadOptions[
           streamMs += ms;
           if (!speaking && voicedRun >= options.minSpeechMs) {
             speaking = true;
-            events.push({ type: 'speech_start', atMs: onset });
+            listener({ type: 'speech_start', atMs: onset });
           } else if (speaking && silentRun >= options.minSilenceMs) {
             speaking = false;
             voicedRun = 0;
@@ -64,11 +63,10 @@ export function energyVad(threshold = 1000): VadFactory & { created: VadOptions[
               offset += part.length;
             }
             audio = [];
-            events.push({ type: 'speech_end', atMs: lastVoiced, audio: joined });
+            listener({ type: 'speech_end', atMs: lastVoiced, audio: joined });
           } else if (!speaking && voicedRun === 0) {
             audio = [];
           }
-          return events;
         },
         close() {},
       };

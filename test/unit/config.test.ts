@@ -29,13 +29,14 @@ describe('loadConfig', () => {
 
   it('speaks offline by default from .tools/speech, and refuses an unknown speech provider', () => {
     const defaults = loadConfig({});
-    expect(defaults.speech).toEqual({ dir: path.resolve('.tools/speech'), whisperWorkers: 2, whisperQueueLimit: 32, piperInstances: 2 });
+    expect(defaults.speech).toEqual({ dir: path.resolve('.tools/speech'), whisperWorkers: 2, whisperQueueLimit: 32, piperInstances: 2, vadThreads: 1 });
     expect([defaults.stt.provider, defaults.tts.provider]).toEqual(['local', 'local']);
-    const espeak = loadConfig({ SPEECH_DIR: '/opt/speech', TTS_PROVIDER: 'espeak', STT_LOCAL_WORKERS: '3' });
-    expect(espeak.speech).toMatchObject({ dir: '/opt/speech', whisperWorkers: 3 });
+    const espeak = loadConfig({ SPEECH_DIR: '/opt/speech', TTS_PROVIDER: 'espeak', STT_LOCAL_WORKERS: '3', VAD_THREADS: '2' });
+    expect(espeak.speech).toMatchObject({ dir: '/opt/speech', whisperWorkers: 3, vadThreads: 2 });
     expect(espeak.tts.provider).toBe('espeak');
     expect(configError({ TTS_PROVIDER: 'kokoro' }).variable).toBe('TTS_PROVIDER');
     expect(configError({ STT_LOCAL_WORKERS: '0' }).variable).toBe('STT_LOCAL_WORKERS');
+    expect(configError({ VAD_THREADS: '0' }).variable).toBe('VAD_THREADS');
   });
 
   it('bounds ingestion by default, and keeps the extraction deadline inside the activity timeout', () => {

@@ -1,6 +1,6 @@
 import { floatToPcm16, pcm16ToFloat } from '../pcm.ts';
 import { sherpa, type SherpaVad } from '../sherpa.ts';
-import type { VadEvent, VadFactory, VadOptions, VoiceActivityDetector } from './types.ts';
+import type { VadEvent, VadOptions, VoiceActivityDetector } from './types.ts';
 
 /** Silero VAD v5 judges 512-sample windows (32 ms) at 16 kHz. */
 const windowSize = 512;
@@ -20,25 +20,28 @@ export interface SileroVadOptions {
  * comes when the detector turns sure there is speech, speech_end with each segment it cuts (the speech plus
  * the lead-in sherpa keeps before the onset).
  */
-class SileroDetector implements VoiceActivityDetector {
+export class SileroDetector implements VoiceActivityDetector {
   private vad: SherpaVad | undefined;
   private readonly release: (vad: SherpaVad) => void;
+  private readonly listener: (event: VadEvent) => void;
   private readonly window = new Float32Array(windowSize);
   private filled = 0;
   private samplesPushed = 0;
+  /** Samples never heard (dropped by an overloaded thread): sherpa's own sample count lacks them. */
+  private samplesSkipped = 0;
   private speaking = false;
   private readonly minSpeechMs: number;
 
-  constructor(vad: SherpaVad, options: VadOptions, release: (vad: SherpaVad) => void) {
+  constructor(vad: SherpaVad, options: VadOptions, listener: (event: VadEvent) => void, release: (vad: SherpaVad) => void) {
     this.vad = vad;
     this.minSpeechMs = options.minSpeechMs;
+    this.listener = listener;
     this.release = release;
   }
 
-  push(frame: Int16Array): VadEvent[] {
+  push(frame: Int16Array): void {
     const vad = this.vad;
     if (!vad) throw new Error('the voice activity detector is closed');
-    const events: VadEvent[] = [];
     let offset = 0;
     while (offset < frame.length) {
       const take = Math.min(windowSize - this.filled, frame.length - offset);
@@ -49,24 +52,29 @@ class SileroDetector implements VoiceActivityDetector {
       if (this.filled < windowSize) break;
       this.filled = 0;
       vad.acceptWaveform(this.window);
-      this.collect(vad, events);
+      this.collect(vad);
     }
-    return events;
   }
 
-  private collect(vad: SherpaVad, events: VadEvent[]): void {
+  /** Counts `samples` of audio that were dropped unheard, so the times of later events stay stream times. */
+  skip(samples: number): void {
+    this.samplesPushed += samples;
+    this.samplesSkipped += samples;
+  }
+
+  private collect(vad: SherpaVad): void {
     if (!this.speaking && vad.isDetected()) {
       this.speaking = true;
       // The detector is sure only once minSpeechMs of speech has passed; the speech began that long before.
       const nowMs = (this.samplesPushed * 1000) / sampleRate;
-      events.push({ type: 'speech_start', atMs: Math.max(0, Math.round(nowMs - this.minSpeechMs)) });
+      this.listener({ type: 'speech_start', atMs: Math.max(0, Math.round(nowMs - this.minSpeechMs)) });
     }
     while (!vad.isEmpty()) {
       const segment = vad.front(false);
       vad.pop();
       this.speaking = false;
-      const atMs = Math.round(((segment.start + voicedLength(segment.samples)) * 1000) / sampleRate);
-      events.push({ type: 'speech_end', atMs, audio: floatToPcm16(segment.samples) });
+      const atMs = Math.round(((this.samplesSkipped + segment.start + voicedLength(segment.samples)) * 1000) / sampleRate);
+      this.listener({ type: 'speech_end', atMs, audio: floatToPcm16(segment.samples) });
     }
   }
 
@@ -107,15 +115,18 @@ function voicedLength(samples: Float32Array): number {
 }
 
 /**
- * Making a detector loads its ONNX session, 100-200 ms of synchronous work on a busy two-core machine: too
- * long to block the event loop at every call's start. A closed detector is reset and kept for the next call
- * with the same options, so that cost is paid once per concurrent call, not once per call.
+ * Detectors that run on the calling thread: the media role runs them on a thread of their own
+ * (vad/threaded.ts), as each 32 ms window costs about 0.1 ms of model inference.
+ *
+ * Making a detector loads its ONNX session, 100-200 ms of synchronous work on a busy two-core machine. A
+ * closed detector is reset and kept for the next call with the same options, so that cost is paid once per
+ * concurrent call, not once per call.
  */
-export function createSileroVad(options: SileroVadOptions): VadFactory {
+export function createSileroVad(options: SileroVadOptions): { name: string; create(options: VadOptions, listener: (event: VadEvent) => void): SileroDetector } {
   const idle = new Map<string, SherpaVad[]>();
   return {
     name: 'silero',
-    create(vadOptions: VadOptions): VoiceActivityDetector {
+    create(vadOptions: VadOptions, listener: (event: VadEvent) => void): SileroDetector {
       if (vadOptions.sampleRate !== sampleRate) throw new RangeError(`Silero VAD runs at ${sampleRate} Hz, not ${vadOptions.sampleRate} Hz`);
       const key = `${vadOptions.threshold}/${vadOptions.minSpeechMs}/${vadOptions.minSilenceMs}`;
       let pool = idle.get(key);
@@ -137,7 +148,7 @@ export function createSileroVad(options: SileroVadOptions): VadFactory {
         numThreads: 1,
         debug: false,
       }, maxSpeechSeconds + 5);
-      return new SileroDetector(vad, vadOptions, (used) => {
+      return new SileroDetector(vad, vadOptions, listener, (used) => {
         used.reset();
         if (kept.length < maxIdle) kept.push(used);
       });

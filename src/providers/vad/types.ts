@@ -20,14 +20,20 @@ export type VadEvent =
   /** Speech ended; `audio` is the whole utterance (with a little lead-in), for a segment recognizer. */
   | { type: 'speech_end'; atMs: number; audio: Int16Array };
 
+/**
+ * Hears one call. What it detects goes to the listener given when it was made, during `push` or a little
+ * later (a detector on a worker thread answers after its round trip); event times are stream times, so
+ * the delay does not move them.
+ */
 export interface VoiceActivityDetector {
-  /** Hears a frame; returns what changed (usually nothing). Cheap enough to run inline: well under 1 ms per 20 ms. */
-  push(frame: Int16Array): VadEvent[];
-  /** Releases native resources; the detector cannot be used afterwards. */
+  push(frame: Int16Array): void;
+  /** Releases what the detector holds; nothing reaches the listener afterwards. */
   close(): void;
 }
 
 export interface VadFactory {
   name: string;
-  create(options: VadOptions): VoiceActivityDetector;
+  create(options: VadOptions, listener: (event: VadEvent) => void): VoiceActivityDetector;
+  /** Ends the threads the factory started, where it started any. */
+  close?(): Promise<void>;
 }

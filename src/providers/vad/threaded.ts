@@ -1,0 +1,165 @@
+import { Worker } from 'node:worker_threads';
+import type { Logger } from '../../logger.ts';
+import type { FromVadThread, ToVadThread, VadThreadData } from './thread-protocol.ts';
+import type { VadEvent, VadFactory, VadOptions, VoiceActivityDetector } from './types.ts';
+
+const entry = new URL('./silero-thread.ts', import.meta.url);
+
+
+export interface ThreadedVadOptions {
+  modelPath: string;
+  /** Worker threads; each detector lives on the one holding fewest. */
+  threads: number;
+  logger: Logger;
+  /**
+   * A thread more than this far behind, per detector it holds, is overloaded: further frames are dropped
+   * (and counted, so event times stay stream times) instead of queueing without bound. Frames come in real
+   * time, so only an overloaded machine (or a test pushing faster than real time) gets there.
+   */
+  maxBacklogMs?: number;
+}
+
+/**
+ * Silero detectors on worker threads. A call's frames are copied into its thread's next batch; a batch is
+ * posted once per turn of the event loop (every frame that arrived in one poll goes in one message), and the
+ * thread answers each batch with the events it found. The media role's event loop thus pays a copy and a
+ * message per batch instead of the model's inference per 32 ms window per call.
+ */
+export function createThreadedSileroVad(options: ThreadedVadOptions): VadFactory {
+  const threads: VadThread[] = [];
+  let nextId = 1;
+  return {
+    name: 'silero',
+    create(vadOptions: VadOptions, listener: (event: VadEvent) => void): VoiceActivityDetector {
+      while (threads.length < options.threads) threads.push(new VadThread(options));
+      const thread = threads.reduce((least, candidate) => (candidate.load < least.load ? candidate : least));
+      return thread.open(nextId++, vadOptions, listener);
+    },
+    async close() {
+      await Promise.all(threads.splice(0).map((thread) => thread.close()));
+    },
+  };
+}
+
+interface ThreadedDetector {
+  options: VadOptions;
+  listener: (event: VadEvent) => void;
+  /** Samples dropped since its last frame was sent. */
+  skipped: number;
+}
+
+class VadThread {
+  private readonly options: ThreadedVadOptions;
+  private worker: Worker | undefined;
+  private readonly detectors = new Map<number, ThreadedDetector>();
+  private batch: { id: number; frame: Int16Array; skipped: number }[] = [];
+  private batchSamples = 0;
+  private flushScheduled = false;
+  private samplesInFlight = 0;
+  private framesDropped = 0;
+  private closing = false;
+  private readonly maxBacklogSamples: number;
+
+  constructor(options: ThreadedVadOptions) {
+    this.options = options;
+    this.maxBacklogSamples = ((options.maxBacklogMs ?? 2000) * 16000) / 1000;
+  }
+
+  get load(): number {
+    return this.detectors.size;
+  }
+
+  open(id: number, options: VadOptions, listener: (event: VadEvent) => void): VoiceActivityDetector {
+    const detector: ThreadedDetector = { options, listener, skipped: 0 };
+    this.detectors.set(id, detector);
+    this.post({ type: 'open', id, options });
+    return {
+      push: (frame) => this.push(id, detector, frame),
+      close: () => {
+        if (!this.detectors.delete(id)) return;
+        this.post({ type: 'close', id });
+      },
+    };
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    this.detectors.clear();
+    await this.worker?.terminate();
+    this.worker = undefined;
+  }
+
+  private push(id: number, detector: ThreadedDetector, frame: Int16Array): void {
+    if (!this.detectors.has(id)) return;
+    if (this.samplesInFlight + this.batchSamples > this.maxBacklogSamples * this.detectors.size) {
+      detector.skipped += frame.length;
+      if (this.framesDropped++ % 500 === 0) {
+        this.options.logger.warn({ framesDropped: this.framesDropped, detectors: this.detectors.size }, 'the voice activity thread is behind real time; dropping frames');
+      }
+      return;
+    }
+    this.batch.push({ id, frame: frame.slice(), skipped: detector.skipped });
+    this.batchSamples += frame.length;
+    detector.skipped = 0;
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      setImmediate(() => this.flush());
+    }
+  }
+
+  private flush(): void {
+    this.flushScheduled = false;
+    const batch = this.batch;
+    this.batch = [];
+    this.batchSamples = 0;
+    if (batch.length === 0 || this.closing) return;
+    const ids = new Int32Array(batch.length);
+    const lengths = new Int32Array(batch.length);
+    const skipped = new Int32Array(batch.length);
+    const samples = new Int16Array(batch.reduce((sum, item) => sum + item.frame.length, 0));
+    let offset = 0;
+    batch.forEach((item, i) => {
+      ids[i] = item.id;
+      lengths[i] = item.frame.length;
+      skipped[i] = item.skipped;
+      samples.set(item.frame, offset);
+      offset += item.frame.length;
+    });
+    this.samplesInFlight += samples.length;
+    this.post({ type: 'audio', ids, lengths, skipped, samples }, [ids.buffer, lengths.buffer, skipped.buffer, samples.buffer]);
+  }
+
+  private post(message: ToVadThread, transfer: ArrayBuffer[] = []): void {
+    if (this.closing) return;
+    this.started().postMessage(message, transfer);
+  }
+
+  private started(): Worker {
+    if (this.worker) return this.worker;
+    const data: VadThreadData = { modelPath: this.options.modelPath };
+    const worker = new Worker(entry, { workerData: data });
+    worker.unref();
+    worker.on('message', (message: FromVadThread) => this.received(message));
+    worker.on('error', (error) => this.options.logger.error({ err: error }, 'the voice activity thread failed'));
+    worker.on('exit', (code) => {
+      if (this.closing || this.worker !== worker) return;
+      this.worker = undefined;
+      this.samplesInFlight = 0;
+      if (this.detectors.size === 0) return;
+      // The live calls keep listening on a new thread, their detectors fresh: what was mid-utterance is lost.
+      this.options.logger.warn({ code, detectors: this.detectors.size }, 'the voice activity thread stopped; starting another');
+      for (const [id, detector] of this.detectors) this.post({ type: 'open', id, options: detector.options });
+    });
+    this.worker = worker;
+    return worker;
+  }
+
+  private received(message: FromVadThread): void {
+    if (message.type === 'failed') {
+      this.options.logger.error({ error: message.message }, 'a voice activity detector could not be made; its call hears nothing');
+      return;
+    }
+    this.samplesInFlight = Math.max(0, this.samplesInFlight - message.samples);
+    for (const { id, event } of message.events) this.detectors.get(id)?.listener(event);
+  }
+}
