@@ -44,9 +44,12 @@ export async function startBenchPlatform(options: {
   assistant?: Record<string, unknown>;
 }): Promise<BenchPlatform> {
   const callers = fork(new URL('./callers.ts', import.meta.url), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  // One wait for the process's end, raced by every request (a wait per request would pile up listeners).
+  const exited = once(callers, 'exit').then(() => { throw new Error('the callers process exited'); });
+  exited.catch(() => undefined);
   const ask = async <T extends CallerReply>(request: CallerRequest): Promise<T> => {
     callers.send(request);
-    const [reply] = await Promise.race([once(callers, 'message'), once(callers, 'exit').then(() => { throw new Error('the callers process exited'); })]) as [T];
+    const [reply] = await Promise.race([once(callers, 'message'), exited]) as [T];
     if ('error' in reply) throw new Error(`callers: ${String(reply.error)}`);
     return reply;
   };

@@ -186,12 +186,12 @@ export async function startFakeDeepgramServer(options: {
           ws.send(JSON.stringify(message));
         }
       }
-      if (outbox.length > 0) outboxTimer = setTimeout(flush, outbox[0]!.due - performance.now());
+      if (outbox.length > 0) outboxTimer = setTimeout(flush, Math.max(outbox[0]!.due - performance.now(), 0));
     };
     const emit = (message: Record<string, unknown> | 'close') => {
       const due = Math.max(performance.now() + fake.resultDelayMs, outbox.at(-1)?.due ?? 0);
       outbox.push({ due, message });
-      if (!outboxTimer) outboxTimer = setTimeout(flush, due - performance.now());
+      if (!outboxTimer) outboxTimer = setTimeout(flush, Math.max(due - performance.now(), 0));
     };
 
     const results = (text: string, isFinal: boolean, speechFinal: boolean, confidence: number) => {

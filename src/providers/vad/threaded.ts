@@ -12,9 +12,10 @@ export interface ThreadedVadOptions {
   threads: number;
   logger: Logger;
   /**
-   * A thread more than this far behind, per detector it holds, is overloaded: further frames are dropped
-   * (and counted, so event times stay stream times) instead of queueing without bound. Frames come in real
-   * time, so only an overloaded machine (or a test pushing faster than real time) gets there.
+   * A thread with more than this much audio unanswered, per detector it holds, is behind real time: further
+   * frames are dropped (and counted, so event times stay stream times) instead of queueing. Frames come in
+   * real time, so only an overloaded machine (or a test pushing faster than real time) gets there, and
+   * then a late detector is worse than a deaf moment: a turn's end heard seconds late holds up every reply.
    */
   maxBacklogMs?: number;
 }
@@ -62,7 +63,7 @@ class VadThread {
 
   constructor(options: ThreadedVadOptions) {
     this.options = options;
-    this.maxBacklogSamples = ((options.maxBacklogMs ?? 2000) * 16000) / 1000;
+    this.maxBacklogSamples = ((options.maxBacklogMs ?? 250) * 16000) / 1000;
   }
 
   get load(): number {
