@@ -1,5 +1,6 @@
 /**
- * The offline speech stack on this machine (scripts/install-speech.sh first): Silero VAD CPU per 20 ms frame,
+ * The offline speech stack on this machine (scripts/install-speech.sh first): Silero VAD CPU per 20 ms frame
+ * (alone and batched across calls),
  * Whisper tiny.en CPU and wall time per utterance in one worker, and Piper and espeak-ng time to the first
  * chunk and real-time factor (synthesis wall time / audio duration) per sentence. Medians over the sentences.
  *
@@ -14,7 +15,7 @@ import { WhisperProcess } from '../src/providers/stt/whisper-process.ts';
 import { createEspeakTts } from '../src/providers/tts/espeak.ts';
 import { createPiperTts } from '../src/providers/tts/piper.ts';
 import type { TextToSpeech } from '../src/providers/tts/types.ts';
-import { createSileroVad } from '../src/providers/vad/silero.ts';
+import { SileroStreams } from '../src/providers/vad/silero-streams.ts';
 import { Resampler } from '../src/voice/audio/resampler.ts';
 import { percentile } from './percentile.ts';
 
@@ -80,28 +81,36 @@ function to16k(synthesis: Synthesis): Int16Array {
   return padded;
 }
 
-function benchVad(audio: Int16Array): void {
-  const factory = createSileroVad({ modelPath: path.join(speechDir, 'silero_vad.onnx') });
+/**
+ * Silero on one shared model: CPU per 20 ms frame of a call heard alone (a batch of one window) and of one
+ * call among `calls` whose windows go through the model together, as the media role's VAD thread runs them.
+ */
+async function benchVad(audio: Int16Array, calls = [1, 10, 100]): Promise<void> {
+  const loadedAt = performance.now();
+  const silero = await SileroStreams.load(path.join(speechDir, 'silero_vad.onnx'));
+  const loadMs = performance.now() - loadedAt;
   const vadOptions = { sampleRate: 16000, threshold: 0.5, minSpeechMs: 250, minSilenceMs: 400 };
-  const createdAt = performance.now();
-  factory.create(vadOptions, () => {}).close();
-  const createMs = performance.now() - createdAt;
-  const reusedAt = performance.now();
-  let events = 0;
-  const detector = factory.create(vadOptions, () => events++);
-  const reuseMs = performance.now() - reusedAt;
   const frames = Math.floor(audio.length / 320);
-  const cpu = process.cpuUsage();
-  const started = performance.now();
-  for (let round = 0; round < rounds * 5; round++) {
-    for (let i = 0; i < frames; i++) detector.push(audio.subarray(i * 320, (i + 1) * 320));
+  for (const n of calls) {
+    const ids = Array.from({ length: n }, (_, i) => i + 1);
+    ids.forEach((id) => silero.open(id, vadOptions));
+    const cpu = process.cpuUsage();
+    const started = performance.now();
+    let events = 0;
+    for (let round = 0; round < rounds; round++) {
+      for (let i = 0; i < frames; i++) {
+        const samples = audio.subarray(i * 320, (i + 1) * 320);
+        events += (await silero.hear(ids.map((id) => ({ id, samples, skipped: 0 })))).length;
+      }
+    }
+    const pushed = frames * rounds * n;
+    ids.forEach((id) => silero.close(id));
+    console.log(
+      `VAD      ${String(n).padStart(3)} calls: ${fixed((cpuMs(cpu) / pushed) * 1000)} µs CPU / ${fixed(((performance.now() - started) / pushed) * 1000)} µs wall per call's 20 ms frame ` +
+      `(${fixed((cpuMs(cpu) / pushed / 20) * 100, 2)} % of a core per call), ${pushed} frames, ${events} events; model loaded in ${fixed(loadMs)} ms`,
+    );
   }
-  const pushed = frames * rounds * 5;
-  detector.close();
-  console.log(
-    `VAD      ${fixed((cpuMs(cpu) / pushed) * 1000)} µs CPU / ${fixed(((performance.now() - started) / pushed) * 1000)} µs wall per 20 ms frame ` +
-    `(${fixed((cpuMs(cpu) / pushed / 20) * 100, 2)} % of a core), ${pushed} frames, ${events} events; a detector made in ${fixed(createMs)} ms, reused in ${fixed(reuseMs, 3)} ms`,
-  );
+  await silero.release();
 }
 
 async function benchWhisper(utterances: Int16Array[]): Promise<void> {
@@ -144,5 +153,5 @@ const piperSpeech = await benchTts('Piper', piper, 'en_US-joe-medium');
 piper.close();
 await benchTts('espeak', createEspeakTts(), 'en-us+m3');
 const utterances = piperSpeech.map(to16k);
-benchVad(utterances[0] as Int16Array);
+await benchVad(utterances[0] as Int16Array);
 await benchWhisper(utterances);

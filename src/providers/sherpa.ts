@@ -1,33 +1,9 @@
 import { createRequire } from 'node:module';
 
 /**
- * The part of `sherpa-onnx-node` (Apache-2.0; it ships no type declarations) that Parley uses: Silero VAD
- * and VITS/Piper voices. Loaded on first use, so a process that never speaks never maps the native addon.
+ * The part of `sherpa-onnx-node` (Apache-2.0; it ships no type declarations) that Parley uses: VITS/Piper
+ * voices. Loaded on first use, so a process that never speaks never maps the native addon.
  */
-
-export interface SherpaSpeechSegment {
-  /** Index of the segment's first sample in the stream. */
-  start: number;
-  samples: Float32Array;
-}
-
-export interface SherpaVad {
-  acceptWaveform(samples: Float32Array): void;
-  isDetected(): boolean;
-  isEmpty(): boolean;
-  /** `false` copies the samples out of native memory, which `pop()` frees. */
-  front(enableExternalBuffer: boolean): SherpaSpeechSegment;
-  pop(): void;
-  /** Forgets the audio heard so far and the model's state, as if new. */
-  reset(): void;
-}
-
-export interface SherpaVadConfig {
-  sileroVad: { model: string; threshold: number; minSpeechDuration: number; minSilenceDuration: number; maxSpeechDuration: number; windowSize: number };
-  sampleRate: number;
-  numThreads: number;
-  debug: boolean;
-}
 
 export interface SherpaTtsConfig {
   model: { vits: { model: string; tokens: string; dataDir: string }; numThreads: number; debug: boolean; provider: 'cpu' };
@@ -48,7 +24,6 @@ export interface SherpaOfflineTts {
 }
 
 interface SherpaModule {
-  Vad: new (config: SherpaVadConfig, bufferSizeInSeconds: number) => SherpaVad;
   OfflineTts: { createAsync(config: SherpaTtsConfig): Promise<SherpaOfflineTts> };
 }
 

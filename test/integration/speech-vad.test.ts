@@ -1,35 +1,46 @@
-import { describe, expect, it, vi } from 'vitest';
 import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../src/logger.ts';
-import type { VadEvent } from '../../src/providers/vad/types.ts';
-import { createSileroVad } from '../../src/providers/vad/silero.ts';
+import { SileroStreams } from '../../src/providers/vad/silero-streams.ts';
 import { createThreadedSileroVad } from '../../src/providers/vad/threaded.ts';
+import type { VadEvent } from '../../src/providers/vad/types.ts';
 import { speechDir, speechInstalled, spokenPcm } from '../support/speech.ts';
 
 const frameSamples = 320;
 const options = { sampleRate: 16000, threshold: 0.5, minSpeechMs: 250, minSilenceMs: 400 };
+const modelPath = path.join(speechDir, 'silero_vad.onnx');
+let nextId = 1;
 
-/** Pushes `audio` in 20 ms frames, then `trailingMs` of silence, and returns every event with the frame time it came at. */
-function run(audio: Int16Array, trailingMs: number, factory = createSileroVad({ modelPath: path.join(speechDir, 'silero_vad.onnx') })): (VadEvent & { heardAtMs: number })[] {
+/** Hears `audio` in 20 ms frames, then `trailingMs` of silence, one frame at a time; every event with the frame time it came at. */
+async function run(silero: SileroStreams, audio: Int16Array, trailingMs: number, frame = frameSamples): Promise<(VadEvent & { heardAtMs: number })[]> {
+  const id = nextId++;
+  silero.open(id, options);
   const events: (VadEvent & { heardAtMs: number })[] = [];
-  let heardAtMs = 0;
-  const detector = factory.create(options, (event) => events.push({ ...event, heardAtMs }));
   const total = audio.length + (trailingMs * 16000) / 1000;
-  for (let at = 0; at < total; at += frameSamples) {
-    const frame = at < audio.length ? audio.subarray(at, at + frameSamples) : new Int16Array(frameSamples);
-    heardAtMs = (at + frameSamples) / 16;
-    detector.push(frame);
+  for (let at = 0; at < total; at += frame) {
+    const samples = at < audio.length ? audio.subarray(at, at + frame) : new Int16Array(frame);
+    for (const { event } of await silero.hear([{ id, samples, skipped: 0 }])) events.push({ ...event, heardAtMs: (at + frame) / 16 });
   }
-  detector.close();
+  silero.close(id);
   return events;
 }
 
-describe.skipIf(!speechInstalled)('Silero VAD (sherpa-onnx)', () => {
+const timesOf = (events: VadEvent[]) => events.map(({ type, atMs }) => ({ type, atMs }));
+
+describe.skipIf(!speechInstalled)('Silero VAD (onnxruntime, one model for every call)', () => {
+  let silero: SileroStreams;
+  beforeAll(async () => {
+    silero = await SileroStreams.load(modelPath);
+  });
+  afterAll(async () => {
+    await silero.release();
+  });
+
   it('tells one start and one end around a spoken sentence, with the utterance', async () => {
     // About 3 s of speech between 1 s of silence on each side.
     const audio = await spokenPcm('I would like to book an appointment for Tuesday at three', { silenceMs: 1000 });
     const speechEndMs = audio.length / 16 - 1000;
-    const events = run(audio, 1000);
+    const events = await run(silero, audio, 1000);
     expect(events.map((event) => event.type)).toEqual(['speech_start', 'speech_end']);
     const [start, end] = events as [VadEvent & { heardAtMs: number }, VadEvent & { heardAtMs: number }];
     expect(start.atMs).toBeGreaterThan(800);
@@ -46,54 +57,69 @@ describe.skipIf(!speechInstalled)('Silero VAD (sherpa-onnx)', () => {
     expect(end.audio.length / 16).toBeLessThan(speechEndMs - 1000 + 500);
   });
 
-  it('hears the next call from a clean state on a detector closed by the last', async () => {
+  it('hears each call from its own state: one cut off mid-utterance leaves nothing to the next', async () => {
     const audio = await spokenPcm('Good morning, I need a taxi', { silenceMs: 700 });
-    const factory = createSileroVad({ modelPath: path.join(speechDir, 'silero_vad.onnx') });
-    const first = run(audio, 800, factory);
-    // Cut off mid-utterance: the next call must not inherit its half-heard speech.
-    run(audio.subarray(0, audio.length / 2), 0, factory);
-    const again = run(audio, 800, factory);
+    const first = await run(silero, audio, 800);
+    await run(silero, audio.subarray(0, audio.length / 2), 0);
+    const again = await run(silero, audio, 800);
     expect(first.map((event) => event.type)).toEqual(['speech_start', 'speech_end']);
     expect(again.map(({ type, atMs, heardAtMs }) => ({ type, atMs, heardAtMs }))).toEqual(first.map(({ type, atMs, heardAtMs }) => ({ type, atMs, heardAtMs })));
   });
 
-  it('stays quiet on silence and on a click shorter than the minimum speech', () => {
+  it('stays quiet on silence and on a click shorter than the minimum speech', async () => {
     const audio = new Int16Array(16000 * 2);
     for (let i = 16000; i < 16000 + 480; i += 1) audio[i] = i % 2 === 0 ? 12000 : -12000;
-    expect(run(audio, 500)).toEqual([]);
+    expect(await run(silero, audio, 500)).toEqual([]);
   });
 
   it('takes frames of any length', async () => {
     const audio = await spokenPcm('Hello there', { silenceMs: 600 });
-    const events: VadEvent[] = [];
-    const detector = createSileroVad({ modelPath: path.join(speechDir, 'silero_vad.onnx') }).create(options, (event) => events.push(event));
-    for (let at = 0; at < audio.length; at += 137) detector.push(audio.subarray(at, at + 137));
-    detector.push(new Int16Array(16000));
-    expect(events.map((event) => event.type)).toEqual(['speech_start', 'speech_end']);
-    detector.close();
-    expect(() => detector.push(new Int16Array(320))).toThrow(/closed/);
+    expect((await run(silero, audio, 600, 137)).map((event) => event.type)).toEqual(['speech_start', 'speech_end']);
+  });
+
+  it('gives each call in a batch what it gives the call alone', async () => {
+    const spoken = await spokenPcm('I would like to book an appointment', { silenceMs: 700 });
+    const late = Int16Array.from([...new Int16Array(8000), ...spoken]);
+    const alone = [timesOf(await run(silero, spoken, 800)), timesOf(await run(silero, late, 800))];
+    const ids = [nextId++, nextId++];
+    ids.forEach((id) => silero.open(id, options));
+    const heard: VadEvent[][] = [[], []];
+    const longest = late.length + 800 * 16;
+    for (let at = 0; at < longest; at += frameSamples * 3) {
+      // Three frames of each call in one batch, as a thread hears them when it runs late.
+      const frames = [spoken, late].flatMap((audio, index) => [0, 1, 2].map((k) => ({
+        id: ids[index] as number,
+        samples: at + k * frameSamples < audio.length ? audio.subarray(at + k * frameSamples, at + (k + 1) * frameSamples) : new Int16Array(frameSamples),
+        skipped: 0,
+      })));
+      for (const { id, event } of await silero.hear(frames)) heard[ids.indexOf(id)]?.push(event);
+    }
+    ids.forEach((id) => silero.close(id));
+    expect(heard.map(timesOf)).toEqual(alone);
   });
 
   it('keeps stream times across audio dropped unheard (an overloaded thread skips frames)', async () => {
     const audio = await spokenPcm('Good morning, I need a taxi', { silenceMs: 1000 });
-    const whole = run(audio, 800).map(({ type, atMs }) => ({ type, atMs }));
+    const whole = timesOf(await run(silero, audio, 800));
+    const id = nextId++;
+    silero.open(id, options);
     const events: VadEvent[] = [];
-    const detector = createSileroVad({ modelPath: path.join(speechDir, 'silero_vad.onnx') }).create(options, (event) => events.push(event));
     // The first 600 ms of silence never reach the model.
-    detector.skip(9600);
-    for (let at = 9600; at < audio.length + 800 * 16; at += frameSamples) detector.push(at < audio.length ? audio.subarray(at, at + frameSamples) : new Int16Array(frameSamples));
-    detector.close();
-    const skipped = events.map(({ type, atMs }) => ({ type, atMs }));
-    expect(skipped.map((event) => event.type)).toEqual(['speech_start', 'speech_end']);
-    skipped.forEach((event, index) => expect(Math.abs(event.atMs - (whole[index]?.atMs ?? 0))).toBeLessThanOrEqual(32));
+    for (let at = 9600; at < audio.length + 800 * 16; at += frameSamples) {
+      const samples = at < audio.length ? audio.subarray(at, at + frameSamples) : new Int16Array(frameSamples);
+      for (const { event } of await silero.hear([{ id, samples, skipped: at === 9600 ? 9600 : 0 }])) events.push(event);
+    }
+    silero.close(id);
+    expect(events.map((event) => event.type)).toEqual(['speech_start', 'speech_end']);
+    timesOf(events).forEach((event, index) => expect(Math.abs(event.atMs - (whole[index]?.atMs ?? 0))).toBeLessThanOrEqual(32));
   });
 
-  it('on a worker thread, tells each of several calls what the same detector tells on the calling thread', async () => {
+  it('on worker threads, tells each of several calls what it tells them here', async () => {
     const spoken = await spokenPcm('I would like to book an appointment', { silenceMs: 700 });
     const silence = new Int16Array(16000);
     const callers = [spoken, Int16Array.from([...silence.subarray(0, 8000), ...spoken]), silence];
-    const expected = callers.map((audio) => run(audio, 800).map(({ type, atMs }) => ({ type, atMs })));
-    const factory = createThreadedSileroVad({ modelPath: path.join(speechDir, 'silero_vad.onnx'), threads: 2, logger: createLogger({ log: { level: 'silent', pretty: false } }), maxBacklogMs: 60_000 });
+    const expected = await Promise.all(callers.map(async (audio) => timesOf(await run(silero, audio, 800))));
+    const factory = createThreadedSileroVad({ modelPath, threads: 2, logger: createLogger({ log: { level: 'silent', pretty: false } }), maxBacklogMs: 60_000 });
     try {
       const heard: VadEvent[][] = callers.map(() => []);
       const detectors = callers.map((_, index) => factory.create(options, (event) => heard[index]?.push(event)));
@@ -107,7 +133,7 @@ describe.skipIf(!speechInstalled)('Silero VAD (sherpa-onnx)', () => {
         if (at % (frameSamples * 5) === 0) await new Promise((resolve) => setImmediate(resolve));
       }
       await vi.waitFor(() => expect(heard.map((events) => events.length)).toEqual(expected.map((events) => events.length)), { timeout: 5000 });
-      expect(heard.map((events) => events.map(({ type, atMs }) => ({ type, atMs })))).toEqual(expected);
+      expect(heard.map(timesOf)).toEqual(expected);
       const end = heard[0]?.[1];
       expect(end?.type === 'speech_end' && end.audio.length).toBeGreaterThan(16000);
       // A closed detector hears nothing more, and its thread keeps serving the others.
@@ -119,6 +145,20 @@ describe.skipIf(!speechInstalled)('Silero VAD (sherpa-onnx)', () => {
       }
       await vi.waitFor(() => expect(heard[2]?.map((event) => event.type)).toEqual(['speech_start', 'speech_end']), { timeout: 5000 });
       expect(heard[0]).toHaveLength(2);
+    } finally {
+      await factory.close?.();
+    }
+  });
+
+  it('on a thread whose model cannot load, says why instead of failing the call silently', async () => {
+    const errors: unknown[] = [];
+    const logger = createLogger({ log: { level: 'silent', pretty: false } });
+    logger.error = ((details: unknown) => { errors.push(details); });
+    const factory = createThreadedSileroVad({ modelPath: path.join(speechDir, 'no-such-model.onnx'), threads: 1, logger });
+    try {
+      const detector = factory.create(options, () => undefined);
+      detector.push(new Int16Array(frameSamples));
+      await vi.waitFor(() => expect(JSON.stringify(errors)).toContain('no-such-model.onnx'), { timeout: 5000 });
     } finally {
       await factory.close?.();
     }
