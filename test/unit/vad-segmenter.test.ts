@@ -49,14 +49,19 @@ describe('the speech segmenter', () => {
     expect(again?.atMs).toBe(cut?.atMs);
   });
 
-  it('counts samples dropped unheard in its times, and forgets what was being said', () => {
+  it('counts samples dropped unheard in its times, and ends the speech the gap cut', () => {
     const segmenter = new SpeechSegmenter({ threshold: 0.5, minSpeechMs: 64, minSilenceMs: 192 });
-    for (let i = 0; i < 3; i++) segmenter.window(0.9, loud());
-    segmenter.skip(16000);
+    const before = [0, 1, 2].flatMap(() => segmenter.window(0.9, loud()));
+    expect(before.map(({ type, atMs }) => ({ type, atMs }))).toEqual([{ type: 'speech_start', atMs: 0 }]);
+    // Whoever heard the start hears the end, at the gap, with the audio heard before it.
+    const cut = segmenter.skip(16000);
+    expect(cut.map(({ type, atMs }) => ({ type, atMs }))).toEqual([{ type: 'speech_end', atMs: 3 * windowMs }]);
+    expect(cut[0]?.type === 'speech_end' && cut[0].audio.length).toBe(3 * SILERO_WINDOW);
+    expect(segmenter.skip(16000)).toEqual([]);
     const events = [...run(0.1, 2), ...run(0.9, 4), ...run(0.1, 8)].flatMap((p) => segmenter.window(p, p >= 0.5 ? loud() : quiet()));
     expect(events.map(({ type, atMs }) => ({ type, atMs }))).toEqual([
-      { type: 'speech_start', atMs: 3 * windowMs + 1000 + 2 * windowMs },
-      { type: 'speech_end', atMs: 3 * windowMs + 1000 + 6 * windowMs },
+      { type: 'speech_start', atMs: 3 * windowMs + 2000 + 2 * windowMs },
+      { type: 'speech_end', atMs: 3 * windowMs + 2000 + 6 * windowMs },
     ]);
   });
 });

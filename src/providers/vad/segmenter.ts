@@ -64,13 +64,17 @@ export class SpeechSegmenter {
     return [];
   }
 
-  /** Counts `samples` dropped unheard: later events keep stream times; what was being said is forgotten. */
-  skip(samples: number): void {
+  /**
+   * Counts `samples` dropped unheard, so later events keep stream times. Speech heard before the gap ends
+   * there (its end is told, so nobody waits for it); the gap itself counts as neither.
+   */
+  skip(samples: number): VadEvent[] {
+    const cut = this.speaking ? [this.end()] : [];
     this.position += samples;
     this.windows = [];
     this.onset = undefined;
     this.silenceFrom = undefined;
-    this.speaking = false;
+    return cut;
   }
 
   private keep(at: number, samples: Float32Array): void {

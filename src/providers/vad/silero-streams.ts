@@ -56,12 +56,13 @@ class Stream {
   }
 
   /** Audio dropped unheard: the model starts afresh after the gap, and the segmenter counts it. */
-  skip(samples: number): void {
-    this.segmenter.skip(samples + this.filled + this.ready.length * SILERO_WINDOW);
+  skip(samples: number): VadEvent[] {
+    const cut = this.segmenter.skip(samples + this.filled + this.ready.length * SILERO_WINDOW);
     this.ready.length = 0;
     this.filled = 0;
     this.state.fill(0);
     this.context.fill(0);
+    return cut;
   }
 }
 
@@ -105,13 +106,13 @@ export class SileroStreams {
   }
 
   private async hearNow(frames: { id: number; samples: Int16Array; skipped: number }[]): Promise<{ id: number; event: VadEvent }[]> {
+    const events: { id: number; event: VadEvent }[] = [];
     for (const { id, samples, skipped } of frames) {
       const stream = this.streams.get(id);
       if (!stream) continue;
-      if (skipped > 0) stream.skip(skipped);
+      if (skipped > 0) for (const event of stream.skip(skipped)) events.push({ id, event });
       stream.append(samples);
     }
-    const events: { id: number; event: VadEvent }[] = [];
     // A stream with several windows waiting (a late batch) takes one per round, in order.
     for (;;) {
       const batch = [...this.streams].filter(([, stream]) => stream.ready.length > 0);
