@@ -13,8 +13,8 @@
  * - CPU of this process (all its threads) over the level's wall time, and RSS per call: the level's peak
  *   RSS above the idle baseline measured after a warm-up in the same run, divided by N.
  * Each level is preceded by a short unmeasured pass at the same N (one greeting and one line per call), so
- * the VAD detectors a replica keeps for reuse are made before the level, as on a replica that has held N
- * calls before; making one blocks the event loop for 90-200 ms.
+ * the level measures a replica that has held N calls before: its heap, socket buffers and connection pools
+ * grown to that size, as on a replica in service.
  * Target: added p95 <= 50 ms, jitter p99 <= 20 ms, <= 10 MB per call.
  *
  *   npm run bench:voice-concurrency -- [--calls 10,25,50,100] [--seconds 30] [--llm-ms 200] [--stt-ms 100] [--tts-ms 150]
@@ -78,9 +78,7 @@ try {
   console.log('calls | turns | failed | added p50 / p95 | felt p50 / p95 | engine p50 / p95 | jitter p99 / max | CPU (% of a core) | RSS/call | target');
   let largest: number | undefined;
   for (const calls of levels) {
-    // A replica keeps closed calls' VAD detectors for the next calls; making one blocks the event loop for
-    // 90-200 ms. The first time a replica reaches N calls it pays that once per new call: a short pass at N
-    // first, so the level measures calls on a replica that has held N calls before.
+    // A short pass at N first: the level measures a replica whose heap and pools have held N calls before.
     await run(calls, 1);
     await sleep(2000);
     const cpuBefore = process.cpuUsage();

@@ -12,7 +12,7 @@ if (!port) throw new Error('silero-thread.ts runs as a worker thread');
 
 const loading = SileroStreams.load((workerData as VadThreadData).modelPath);
 // A model that cannot load answers every detector asked for with its reason; restarting would not help.
-loading.catch(() => undefined);
+loading.then(() => send({ type: 'ready' }), () => send({ type: 'ready' }));
 
 port.on('message', (message: ToVadThread) => {
   void loading.then((silero) => handle(silero, message), (error: unknown) => {

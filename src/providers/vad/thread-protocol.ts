@@ -14,4 +14,6 @@ export type ToVadThread =
 export type FromVadThread =
   /** The answer to one `audio` message: how many samples it held, and the events they led to. */
   | { type: 'heard'; samples: number; events: { id: number; event: VadEvent }[] }
-  | { type: 'failed'; id: number; message: string };
+  | { type: 'failed'; id: number; message: string }
+  /** The model has loaded (or failed to): from now on the thread keeps up, or is behind. */
+  | { type: 'ready' };

@@ -59,6 +59,8 @@ class VadThread {
   private samplesInFlight = 0;
   private framesDropped = 0;
   private closing = false;
+  /** Until its model has loaded a thread is slow, not behind: nothing is dropped while it loads. */
+  private ready = false;
   private readonly maxBacklogSamples: number;
 
   constructor(options: ThreadedVadOptions) {
@@ -92,7 +94,7 @@ class VadThread {
 
   private push(id: number, detector: ThreadedDetector, frame: Int16Array): void {
     if (!this.detectors.has(id)) return;
-    if (this.samplesInFlight + this.batchSamples > this.maxBacklogSamples * this.detectors.size) {
+    if (this.ready && this.samplesInFlight + this.batchSamples > this.maxBacklogSamples * this.detectors.size) {
       detector.skipped += frame.length;
       if (this.framesDropped++ % 500 === 0) {
         this.options.logger.warn({ framesDropped: this.framesDropped, detectors: this.detectors.size }, 'the voice activity thread is behind real time; dropping frames');
@@ -145,6 +147,7 @@ class VadThread {
     worker.on('exit', (code) => {
       if (this.closing || this.worker !== worker) return;
       this.worker = undefined;
+      this.ready = false;
       this.samplesInFlight = 0;
       if (this.detectors.size === 0) return;
       // The live calls keep listening on a new thread, their detectors fresh: what was mid-utterance is lost.
@@ -156,6 +159,10 @@ class VadThread {
   }
 
   private received(message: FromVadThread): void {
+    if (message.type === 'ready') {
+      this.ready = true;
+      return;
+    }
     if (message.type === 'failed') {
       this.options.logger.error({ error: message.message }, 'a voice activity detector could not be made; its call hears nothing');
       return;
