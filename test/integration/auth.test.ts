@@ -142,11 +142,12 @@ describe('POST /api/auth/login and logout', () => {
     };
     const known: number[] = [];
     const unknown: number[] = [];
-    for (let i = 0; i < 3; i++) {
+    // Five of each, alternating, so that a burst of load on a shared machine moves one sample, not the median.
+    for (let i = 0; i < 5; i++) {
       known.push(await time(user.email));
       unknown.push(await time(email()));
     }
-    const median = (values: number[]) => values.sort((a, b) => a - b)[1] as number;
+    const median = (values: number[]) => values.sort((a, b) => a - b)[2] as number;
     // Both run one argon2id verification; without the decoy the unknown email would answer in a few ms.
     expect(median(unknown)).toBeGreaterThan(median(known) * 0.4);
   });
