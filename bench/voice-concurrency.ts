@@ -25,7 +25,7 @@ import { parseArgs } from 'node:util';
 import { loadVoiceSettings } from '../src/resources/assistants/voice-profile.ts';
 import { percentile } from './percentile.ts';
 import { startBenchPlatform } from './voice/platform.ts';
-import type { CallPlan, CallResult } from './voice/protocol.ts';
+import type { CallPlan, RunReply } from './voice/protocol.ts';
 import { matchTurns, spread, type MeasuredTurn } from './voice/turns.ts';
 
 const { values } = parseArgs({
@@ -67,7 +67,7 @@ try {
     apiUrl: platform.apiUrl, token: platform.token, assistantId: platform.assistantId, calls,
     rampMs: Math.min(5000, calls * 50), durationMs: seconds * 1000, maxTurns: 1000, pauseMs: [300, 900], lines,
   });
-  const run = async (calls: number, seconds: number) => (await platform.ask<{ results: CallResult[] }>({ type: 'run', plan: plan(calls, seconds) })).results;
+  const run = (calls: number, seconds: number) => platform.ask<RunReply>({ type: 'run', plan: plan(calls, seconds) });
 
   await run(2, 5);
   await sleep(3000);
@@ -87,7 +87,7 @@ try {
     const sampler = setInterval(() => { peakRss = Math.max(peakRss, process.memoryUsage().rss); }, 500);
     const loopDelay = monitorEventLoopDelay({ resolution: 10 });
     loopDelay.enable();
-    const results = await run(calls, Number(values.seconds));
+    const { results, cpuMs: callersCpuMs, wallMs: callersWallMs } = await run(calls, Number(values.seconds));
     clearInterval(sampler);
     loopDelay.disable();
     const cpu = process.cpuUsage(cpuBefore);
@@ -112,7 +112,7 @@ try {
     console.log(`      stored: stt ${shares((m) => m.sttDelayMs)}, llm ${shares((m) => m.llmFirstTokenMs)}, tts ${shares((m) => m.ttsFirstByteMs)}; ` +
       `felt − engine ${spread(turns.map((turn) => turn.feltMs - (turn.metrics.latencyMs ?? Number.NaN)))}; ` +
       `platform event loop delay p50 / p99 / max ${(loopDelay.percentile(50) / 1e6).toFixed(0)} / ${(loopDelay.percentile(99) / 1e6).toFixed(0)} / ${(loopDelay.max / 1e6).toFixed(0)} ms; ` +
-      `machine load average ${os.loadavg()[0]!.toFixed(1)} on ${os.availableParallelism()} cores`);
+      `callers and fakes ${((callersCpuMs / callersWallMs) * 100).toFixed(0)} % of a core; machine load average ${os.loadavg()[0]!.toFixed(1)} on ${os.availableParallelism()} cores`);
     for (const result of results.filter((entry) => entry.error).slice(0, 3)) console.log(`      call ${result.callId}: ${result.error}`);
     await sleep(2000);
   }

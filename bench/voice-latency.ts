@@ -15,7 +15,7 @@ import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { loadVoiceSettings } from '../src/resources/assistants/voice-profile.ts';
 import { startBenchPlatform } from './voice/platform.ts';
-import type { CallPlan, CallResult } from './voice/protocol.ts';
+import type { CallPlan, CallResult, RunReply } from './voice/protocol.ts';
 import { matchTurns, ms, spread } from './voice/turns.ts';
 
 const { values } = parseArgs({
@@ -49,7 +49,7 @@ try {
     durationMs: 10 * 60_000, maxTurns, pauseMs: [600, 600], lines,
   });
   const run = async (maxTurns: number) => {
-    const { results } = await platform.ask<{ results: CallResult[] }>({ type: 'run', plan: plan(maxTurns) });
+    const { results } = await platform.ask<RunReply>({ type: 'run', plan: plan(maxTurns) });
     for (const result of results) if (result.error) throw new Error(`call ${result.callId}: ${result.error}`);
     return results;
   };

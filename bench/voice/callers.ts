@@ -109,8 +109,11 @@ async function oneCall(plan: CallPlan, lines: Int16Array[], startAfterMs: number
 
 async function run(plan: CallPlan): Promise<CallerReply> {
   const lines = await Promise.all(plan.lines.map(spokenLine));
+  const cpu = process.cpuUsage();
+  const startedAt = performance.now();
   const results = await Promise.all(Array.from({ length: plan.calls }, (_, index) => oneCall(plan, lines, (plan.rampMs * index) / plan.calls)));
-  return { results };
+  const used = process.cpuUsage(cpu);
+  return { results, cpuMs: (used.user + used.system) / 1000, wallMs: performance.now() - startedAt };
 }
 
 process.on('message', (request: CallerRequest) => {

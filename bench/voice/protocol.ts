@@ -57,4 +57,11 @@ export interface CallResult {
   error?: string;
 }
 
-export type CallerReply = { urls: FakeUrls } | { results: CallResult[] } | { error: string };
+/** A run's calls, and the CPU the callers' process (callers and fake providers) used over its wall time. */
+export interface RunReply {
+  results: CallResult[];
+  cpuMs: number;
+  wallMs: number;
+}
+
+export type CallerReply = { urls: FakeUrls } | RunReply | { error: string };
