@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAutoRecharger } from '../../src/billing/auto-recharge.ts';
 import { balanceMicros, recordEntry } from '../../src/billing/ledger.ts';
+import { handlePaymentEvent } from '../../src/billing/payment-events.ts';
+import type { PaymentEvent } from '../../src/providers/payments/types.ts';
 import { systemClock } from '../../src/lib/clock.ts';
 import { createLogger } from '../../src/logger.ts';
 import { createSandboxPayments } from '../../src/providers/payments/sandbox.ts';
@@ -243,6 +245,31 @@ describe('payment methods and top-ups on the sandbox provider', () => {
     // The genuine event still works afterwards: the refusals left no mark.
     expect((await postEvent(event)).status).toBe(200);
     expect(await balanceOf(user)).toBe(40_000_000);
+  });
+
+  it("hands a phone number subscription's events to its handler once, and again only when handling failed", async () => {
+    const { knex } = platform.database;
+    const seen: PaymentEvent[] = [];
+    let failNext = true;
+    const onSubscriptionPayment = (event: PaymentEvent) => {
+      if (failNext) {
+        failNext = false;
+        return Promise.reject(new Error('the workflow could not be signalled'));
+      }
+      seen.push(event);
+      return Promise.resolve();
+    };
+    const body = paymentIntentEvent({ type: 'payment_intent.payment_failed', paymentId: 'pi_renewal', amountCents: 115, metadata: { parley_purpose: 'phone_number_subscription', parley_phone_number_id: '9' } });
+    const event = sandbox.verifyWebhook(Buffer.from(body), stripeSignatureHeader(body))!;
+    await expect(handlePaymentEvent({ knex, onSubscriptionPayment }, event)).rejects.toThrow('could not be signalled');
+    expect(await handlePaymentEvent({ knex, onSubscriptionPayment }, event)).toBe('handled');
+    expect(await handlePaymentEvent({ knex, onSubscriptionPayment }, event)).toBe('duplicate');
+    expect(seen).toEqual([event]);
+    expect(event.payment).toMatchObject({ id: 'pi_renewal', status: 'failed', failureReason: 'card_declined', metadata: { parley_phone_number_id: '9' } });
+    // Over HTTP, with no handler connected, the route logs it and answers 200.
+    const other = paymentIntentEvent({ type: 'payment_intent.succeeded', paymentId: 'pi_renewal_2', amountCents: 115, metadata: { parley_purpose: 'phone_number_subscription' } });
+    expect((await postEvent(other)).status).toBe(200);
+    expect(await knex('payment_webhook_events').where({ eventId: JSON.parse(other).id })).toHaveLength(1);
   });
 
   it('recharges once per threshold crossing, and again after the balance has risen back', async () => {
