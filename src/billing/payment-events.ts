@@ -5,8 +5,12 @@ import { creditTopUp, failTopUp, TOP_UP_PURPOSE } from './top-ups.ts';
 /** The metadata purpose of a phone number subscription's charges (set by whoever charges them). */
 export const SUBSCRIPTION_PURPOSE = 'phone_number_subscription';
 
-/** Told of every payment event of a phone number subscription (the integrator signals its workflow). */
-export type SubscriptionPaymentHandler = (event: PaymentEvent) => Promise<void>;
+/**
+ * Told of every payment event of a phone number subscription (the integrator signals its workflow). It runs
+ * inside the transaction that marks the event handled: database work goes through `trx` (on PGlite the one
+ * connection is held by it), and throwing leaves the event unmarked so Stripe's redelivery tries again.
+ */
+export type SubscriptionPaymentHandler = (event: PaymentEvent, trx: Knex.Transaction) => Promise<void>;
 
 export type EventHandling = 'handled' | 'duplicate' | 'ignored';
 
@@ -31,7 +35,7 @@ export async function handlePaymentEvent(
       .returning('event_id');
     if (fresh.length === 0) return 'duplicate';
     if (purpose === SUBSCRIPTION_PURPOSE) {
-      await deps.onSubscriptionPayment(event);
+      await deps.onSubscriptionPayment(event, trx);
       return 'handled';
     }
     const topUpId = Number(payment.metadata.parley_top_up_id);

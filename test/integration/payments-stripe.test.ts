@@ -40,10 +40,9 @@ describe('the Stripe adapter against stripe-mock', () => {
 
   const last = () => mock.requests.at(-1)!;
 
-  it('creates a customer per user, idempotently, and a SetupIntent for it', async () => {
+  it('creates a customer for a user, and a SetupIntent for it', async () => {
     expect(await stripe.createCustomer({ userId: 42, email: 'ada@example.test', name: 'Ada' })).toMatch(/^cus_/);
     expect(last()).toMatchObject({ method: 'POST', path: '/v1/customers' });
-    expect(last().headers['idempotency-key']).toBe('parley-customer-42');
     expect(last().headers.authorization).toBe('Bearer sk_test_parley');
     expect(Object.fromEntries(last().form)).toMatchObject({ email: 'ada@example.test', name: 'Ada', 'metadata[parley_user_id]': '42' });
     const { clientSecret } = await stripe.createSetupIntent('cus_parley');

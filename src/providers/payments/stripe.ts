@@ -23,11 +23,10 @@ export function createStripePayments(config: StripeConfig): PaymentProvider {
     name: 'stripe',
 
     async createCustomer({ userId, email, name }) {
-      const customer = await stripe.customers.create(
-        { email, name, metadata: { parley_user_id: String(userId) } },
-        // Two first needs at once make one customer, not two.
-        { idempotencyKey: `parley-customer-${userId}` },
-      );
+      // No key of ours: user ids repeat across databases (a test deployment reset), and Stripe refuses a key
+      // reused with other parameters. The package keys its own network retries; two first needs at once leave
+      // one unused customer (payment-customers.ts keeps the first).
+      const customer = await stripe.customers.create({ email, name, metadata: { parley_user_id: String(userId) } });
       return customer.id;
     },
 
