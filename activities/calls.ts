@@ -66,6 +66,8 @@ export interface CallActivityDependencies {
   logger: Logger;
   config: Pick<Config, 'llm'>;
   providers: Pick<Providers, 'llm' | 'mediaControl'>;
+  /** Told, without being awaited, that a call's cost was charged (auto-recharge checks its threshold). */
+  afterCharge?: (userId: number) => Promise<void>;
 }
 
 export function createCallActivities(deps: CallActivityDependencies) {
@@ -119,7 +121,8 @@ export function createCallActivities(deps: CallActivityDependencies) {
      * one transaction. A call already finalized is left as it is: a retried attempt charges nothing more.
      */
     async finalizeCall({ callId, reason, endedAt }: { callId: number; reason: string; endedAt: string }): Promise<FinalizedCall> {
-      return knex.transaction(async (trx) => {
+      let chargedUserId: number | undefined;
+      const finalized = await knex.transaction(async (trx): Promise<FinalizedCall> => {
         const row = await trx('calls as c')
           .join('users as u', 'u.id', 'c.user_id')
           .join('plans as p', 'p.id', 'u.plan_id')
@@ -150,6 +153,7 @@ export function createCallActivities(deps: CallActivityDependencies) {
             description: `${callTypeNames[row.type] ?? 'Call'}, ${duration} s`,
             idempotencyKey: `call-${callId}`,
           });
+          chargedUserId = row.userId;
         }
         await trx('calls').where({ id: callId }).update({
           status,
@@ -164,6 +168,8 @@ export function createCallActivities(deps: CallActivityDependencies) {
         });
         return { status, evaluate: answered && row.postCallEvaluation === true && transcript !== '' };
       });
+      if (chargedUserId !== undefined) void deps.afterCharge?.(chargedUserId);
+      return finalized;
     },
 
     /** The post-call evaluation (call-evaluation.ts); a failing model leaves none and is logged. */

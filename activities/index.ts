@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { Config } from '../src/config.ts';
 import type { Logger } from '../src/logger.ts';
 import type { Providers } from '../src/providers/index.ts';
+import { createAutoRecharger } from '../src/billing/auto-recharge.ts';
 import { createCallActivities } from './calls.ts';
 import { createDocumentActivities } from './documents.ts';
 import { withDomainFailures } from './failures.ts';
@@ -11,7 +12,7 @@ export interface ActivityDependencies {
   knex: Knex;
   logger: Logger;
   config: Pick<Config, 'fetch' | 'ingestion' | 'llm'>;
-  providers: Pick<Providers, 'storage' | 'fetch' | 'embeddings' | 'llm' | 'mediaControl'>;
+  providers: Pick<Providers, 'storage' | 'fetch' | 'embeddings' | 'llm' | 'mediaControl' | 'payments'>;
 }
 
 /**
@@ -22,7 +23,7 @@ export function createActivities(deps: ActivityDependencies) {
   return withDomainFailures({
     ...createSelfCheckActivities(deps),
     ...createDocumentActivities(deps),
-    ...createCallActivities(deps),
+    ...createCallActivities({ ...deps, afterCharge: createAutoRecharger({ knex: deps.knex, payments: deps.providers.payments, logger: deps.logger }) }),
   });
 }
 

@@ -2,11 +2,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ConfigError } from './config/error.ts';
 import { Reader, type Env } from './config/reader.ts';
+import { readPayments, type PaymentsConfig } from './config/payments.ts';
 import { defaultMaxCalls, readRealtime, readSpeechToText, readTextToSpeech } from './config/speech.ts';
 import type { RealtimeConfig, SpeechConfig, SpeechToTextConfig, TextToSpeechConfig } from './config/types.ts';
 import { decodeAppKey } from './lib/secrets.ts';
 
 export { ConfigError };
+export type { PaymentsConfig };
 export type { RealtimeConfig, SpeechConfig, SpeechToTextConfig, TextToSpeechConfig };
 
 /**
@@ -119,6 +121,8 @@ export interface Config {
     dir: string;
   };
   speech: SpeechConfig;
+  /** PAYMENTS_PROVIDER and its credentials (config/payments.ts); secrets that are never logged. */
+  payments: PaymentsConfig;
   /** Bounds on one document's ingestion, so a hostile or huge file fails alone instead of starving the service. */
   ingestion: {
     /** Characters of extracted text beyond which a document fails (docs/decisions.md: fail, never truncate). */
@@ -233,6 +237,7 @@ export function loadConfig(env: Env = process.env): Config {
       dir: path.resolve(read.string('STORAGE_DIR') ?? path.join(read.string('DATA_DIR') ?? '.data', 'uploads')),
     },
     ingestion: readIngestion(read),
+    payments: readPayments(read),
     speech: {
       dir: path.resolve(read.string('SPEECH_DIR') ?? '.tools/speech'),
       whisperWorkers: read.integer('STT_LOCAL_WORKERS', 2, 1, 64),

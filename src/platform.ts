@@ -102,13 +102,18 @@ export async function startPlatform(options: { config: Config; logger: Logger; r
   // Before the speech adapters look for their models.
   if (roles.includes('media')) ensureSpeechInstalled(config, logger);
   // Before anything starts: a cluster without APP_KEY is refused here, with the reason.
-  const providers: Providers = createProviders(config, logger);
+  let openedDatabase: Database | undefined;
+  const providers: Providers = createProviders(config, logger, {}, () => {
+    if (!openedDatabase) throw new Error('the database is not open yet');
+    return openedDatabase.knex;
+  });
   const closers = new Closers();
   // Added first, so closed last: after the roles have stopped using speech.
   closers.add('the speech providers', () => providers.close());
   const stopNow = () => closers.closeAll(logger, Date.now() + config.drainTimeoutMs);
   try {
     const database = await openConfiguredDatabase(config, closers);
+    openedDatabase = database;
     closers.add('the database', () => database.close());
     // The api migrates; workers and media gateways of a cluster start after it (compose waits for its health).
     if (roles.includes('api')) {

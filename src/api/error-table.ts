@@ -74,6 +74,7 @@ const table: Record<ErrorCode, Mapping> = {
   plan_limit: { status: 422, body: alwaysMessage, schema: () => MessageBody },
   // The call routes document a balance too low for a call as 422, where chats say 400.
   call_unaffordable: { status: 422 },
+  payment_required: { status: 402 },
   rate_limited: {
     status: 429,
     body: (error) => ({ message: error.message, retry_after: retryAfter(error) }),

@@ -73,6 +73,7 @@ const codeDescriptions: Record<ErrorCode, string> = {
   plan_limit: "The plan's limit is reached (`{message}` only)",
   insufficient_balance: 'The balance is not positive',
   call_unaffordable: "The balance does not pay for the call's first minute",
+  payment_required: 'No payment method on file, or the payment failed',
   rate_limited: 'Rate limit reached',
   usage_limited: 'A free allowance is used up for now',
   provider_failed: 'The provider failed',

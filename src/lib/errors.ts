@@ -15,6 +15,7 @@ export const errorCodes = [
   'plan_limit',
   'insufficient_balance',
   'call_unaffordable',
+  'payment_required',
   'rate_limited',
   'usage_limited',
   'provider_failed',
@@ -109,6 +110,11 @@ export class CallUnaffordableError extends DomainError {
   constructor() {
     super('Insufficient balance to make call. Please top up your account.');
   }
+}
+
+/** A payment is needed and cannot be made: no card on file, or the card was declined. */
+export class PaymentRequiredError extends DomainError {
+  readonly code = 'payment_required';
 }
 
 /** Too many attempts; the caller may try again after `retryAfterSeconds`. */

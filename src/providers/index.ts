@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { Config } from '../config.ts';
 import { resolveAppKey } from '../lib/app-key.ts';
 import { mediaControlToken } from '../lib/media-control.ts';
@@ -7,6 +8,7 @@ import type { Logger } from '../logger.ts';
 import { createEmbeddingsProvider, type EmbeddingsProvider } from './embeddings/index.ts';
 import { createLanguageModel, type LanguageModel } from './llm/index.ts';
 import { createMediaControl, type MediaControl } from './media-control/index.ts';
+import { createPayments, type PaymentProvider } from './payments/index.ts';
 import { createRealtimeModel, type RealtimeModel } from './realtime/index.ts';
 import { createSpeech, type SpeechSynthesizers } from './speech.ts';
 import { createFilesystemStorage } from './storage/filesystem.ts';
@@ -39,15 +41,26 @@ export interface Providers {
   vad: VadFactory;
   /** The speech-to-speech model of REALTIME_* for `engine_type: multimodal`; undefined when none is configured. */
   realtime: RealtimeModel | undefined;
+  /** Customers, cards and charges at PAYMENTS_PROVIDER (the sandbox unless Stripe is configured). */
+  payments: PaymentProvider;
   /** Ends what the adapters built here started (speech worker processes, loaded voices); the platform calls it on stop. */
   close(): Promise<void>;
 }
 
 /**
  * The composition root of adapters. `overrides` replaces any of them with an object of the same interface:
- * tests hand in fakes this way and get the rest of the graph exactly as production builds it.
+ * tests hand in fakes this way and get the rest of the graph exactly as production builds it. `database` gives
+ * the adapters that keep state in Parley's own database (the sandbox payment provider) its connection, asked for
+ * on first use because the process opens the database after building its providers.
  */
-export function createProviders(config: Config, logger: Logger, overrides: Partial<Omit<Providers, 'close'>> = {}): Providers {
+export function createProviders(
+  config: Config,
+  logger: Logger,
+  overrides: Partial<Omit<Providers, 'close'>> = {},
+  database: () => Knex = () => {
+    throw new Error('these providers were built without a database');
+  },
+): Providers {
   // Resolved when first needed, so a process whose secrets are overridden and that never hangs up a call
   // never reads or writes a key file.
   let appKey: Buffer | undefined;
@@ -65,6 +78,7 @@ export function createProviders(config: Config, logger: Logger, overrides: Parti
     tts: overrides.tts ?? speech.tts,
     vad: overrides.vad ?? speech.vad,
     realtime: 'realtime' in overrides ? overrides.realtime : createRealtimeModel(config),
+    payments: overrides.payments ?? createPayments(config.payments, database),
     close: () => speech.close(),
   };
 }

@@ -13,17 +13,22 @@ import type { Providers } from '../providers/index.ts';
 import { apiKeyRoutes } from '../resources/api-keys/routes.ts';
 import { assistantRoutes } from '../resources/assistants/routes.ts';
 import { authRoutes } from '../resources/auth/routes.ts';
+import { balanceRoutes } from '../resources/balance/routes.ts';
 import { callRoutes } from '../resources/calls/routes.ts';
 import { catalogRoutes } from '../resources/catalogs/routes.ts';
 import type { OfferedSpeech } from '../resources/catalogs/service.ts';
 import { conversationRoutes } from '../resources/conversations/routes.ts';
 import { documentRoutes } from '../resources/documents/routes.ts';
 import { knowledgebaseRoutes } from '../resources/knowledgebases/routes.ts';
+import { paymentMethodRoutes } from '../resources/payment-methods/routes.ts';
+import { paymentWebhookRoutes } from '../resources/payment-webhooks/routes.ts';
 import { phoneNumberAssignmentRoutes } from '../resources/phone-numbers/routes.ts';
 import { toolRoutes } from '../resources/tools/routes.ts';
 import { userRoutes } from '../resources/users/routes.ts';
 import { webCallRoutes } from '../resources/web-calls/routes.ts';
 import type { TemporalClient } from '../temporal/client.ts';
+import { createAutoRecharger } from '../billing/auto-recharge.ts';
+import type { SubscriptionPaymentHandler } from '../billing/payment-events.ts';
 import { closeServer, listen } from './http-server.ts';
 import type { RoleContext, RunningRole } from './role.ts';
 
@@ -36,6 +41,8 @@ export interface ApiRouteDeps {
   providers: Providers;
   /** The clock, limiter and token lookup the app's middleware uses too (api/guards.ts). */
   guards: RequestGuards;
+  /** Told of each payment event of a phone number subscription (its workflow); logged when not given. */
+  onSubscriptionPayment?: SubscriptionPaymentHandler;
 }
 
 /**
@@ -71,7 +78,11 @@ export function apiRoutes(deps: ApiRouteDeps): RouteDefinition[] {
       logger,
       publicUrl: config.publicUrl,
       testChats,
+      afterCharge: createAutoRecharger({ knex, payments: deps.providers.payments, logger }),
     }),
+    ...paymentMethodRoutes({ knex, payments: deps.providers.payments }),
+    ...balanceRoutes({ knex, payments: deps.providers.payments, publicUrl: config.publicUrl }),
+    ...paymentWebhookRoutes({ knex, payments: deps.providers.payments, logger, onSubscriptionPayment: deps.onSubscriptionPayment }),
     ...webCallRoutes({ knex, temporal, logger, model: deps.providers.llm, mediaPublicUrl: config.media.publicUrl, clock: guards.clock }),
   ];
   document = buildOpenApiDocument(routes, { serverUrl: `${config.publicUrl}/api`, version: '0.1.0' });

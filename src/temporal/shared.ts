@@ -95,4 +95,4 @@ export type CallPhase = 'preparing' | 'connecting' | 'in-progress' | 'ending' | 
  * `rejected`: the input cannot be processed (a corrupt file, a page without text); `not_found`: the record
  * the work is for is gone.
  */
-export const nonRetryableErrorTypes = ['rejected', 'not_found', 'validation', 'insufficient_balance', 'call_unaffordable', 'plan_limit', 'conflict', 'forbidden'];
+export const nonRetryableErrorTypes = ['rejected', 'not_found', 'validation', 'insufficient_balance', 'call_unaffordable', 'payment_required', 'plan_limit', 'conflict', 'forbidden'];

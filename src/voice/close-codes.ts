@@ -19,6 +19,7 @@ const closeCodes: Record<ErrorCode, number> = {
   plan_limit: 4402,
   insufficient_balance: 4402,
   call_unaffordable: 4402,
+  payment_required: 4402,
   rate_limited: 4429,
   usage_limited: 4429,
   provider_failed: 1011,

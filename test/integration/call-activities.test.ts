@@ -142,6 +142,26 @@ describe('call lifecycle activities', () => {
       expect(entries[0]).toMatchObject({ userId: owner.id, amountMicros: -103_334, kind: 'call', reference: `call:${callId}` });
     });
 
+    it('tells auto-recharge of the owner whose balance a call charged, and of no one for a call that cost nothing', async () => {
+      const charged: number[] = [];
+      const told = createCallActivities({
+        knex: knex(),
+        logger: createLogger(platform.config),
+        config: platform.config,
+        providers: platform.providers,
+        afterCharge: (userId) => {
+          charged.push(userId);
+          return Promise.resolve();
+        },
+      });
+      const { owner, assistant } = await ownerWithAssistant(1);
+      const paid = await insertCall(owner, assistant.id, { status: 'in-progress', answeredAt, turns: JSON.stringify(turns), pricePerMinuteMicros: 60_000 });
+      await told.finalizeCall({ callId: paid, reason: 'customer_hangup', endedAt: '2026-11-23T12:00:30.000Z' });
+      const free = await insertCall(owner, assistant.id);
+      await told.finalizeCall({ callId: free, reason: 'connect_timeout', endedAt: '2026-11-23T12:00:30.000Z' });
+      expect(charged).toEqual([owner.id]);
+    });
+
     it('charges once however often a retried attempt runs, and keeps the first end', async () => {
       const { owner, assistant } = await ownerWithAssistant(1);
       const callId = await insertCall(owner, assistant.id, { status: 'in-progress', answeredAt, turns: JSON.stringify(turns), pricePerMinuteMicros: 60_000 });

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestAssistant } from '../support/assistants.ts';
 import { uploadDocument, waitForDocument } from '../support/documents.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
@@ -176,6 +176,19 @@ describe('text conversations', () => {
     const test = await start({ assistant_id: assistant.uuid, type: 'test' });
     await send(test.body.conversation_id, 'free');
     expect(await balance(platform, owner)).toBe(0.98);
+  });
+
+  it('auto-recharges, in the background, when a widget message leaves the balance below the threshold', async () => {
+    const owner = await createTestUser(platform.database.knex, { balanceUsd: 1 });
+    const assistant = await createTestAssistant(platform, owner);
+    await platform.request('POST', '/user/payment-methods', { token: owner.token, body: { payment_method: 'pm_card_visa' } });
+    await platform.request('PUT', '/user/balance/auto-recharge', { token: owner.token, body: { enabled: true, threshold: 1, amount: 10 } });
+    llm.respond(() => ({ reply: 'OK' }));
+    const widget = await start({ assistant_id: assistant.uuid });
+    expect((await send(widget.body.conversation_id, 'one')).status).toBe(200);
+    // The reply does not wait for the card payment: the recharge lands after it.
+    await vi.waitFor(async () => expect(await balance(platform, owner)).toBe(10.99), { timeout: 5000, interval: 20 });
+    expect(await platform.database.knex('top_ups').where({ userId: owner.id, automatic: true }).pluck('status')).toEqual(['succeeded']);
   });
 
   it('refuses a widget conversation when the owner has no balance, and a message once it runs out', async () => {

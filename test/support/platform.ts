@@ -92,7 +92,7 @@ export async function startTestPlatform(options: {
     secrets: createSecretBox(appKey),
     mediaControl: createMediaControl(() => mediaControlToken(appKey)),
     ...options.providers,
-  });
+  }, () => database.knex);
   const worker = options.worker
     ? await startWorker({
       config,

@@ -3,7 +3,7 @@ import {
   domainErrorResponse, familyBody, methodNotAllowedResponse, unexpectedErrorResponse, type ErrorStyle, type ResponseBody,
 } from '../../src/api/error-table.ts';
 import {
-  BadRequestError, CallUnaffordableError, ConflictError, ForbiddenError, InsufficientBalanceError, NotFoundError, PayloadTooLargeError, PlanLimitError,
+  BadRequestError, CallUnaffordableError, ConflictError, ForbiddenError, InsufficientBalanceError, NotFoundError, PayloadTooLargeError, PaymentRequiredError, PlanLimitError,
   ProviderFailedError, RejectedError, ServiceUnavailableError, TooManyRequestsError, UnauthenticatedError, UsageLimitError,
   ValidationError, errorCodes, type DomainError, type ErrorCode,
 } from '../../src/lib/errors.ts';
@@ -45,6 +45,7 @@ const expected: Record<ErrorCode, Expected> = {
     bodies: { message: laravel422, error: laravel422, status: { status: false, error: 'The name field is required.' } },
   },
   call_unaffordable: { error: new CallUnaffordableError(), status: 422 },
+  payment_required: { error: new PaymentRequiredError('The payment failed: Your card was declined.'), status: 402 },
   plan_limit: { error: new PlanLimitError(planLimit.message), status: 422, bodies: { message: planLimit, error: planLimit, status: planLimit } },
   rate_limited: {
     error: new TooManyRequestsError(42),

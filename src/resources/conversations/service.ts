@@ -25,6 +25,8 @@ export interface ConversationDeps {
   /** The model to use when an assistant's model is not in the catalog. */
   defaultModel: string;
   logger: Logger;
+  /** Told, without being awaited, that the user's balance was charged (auto-recharge checks its threshold). */
+  afterCharge?: (userId: number) => Promise<void>;
 }
 
 /** What one user message in a widget conversation costs: 0.01 USD. */
@@ -161,6 +163,7 @@ export async function acceptMessage(
     chargeKey: conversation.type === 'widget' ? chargeKey : undefined,
     history,
   };
+  if (turn.chargeKey) void deps.afterCharge?.(conversation.userId);
   if (conversation.type === 'test' && admitTest) {
     try {
       await admitTest({ assistantId: turn.profile.assistantId, ownerId: conversation.userId });
