@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { customerFor, defaultPaymentMethodId } from '../src/billing/payment-customers.ts';
 import { SUBSCRIPTION_PURPOSE } from '../src/billing/payment-events.ts';
 import { periodEnd, type SubscriptionPeriod } from '../src/billing/renewals.ts';
-import { ConflictError, NotFoundError } from '../src/lib/errors.ts';
+import { ConflictError, NotFoundError, RejectedError } from '../src/lib/errors.ts';
 import type { Logger } from '../src/logger.ts';
 import type { Providers } from '../src/providers/index.ts';
 import type { ChargeOutcome } from '../src/providers/payments/types.ts';
@@ -92,7 +92,14 @@ export function createPhoneNumberActivities(deps: PhoneNumberActivityDependencie
     async provisionPhoneNumber({ phoneNumberId }: { phoneNumberId: number }): Promise<{ outcome: 'provisioned' } | { outcome: 'failed'; reason: string }> {
       const row = await numberRow(knex, phoneNumberId);
       if (row.providerNumberId) return { outcome: 'provisioned' };
-      const provisioned = await providers.telephony.provisionNumber({ phoneNumber: row.phoneNumber });
+      let provisioned: { providerNumberId: string };
+      try {
+        provisioned = await providers.telephony.provisionNumber({ phoneNumber: row.phoneNumber, idempotencyKey: `parley-phone-number-${phoneNumberId}` });
+      } catch (error) {
+        // The carrier will not give the number: the purchase fails; anything else is worth another try.
+        if (error instanceof RejectedError) return { outcome: 'failed', reason: error.message };
+        throw error;
+      }
       await knex('phone_numbers').where({ id: phoneNumberId }).update({ provider: providers.telephony.name, providerNumberId: provisioned.providerNumberId, updatedAt: knex.fn.now() });
       return { outcome: 'provisioned' };
     },
