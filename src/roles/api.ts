@@ -22,6 +22,8 @@ import { documentRoutes } from '../resources/documents/routes.ts';
 import { knowledgebaseRoutes } from '../resources/knowledgebases/routes.ts';
 import { paymentMethodRoutes } from '../resources/payment-methods/routes.ts';
 import { paymentWebhookRoutes } from '../resources/payment-webhooks/routes.ts';
+import { settleSubscriptionPayment } from '../resources/phone-numbers/purchase.ts';
+import { phoneNumberPurchaseRoutes } from '../resources/phone-numbers/purchase-routes.ts';
 import { phoneNumberAssignmentRoutes } from '../resources/phone-numbers/routes.ts';
 import { toolRoutes } from '../resources/tools/routes.ts';
 import { userRoutes } from '../resources/users/routes.ts';
@@ -41,7 +43,7 @@ export interface ApiRouteDeps {
   providers: Providers;
   /** The clock, limiter and token lookup the app's middleware uses too (api/guards.ts). */
   guards: RequestGuards;
-  /** Told of each payment event of a phone number subscription (its workflow); logged when not given. */
+  /** Told of each payment event of a phone number subscription; by default its workflow is signalled. */
   onSubscriptionPayment?: SubscriptionPaymentHandler;
 }
 
@@ -64,6 +66,7 @@ export function apiRoutes(deps: ApiRouteDeps): RouteDefinition[] {
     ...toolRoutes({ knex, secrets }),
     ...catalogRoutes({ knex, offered: offeredSpeech(config, deps.providers) }),
     ...phoneNumberAssignmentRoutes({ knex }),
+    ...phoneNumberPurchaseRoutes({ knex, temporal, telephony: deps.providers.telephony, payments: deps.providers.payments, subscriptionPeriod: config.subscriptionPeriod }),
     ...assistantRoutes({ knex, secrets, publicUrl: config.publicUrl }),
     ...knowledgebaseRoutes({ knex, temporal, storage, embeddings }),
     ...documentRoutes({ knex, temporal, storage, logger }),
@@ -82,7 +85,7 @@ export function apiRoutes(deps: ApiRouteDeps): RouteDefinition[] {
     }),
     ...paymentMethodRoutes({ knex, payments: deps.providers.payments }),
     ...balanceRoutes({ knex, payments: deps.providers.payments, publicUrl: config.publicUrl }),
-    ...paymentWebhookRoutes({ knex, payments: deps.providers.payments, logger, onSubscriptionPayment: deps.onSubscriptionPayment }),
+    ...paymentWebhookRoutes({ knex, payments: deps.providers.payments, logger, onSubscriptionPayment: deps.onSubscriptionPayment ?? settleSubscriptionPayment(temporal, logger) }),
     ...webCallRoutes({ knex, temporal, logger, model: deps.providers.llm, mediaPublicUrl: config.media.publicUrl, clock: guards.clock }),
   ];
   document = buildOpenApiDocument(routes, { serverUrl: `${config.publicUrl}/api`, version: '0.1.0' });

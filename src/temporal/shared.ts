@@ -155,4 +155,4 @@ export interface PhoneNumberSubscriptionResult {
  * `rejected`: the input cannot be processed (a corrupt file, a page without text); `not_found`: the record
  * the work is for is gone.
  */
-export const nonRetryableErrorTypes = ['rejected', 'not_found', 'validation', 'insufficient_balance', 'call_unaffordable', 'payment_required', 'plan_limit', 'conflict', 'forbidden'];
+export const nonRetryableErrorTypes = ['rejected', 'not_found', 'validation', 'unprocessable', 'insufficient_balance', 'call_unaffordable', 'payment_required', 'plan_limit', 'conflict', 'forbidden'];
