@@ -129,6 +129,8 @@ export interface Config {
    * whole subscription's life (renewals, retries, release) has to pass in seconds.
    */
   subscriptionPeriod: SubscriptionPeriod;
+  /** The deployment's region as the numbers list shows it (REGION). */
+  region: string;
   /** Bounds on one document's ingestion, so a hostile or huge file fails alone instead of starving the service. */
   ingestion: {
     /** Characters of extracted text beyond which a document fails (docs/decisions.md: fail, never truncate). */
@@ -244,6 +246,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     ingestion: readIngestion(read),
     payments: readPayments(read),
+    region: read.string('REGION') ?? 'us1',
     subscriptionPeriod: read.string('SUBSCRIPTION_PERIOD') === undefined ? MONTHLY : { ms: read.duration('SUBSCRIPTION_PERIOD', 1) * 1000 },
     speech: {
       dir: path.resolve(read.string('SPEECH_DIR') ?? '.tools/speech'),

@@ -77,8 +77,10 @@ export async function phoneNumberSubscriptionWorkflow(input: PhoneNumberSubscrip
     }
     state.load(stored);
     for (let renewal = 0; renewal < RENEWALS_PER_RUN; renewal++) {
-      // The paid period runs its course; a release asked for meanwhile waits for its end.
+      // The paid period runs its course; a release asked for meanwhile waits for its end. The row is read
+      // again then: a release recorded there counts even if its signal never came.
       await sleep(Math.max(Date.parse(state.progress.periodEnd) - Date.now(), 0));
+      if ((await bookkeeping.loadNumberSubscription({ phoneNumberId })).releaseRequested) state.requestRelease();
       if (state.progress.releaseRequested) return await release(phoneNumberId, state, 'requested');
       const renewed = await renew(input, state);
       if (renewed !== 'paid') return await release(phoneNumberId, state, renewed);

@@ -22,7 +22,8 @@ import { documentRoutes } from '../resources/documents/routes.ts';
 import { knowledgebaseRoutes } from '../resources/knowledgebases/routes.ts';
 import { paymentMethodRoutes } from '../resources/payment-methods/routes.ts';
 import { paymentWebhookRoutes } from '../resources/payment-webhooks/routes.ts';
-import { settleSubscriptionPayment } from '../resources/phone-numbers/purchase.ts';
+import { ownedNumberRoutes } from '../resources/phone-numbers/owned-routes.ts';
+import { settleSubscriptionPayment, tellRelease } from '../resources/phone-numbers/purchase.ts';
 import { phoneNumberPurchaseRoutes } from '../resources/phone-numbers/purchase-routes.ts';
 import { phoneNumberAssignmentRoutes } from '../resources/phone-numbers/routes.ts';
 import { toolRoutes } from '../resources/tools/routes.ts';
@@ -66,6 +67,7 @@ export function apiRoutes(deps: ApiRouteDeps): RouteDefinition[] {
     ...toolRoutes({ knex, secrets }),
     ...catalogRoutes({ knex, offered: offeredSpeech(config, deps.providers) }),
     ...phoneNumberAssignmentRoutes({ knex }),
+    ...ownedNumberRoutes({ knex, region: config.region, tellRelease: (id) => tellRelease(temporal, logger, id) }),
     ...phoneNumberPurchaseRoutes({ knex, temporal, telephony: deps.providers.telephony, payments: deps.providers.payments, subscriptionPeriod: config.subscriptionPeriod }),
     ...assistantRoutes({ knex, secrets, publicUrl: config.publicUrl }),
     ...knowledgebaseRoutes({ knex, temporal, storage, embeddings }),

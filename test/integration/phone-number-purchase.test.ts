@@ -92,11 +92,11 @@ describe('buying numbers on the sandbox carrier and sandbox payments', () => {
 
   it('lets exactly one of two users racing for a number have it', async () => {
     const [first, second] = await Promise.all([createTestUser(platform.database.knex), createTestUser(platform.database.knex)]);
-    await Promise.all([addCard(first!), addCard(second!)]);
-    const [offer] = await search(first!);
+    await Promise.all([addCard(first), addCard(second)]);
+    const [offer] = await search(first);
     // The second user was shown the same number by a search of their own.
-    await platform.database.knex('phone_number_offers').insert({ userId: second!.id, phoneNumber: offer!.phone_number, countryCode: 'US', monthlyPriceMicros: 1_150_000, smsCapable: true, expiresAt: new Date(Date.now() + 60_000) });
-    const answers = await Promise.all([purchase(first!, offer!.phone_number), purchase(second!, offer!.phone_number)]);
+    await platform.database.knex('phone_number_offers').insert({ userId: second.id, phoneNumber: offer!.phone_number, countryCode: 'US', monthlyPriceMicros: 1_150_000, smsCapable: true, expiresAt: new Date(Date.now() + 60_000) });
+    const answers = await Promise.all([purchase(first, offer!.phone_number), purchase(second, offer!.phone_number)]);
     expect(answers.map((answer) => answer.status).sort()).toEqual([201, 400]);
     expect(answers.find((answer) => answer.status === 400)?.body).toEqual({ error: 'This phone number is already in use.' });
     expect(await platform.database.knex('phone_numbers').where({ phoneNumber: offer!.phone_number })).toHaveLength(1);

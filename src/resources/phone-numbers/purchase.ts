@@ -110,3 +110,16 @@ export function settleSubscriptionPayment(temporal: TemporalClient, logger: Logg
     }
   };
 }
+
+/**
+ * Tells a number's subscription its owner released it. The release is on the row already, which the workflow
+ * reads again when the paid period ends, so a workflow that cannot be told now (none running) loses nothing.
+ */
+export async function tellRelease(temporal: TemporalClient, logger: Logger, phoneNumberId: number): Promise<void> {
+  try {
+    await signalSubscription(temporal, phoneNumberId, 'releaseRequested');
+  } catch (error) {
+    if (!(error instanceof WorkflowNotFoundError)) throw error;
+    logger.warn({ phoneNumberId }, 'a released number has no subscription workflow running');
+  }
+}
