@@ -23,7 +23,7 @@ import { knowledgebaseRoutes } from '../resources/knowledgebases/routes.ts';
 import { paymentMethodRoutes } from '../resources/payment-methods/routes.ts';
 import { paymentWebhookRoutes } from '../resources/payment-webhooks/routes.ts';
 import { ownedNumberRoutes } from '../resources/phone-numbers/owned-routes.ts';
-import { settleSubscriptionPayment, tellRelease } from '../resources/phone-numbers/purchase.ts';
+import { retryPastDueRenewals, settleSubscriptionPayment, tellRelease } from '../resources/phone-numbers/purchase.ts';
 import { phoneNumberPurchaseRoutes } from '../resources/phone-numbers/purchase-routes.ts';
 import { phoneNumberAssignmentRoutes } from '../resources/phone-numbers/routes.ts';
 import { toolRoutes } from '../resources/tools/routes.ts';
@@ -85,7 +85,7 @@ export function apiRoutes(deps: ApiRouteDeps): RouteDefinition[] {
       testChats,
       afterCharge: createAutoRecharger({ knex, payments: deps.providers.payments, logger }),
     }),
-    ...paymentMethodRoutes({ knex, payments: deps.providers.payments }),
+    ...paymentMethodRoutes({ knex, payments: deps.providers.payments, onDefaultChanged: retryPastDueRenewals({ knex, temporal, logger }) }),
     ...balanceRoutes({ knex, payments: deps.providers.payments, publicUrl: config.publicUrl }),
     ...paymentWebhookRoutes({ knex, payments: deps.providers.payments, logger, onSubscriptionPayment: deps.onSubscriptionPayment ?? settleSubscriptionPayment(temporal, logger) }),
     ...webCallRoutes({ knex, temporal, logger, model: deps.providers.llm, mediaPublicUrl: config.media.publicUrl, clock: guards.clock }),

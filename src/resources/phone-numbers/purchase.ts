@@ -123,3 +123,21 @@ export async function tellRelease(temporal: TemporalClient, logger: Logger, phon
     logger.warn({ phoneNumberId }, 'a released number has no subscription workflow running');
   }
 }
+
+/**
+ * The owner has a new default card: each past-due number's workflow tries its renewal again now instead of at
+ * its next scheduled try. The card is saved whatever happens here; a workflow that cannot be told keeps its
+ * schedule, so failures are logged, not answered.
+ */
+export function retryPastDueRenewals(deps: { knex: Knex; temporal: TemporalClient; logger: Logger }): (userId: number) => Promise<void> {
+  return async (userId) => {
+    const pastDue = await deps.knex('phone_numbers').where({ userId, status: 'past_due' }).pluck<number[]>('id');
+    await Promise.all(pastDue.map(async (phoneNumberId) => {
+      try {
+        await signalSubscription(deps.temporal, phoneNumberId, 'paymentMethodUpdated');
+      } catch (error) {
+        deps.logger.warn({ err: error, phoneNumberId }, 'a past-due number could not be told of the new payment method');
+      }
+    }));
+  };
+}
