@@ -26,6 +26,7 @@ import { ownedNumberRoutes } from '../resources/phone-numbers/owned-routes.ts';
 import { retryPastDueRenewals, settleSubscriptionPayment, tellRelease } from '../resources/phone-numbers/purchase.ts';
 import { phoneNumberPurchaseRoutes } from '../resources/phone-numbers/purchase-routes.ts';
 import { phoneNumberAssignmentRoutes } from '../resources/phone-numbers/routes.ts';
+import { sipTrunkRoutes } from '../resources/sip-trunks/routes.ts';
 import { toolRoutes } from '../resources/tools/routes.ts';
 import { userRoutes } from '../resources/users/routes.ts';
 import { webCallRoutes } from '../resources/web-calls/routes.ts';
@@ -67,6 +68,8 @@ export function apiRoutes(deps: ApiRouteDeps): RouteDefinition[] {
     ...toolRoutes({ knex, secrets }),
     ...catalogRoutes({ knex, offered: offeredSpeech(config, deps.providers) }),
     ...phoneNumberAssignmentRoutes({ knex }),
+    // Before the owned-number routes, whose `/user/phone-numbers/{id}` would otherwise capture `sip-trunks`.
+    ...sipTrunkRoutes({ knex, secrets, clock: guards.clock }),
     ...ownedNumberRoutes({ knex, region: config.region, tellRelease: (id) => tellRelease(temporal, logger, id) }),
     ...phoneNumberPurchaseRoutes({ knex, temporal, telephony: deps.providers.telephony, payments: deps.providers.payments, subscriptionPeriod: config.subscriptionPeriod }),
     ...assistantRoutes({ knex, secrets, publicUrl: config.publicUrl }),

@@ -2,8 +2,6 @@ import type { Knex } from 'knex';
 import { BadRequestError, NotFoundError } from '../../lib/errors.ts';
 import { PhoneNumber } from './model.ts';
 
-/** The statuses of a number its user holds. */
-const HELD = ['active', 'past_due'];
 const NOT_FOUND = 'Phone number not found.';
 const ALREADY_RELEASING = 'Phone number is already scheduled for release.';
 
@@ -24,7 +22,7 @@ export async function assignableNumbers(knex: Knex, userId: number, type?: 'inbo
       "exists (select 1 from assistants where assistants.phone_number_id = phone_numbers.id and assistants.type = 'inbound') as on_inbound",
     ))
     .where('phone_numbers.user_id', userId)
-    .whereIn('phone_numbers.status', HELD)
+    .modify('held')
     .orderBy('phone_numbers.id') as (PhoneNumber & { onInbound: boolean })[];
   const list = rows.map((number) => ({ number, isAvailable: number.type !== 'caller_id' && !number.onInbound }));
   return type === 'inbound' ? list.filter((entry) => entry.isAvailable) : list;
@@ -32,12 +30,12 @@ export async function assignableNumbers(knex: Knex, userId: number, type?: 'inbo
 
 /** A number of the user's that is theirs now: not being bought, not released, not a failed purchase. */
 export async function findOwnNumber(knex: Knex, userId: number, id: number): Promise<PhoneNumber | undefined> {
-  return PhoneNumber.query(knex).findOne({ id, userId }).whereIn('status', HELD);
+  return PhoneNumber.query(knex).modify('held').findOne({ id, userId });
 }
 
 /** The user's numbers, oldest first. */
 export async function ownedNumbers(knex: Knex, userId: number): Promise<PhoneNumber[]> {
-  return PhoneNumber.query(knex).where({ userId }).whereIn('status', HELD).orderBy('id');
+  return PhoneNumber.query(knex).modify('held').where({ userId }).orderBy('id');
 }
 
 /** Numbers that can send messages: SMS-capable, with a paid-up subscription (or not bought: SIP, caller ID). */
