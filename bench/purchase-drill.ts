@@ -19,12 +19,17 @@ import { parseArgs } from 'node:util';
 import knexFactory from 'knex';
 import { ensureTemporalCli, startTemporalDevServer } from '../src/temporal/dev-server.ts';
 import { createLogger } from '../src/logger.ts';
+import { createScratchDatabase } from '../test/support/scratch-database.ts';
 
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '20' }, period: { type: 'string', default: '4' } } });
 const runs = Number(values.runs);
 const periodSeconds = Number(values.period);
-const databaseUrl = process.env.DATABASE_URL;
-if (!databaseUrl) throw new Error('The drill needs a PostgreSQL server that its processes share: DATABASE_URL=$(bash scripts/setup-postgres.sh)');
+const serverUrl = process.env.DATABASE_URL;
+if (!serverUrl) throw new Error('The drill needs a PostgreSQL server that its processes share: DATABASE_URL=$(bash scripts/setup-postgres.sh)');
+// A database of the drill's own, dropped at its end.
+const scratch = await createScratchDatabase(serverUrl, 'parley_drill');
+if (!scratch) throw new Error(`The drill creates a database of its own on ${new URL(serverUrl).host}, and may not.`);
+const databaseUrl = scratch.url;
 
 async function freePort(): Promise<number> {
   const server = net.createServer().listen(0, '127.0.0.1');
@@ -127,4 +132,5 @@ try {
   api.kill('SIGTERM');
   await db.destroy();
   await temporal.stop();
+  await scratch.drop();
 }
