@@ -5,14 +5,15 @@ import type { Providers } from '../src/providers/index.ts';
 import { createAutoRecharger } from '../src/billing/auto-recharge.ts';
 import { createCallActivities } from './calls.ts';
 import { createDocumentActivities } from './documents.ts';
+import { createPhoneNumberActivities } from './phone-numbers.ts';
 import { withDomainFailures } from './failures.ts';
 import { createSelfCheckActivities } from './self-check.ts';
 
 export interface ActivityDependencies {
   knex: Knex;
   logger: Logger;
-  config: Pick<Config, 'fetch' | 'ingestion' | 'llm'>;
-  providers: Pick<Providers, 'storage' | 'fetch' | 'embeddings' | 'llm' | 'mediaControl' | 'payments'>;
+  config: Pick<Config, 'fetch' | 'ingestion' | 'llm' | 'subscriptionPeriod'>;
+  providers: Pick<Providers, 'storage' | 'fetch' | 'embeddings' | 'llm' | 'mediaControl' | 'payments' | 'telephony'>;
 }
 
 /**
@@ -24,6 +25,7 @@ export function createActivities(deps: ActivityDependencies) {
     ...createSelfCheckActivities(deps),
     ...createDocumentActivities(deps),
     ...createCallActivities({ ...deps, afterCharge: createAutoRecharger({ knex: deps.knex, payments: deps.providers.payments, logger: deps.logger }) }),
+    ...createPhoneNumberActivities({ ...deps, subscriptionPeriod: deps.config.subscriptionPeriod }),
   });
 }
 

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ConfigError } from './config/error.ts';
 import { Reader, type Env } from './config/reader.ts';
+import { MONTHLY, type SubscriptionPeriod } from './billing/renewals.ts';
 import { readPayments, type PaymentsConfig } from './config/payments.ts';
 import { defaultMaxCalls, readRealtime, readSpeechToText, readTextToSpeech } from './config/speech.ts';
 import type { RealtimeConfig, SpeechConfig, SpeechToTextConfig, TextToSpeechConfig } from './config/types.ts';
@@ -123,6 +124,13 @@ export interface Config {
   speech: SpeechConfig;
   /** PAYMENTS_PROVIDER and its credentials (config/payments.ts); secrets that are never logged. */
   payments: PaymentsConfig;
+  /**
+   * A bought number's subscription period: calendar months, or SUBSCRIPTION_PERIOD for tests only, where a
+   * whole subscription's life (renewals, retries, release) has to pass in seconds.
+   */
+  subscriptionPeriod: SubscriptionPeriod;
+  /** The deployment's region as the numbers list shows it (REGION). */
+  region: string;
   /** Bounds on one document's ingestion, so a hostile or huge file fails alone instead of starving the service. */
   ingestion: {
     /** Characters of extracted text beyond which a document fails (docs/decisions.md: fail, never truncate). */
@@ -238,6 +246,8 @@ export function loadConfig(env: Env = process.env): Config {
     },
     ingestion: readIngestion(read),
     payments: readPayments(read),
+    region: read.string('REGION') ?? 'us1',
+    subscriptionPeriod: read.string('SUBSCRIPTION_PERIOD') === undefined ? MONTHLY : { ms: read.duration('SUBSCRIPTION_PERIOD', 1) * 1000 },
     speech: {
       dir: path.resolve(read.string('SPEECH_DIR') ?? '.tools/speech'),
       whisperWorkers: read.integer('STT_LOCAL_WORKERS', 2, 1, 64),

@@ -71,6 +71,7 @@ const table: Record<ErrorCode, Mapping> = {
   conflict: { status: 409 },
   too_large: { status: 413 },
   validation: { status: 422, body: validationBody, schema: (style) => (style === 'status' ? StatusErrorBody : ValidationErrorBody) },
+  unprocessable: { status: 422 },
   plan_limit: { status: 422, body: alwaysMessage, schema: () => MessageBody },
   // The call routes document a balance too low for a call as 422, where chats say 400.
   call_unaffordable: { status: 422 },

@@ -70,6 +70,7 @@ const codeDescriptions: Record<ErrorCode, string> = {
   conflict: 'In conflict with the current state',
   too_large: 'Body too large',
   validation: 'Validation failed',
+  unprocessable: 'A value the service cannot use',
   plan_limit: "The plan's limit is reached (`{message}` only)",
   insufficient_balance: 'The balance is not positive',
   call_unaffordable: "The balance does not pay for the call's first minute",

@@ -1,4 +1,4 @@
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { INTEGER_FROM_TEXT, INTEGER_PATTERN, MESSAGES } from './validation.ts';
 
 /** Response shapes shared by many routes, for the OpenAPI document. */
@@ -57,6 +57,11 @@ export function IdField(options: { description?: string } = {}) {
     [MESSAGES]: { pattern: 'The :attribute field must be an integer.', ...atLeastOneTexts(MAX_ID) },
     ...options,
   });
+}
+
+/** `type: [T, 'null']` rather than a union, so a wrong value gets one message ("must be an integer"). */
+export function orNull<T extends TSchema>(schema: T) {
+  return Type.Unsafe<Static<T> | null>({ ...schema, type: [...[schema.type as string | string[]].flat(), 'null'] });
 }
 
 export function nullable<T extends TSchema>(schema: T) {

@@ -12,6 +12,7 @@ export const errorCodes = [
   'conflict',
   'too_large',
   'validation',
+  'unprocessable',
   'plan_limit',
   'insufficient_balance',
   'call_unaffordable',
@@ -41,6 +42,14 @@ export class BadRequestError extends DomainError {
 /** The input is well-formed but cannot be processed (a corrupt or encrypted file, a page without text). */
 export class RejectedError extends DomainError {
   readonly code = 'rejected';
+}
+
+/**
+ * A value the contract answers with 422 in the route family's own shape rather than Laravel's field errors
+ * (a phone number that does not parse, on the purchase route).
+ */
+export class UnprocessableError extends DomainError {
+  readonly code = 'unprocessable';
 }
 
 export class UnauthenticatedError extends DomainError {

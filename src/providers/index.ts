@@ -14,6 +14,8 @@ import { createSpeech, type SpeechSynthesizers } from './speech.ts';
 import { createFilesystemStorage } from './storage/filesystem.ts';
 import type { FileStorage } from './storage/index.ts';
 import type { SpeechToText } from './stt/types.ts';
+import { createSandboxTelephony } from './telephony/sandbox.ts';
+import type { TelephonyProvider } from './telephony/types.ts';
 import type { VadFactory } from './vad/types.ts';
 
 /**
@@ -43,6 +45,8 @@ export interface Providers {
   realtime: RealtimeModel | undefined;
   /** Customers, cards and charges at PAYMENTS_PROVIDER (the sandbox unless Stripe is configured). */
   payments: PaymentProvider;
+  /** Numbers offered, provisioned and released at the carrier (the sandbox carrier). */
+  telephony: TelephonyProvider;
   /** Ends what the adapters built here started (speech worker processes, loaded voices); the platform calls it on stop. */
   close(): Promise<void>;
 }
@@ -50,7 +54,7 @@ export interface Providers {
 /**
  * The composition root of adapters. `overrides` replaces any of them with an object of the same interface:
  * tests hand in fakes this way and get the rest of the graph exactly as production builds it. `database` gives
- * the adapters that keep state in Parley's own database (the sandbox payment provider) its connection, asked for
+ * the adapters that keep state in Parley's own database (the sandbox payment provider and carrier) its connection, asked for
  * on first use because the process opens the database after building its providers.
  */
 export function createProviders(
@@ -79,6 +83,7 @@ export function createProviders(
     vad: overrides.vad ?? speech.vad,
     realtime: 'realtime' in overrides ? overrides.realtime : createRealtimeModel(config),
     payments: overrides.payments ?? createPayments(config.payments, database),
+    telephony: overrides.telephony ?? createSandboxTelephony({ knex: database }),
     close: () => speech.close(),
   };
 }

@@ -22,7 +22,11 @@ import { documentRoutes } from '../resources/documents/routes.ts';
 import { knowledgebaseRoutes } from '../resources/knowledgebases/routes.ts';
 import { paymentMethodRoutes } from '../resources/payment-methods/routes.ts';
 import { paymentWebhookRoutes } from '../resources/payment-webhooks/routes.ts';
+import { ownedNumberRoutes } from '../resources/phone-numbers/owned-routes.ts';
+import { retryPastDueRenewals, settleSubscriptionPayment, tellRelease } from '../resources/phone-numbers/purchase.ts';
+import { phoneNumberPurchaseRoutes } from '../resources/phone-numbers/purchase-routes.ts';
 import { phoneNumberAssignmentRoutes } from '../resources/phone-numbers/routes.ts';
+import { sipTrunkRoutes } from '../resources/sip-trunks/routes.ts';
 import { toolRoutes } from '../resources/tools/routes.ts';
 import { userRoutes } from '../resources/users/routes.ts';
 import { webCallRoutes } from '../resources/web-calls/routes.ts';
@@ -41,7 +45,7 @@ export interface ApiRouteDeps {
   providers: Providers;
   /** The clock, limiter and token lookup the app's middleware uses too (api/guards.ts). */
   guards: RequestGuards;
-  /** Told of each payment event of a phone number subscription (its workflow); logged when not given. */
+  /** Told of each payment event of a phone number subscription; by default its workflow is signalled. */
   onSubscriptionPayment?: SubscriptionPaymentHandler;
 }
 
@@ -64,6 +68,10 @@ export function apiRoutes(deps: ApiRouteDeps): RouteDefinition[] {
     ...toolRoutes({ knex, secrets }),
     ...catalogRoutes({ knex, offered: offeredSpeech(config, deps.providers) }),
     ...phoneNumberAssignmentRoutes({ knex }),
+    // Before the owned-number routes, whose `/user/phone-numbers/{id}` would otherwise capture `sip-trunks`.
+    ...sipTrunkRoutes({ knex, secrets, clock: guards.clock }),
+    ...ownedNumberRoutes({ knex, region: config.region, tellRelease: (id) => tellRelease(temporal, logger, id) }),
+    ...phoneNumberPurchaseRoutes({ knex, temporal, telephony: deps.providers.telephony, payments: deps.providers.payments, subscriptionPeriod: config.subscriptionPeriod }),
     ...assistantRoutes({ knex, secrets, publicUrl: config.publicUrl }),
     ...knowledgebaseRoutes({ knex, temporal, storage, embeddings }),
     ...documentRoutes({ knex, temporal, storage, logger }),
@@ -80,9 +88,9 @@ export function apiRoutes(deps: ApiRouteDeps): RouteDefinition[] {
       testChats,
       afterCharge: createAutoRecharger({ knex, payments: deps.providers.payments, logger }),
     }),
-    ...paymentMethodRoutes({ knex, payments: deps.providers.payments }),
+    ...paymentMethodRoutes({ knex, payments: deps.providers.payments, onDefaultChanged: retryPastDueRenewals({ knex, temporal, logger }) }),
     ...balanceRoutes({ knex, payments: deps.providers.payments, publicUrl: config.publicUrl }),
-    ...paymentWebhookRoutes({ knex, payments: deps.providers.payments, logger, onSubscriptionPayment: deps.onSubscriptionPayment }),
+    ...paymentWebhookRoutes({ knex, payments: deps.providers.payments, logger, onSubscriptionPayment: deps.onSubscriptionPayment ?? settleSubscriptionPayment(temporal, logger) }),
     ...webCallRoutes({ knex, temporal, logger, model: deps.providers.llm, mediaPublicUrl: config.media.publicUrl, clock: guards.clock }),
   ];
   document = buildOpenApiDocument(routes, { serverUrl: `${config.publicUrl}/api`, version: '0.1.0' });

@@ -15,4 +15,5 @@ export const workflowIds = {
   selfCheck: (checkId: string) => `self-check-${checkId}`,
   document: (documentId: number) => `document-${documentId}`,
   call: (callId: number) => `call-${callId}`,
+  phoneNumber: (phoneNumberId: number) => `phone-number-${phoneNumberId}`,
 };

@@ -3,7 +3,9 @@ import type { callLifecycleWorkflow, documentIngestionWorkflow, platformSelfChec
 import type { Logger } from '../logger.ts';
 import type { TemporalClient } from './client.ts';
 import { searchAttributes, workflowIds } from './names.ts';
-import { workflowTypes, type SelfCheckResult } from './shared.ts';
+import {
+  subscriptionSignals, workflowTypes, type PaymentSettledSignal, type PhoneNumberSubscriptionInput, type PurchaseOutcome, type SelfCheckResult,
+} from './shared.ts';
 
 /**
  * Starts the ingestion of a document. A second start of the same document finds the first one running:
@@ -60,6 +62,31 @@ export async function startCallLifecycle(
     const running = await temporal.client.workflow.getHandle(workflowId).describe().catch(() => undefined);
     logger.warn({ workflowId, runId: running?.runId }, 'call lifecycle already running: not started again');
   }
+}
+
+/**
+ * Starts a bought number's subscription, which provisions and pays for it, and waits for that purchase's
+ * outcome. Started again for the same number (a retried request), it waits on the running one.
+ */
+export async function purchasePhoneNumber(temporal: TemporalClient, number: { id: number; userId: number }, retryDelaysMs: number[]): Promise<PurchaseOutcome> {
+  const workflowId = workflowIds.phoneNumber(number.id);
+  try {
+    await temporal.client.workflow.start(workflowTypes.phoneNumberSubscription, {
+      taskQueue: temporal.taskQueue,
+      workflowId,
+      args: [{ phoneNumberId: number.id, purchase: true, retryDelaysMs } satisfies PhoneNumberSubscriptionInput],
+      typedSearchAttributes: [{ key: searchAttributes.userId, value: number.userId }],
+    });
+  } catch (error) {
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+  }
+  return temporal.client.workflow.getHandle(workflowId).executeUpdate<PurchaseOutcome, []>('purchase');
+}
+
+/** Tells a number's subscription of its owner's release, a new payment method, or a settled charge. */
+export async function signalSubscription(temporal: TemporalClient, phoneNumberId: number, signal: keyof typeof subscriptionSignals, argument?: PaymentSettledSignal): Promise<void> {
+  const handle = temporal.client.workflow.getHandle(workflowIds.phoneNumber(phoneNumberId));
+  await (argument === undefined ? handle.signal(subscriptionSignals[signal]) : handle.signal(subscriptionSignals[signal], argument));
 }
 
 /** Runs the self-check workflow through a worker and waits for its answer (readiness with `deep=true`). */

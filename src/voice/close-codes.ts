@@ -16,6 +16,7 @@ const closeCodes: Record<ErrorCode, number> = {
   not_found: 4404,
   conflict: 4409,
   validation: 4422,
+  unprocessable: 4422,
   plan_limit: 4402,
   insufficient_balance: 4402,
   call_unaffordable: 4402,

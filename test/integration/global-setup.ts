@@ -1,15 +1,14 @@
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
-import knexFactory from 'knex';
 import type { TestProject } from 'vitest/node';
 import { connectPostgres, migrateLatest, openEmbedded } from '../../src/db/database.ts';
 import { createLogger } from '../../src/logger.ts';
 import { ensureTemporalCli, startTemporalDevServer } from '../../src/temporal/dev-server.ts';
 import { workflowsPath } from '../../src/temporal/worker.ts';
 import { freePort } from '../support/ports.ts';
+import { createScratchDatabase } from '../support/scratch-database.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -18,30 +17,6 @@ declare module 'vitest' {
     pgliteTemplate: string | undefined;
     workflowBundlePath: string;
   }
-}
-
-/**
- * A database of this run's own on the server of `url`, so runs never see each other's data or migrations.
- * Without the privilege to create one, the tests use the given database itself.
- */
-async function createScratchDatabase(url: string): Promise<{ url: string; drop(): Promise<void> } | undefined> {
-  const admin = knexFactory({ client: 'pg', connection: url, pool: { min: 0, max: 1 } });
-  const name = `parley_test_${randomBytes(6).toString('hex')}`;
-  try {
-    await admin.raw(`create database ${name}`);
-  } catch {
-    await admin.destroy();
-    return undefined;
-  }
-  const scratchUrl = new URL(url);
-  scratchUrl.pathname = `/${name}`;
-  return {
-    url: scratchUrl.toString(),
-    drop: async () => {
-      await admin.raw(`drop database if exists ${name} with (force)`);
-      await admin.destroy();
-    },
-  };
 }
 
 /**

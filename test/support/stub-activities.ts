@@ -15,6 +15,13 @@ const activityNames = Object.keys({
   requestHangup: true,
   finalizeCall: true,
   evaluateCall: true,
+  loadNumberSubscription: true,
+  provisionPhoneNumber: true,
+  chargeNumberPeriod: true,
+  confirmNumberPeriod: true,
+  markNumberPastDue: true,
+  failPurchase: true,
+  releasePhoneNumber: true,
 } satisfies Record<keyof Activities, true>) as (keyof Activities)[];
 
 /** One activity attempt, as a stub saw it. */

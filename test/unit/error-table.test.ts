@@ -4,7 +4,7 @@ import {
 } from '../../src/api/error-table.ts';
 import {
   BadRequestError, CallUnaffordableError, ConflictError, ForbiddenError, InsufficientBalanceError, NotFoundError, PayloadTooLargeError, PaymentRequiredError, PlanLimitError,
-  ProviderFailedError, RejectedError, ServiceUnavailableError, TooManyRequestsError, UnauthenticatedError, UsageLimitError,
+  ProviderFailedError, RejectedError, ServiceUnavailableError, TooManyRequestsError, UnauthenticatedError, UnprocessableError, UsageLimitError,
   ValidationError, errorCodes, type DomainError, type ErrorCode,
 } from '../../src/lib/errors.ts';
 import { nonRetryableErrorTypes } from '../../src/temporal/shared.ts';
@@ -45,6 +45,7 @@ const expected: Record<ErrorCode, Expected> = {
     bodies: { message: laravel422, error: laravel422, status: { status: false, error: 'The name field is required.' } },
   },
   call_unaffordable: { error: new CallUnaffordableError(), status: 422 },
+  unprocessable: { error: new UnprocessableError('Unable to parse phone number. Please provide a valid E.164 format number.'), status: 422 },
   payment_required: { error: new PaymentRequiredError('The payment failed: Your card was declined.'), status: 402 },
   plan_limit: { error: new PlanLimitError(planLimit.message), status: 422, bodies: { message: planLimit, error: planLimit, status: planLimit } },
   rate_limited: {

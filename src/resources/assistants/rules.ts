@@ -204,7 +204,7 @@ export async function resolveAssistant(
 
 async function checkPhoneNumber(knex: Knex, userId: number, settings: AssistantSettings, selfId: number | undefined, errors: Errors): Promise<void> {
   if (settings.phoneNumberId === null) return;
-  const number = await PhoneNumber.query(knex).findOne({ id: settings.phoneNumberId, userId });
+  const number = await PhoneNumber.query(knex).modify('held').findOne({ id: settings.phoneNumberId, userId });
   if (!number) return errors.invalid('phone_number_id');
   if (settings.type !== 'inbound') return;
   if (number.type === 'caller_id') {

@@ -1,12 +1,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { IdField, PageNumber } from '../../api/schemas.ts';
+import { IdField, orNull, PageNumber } from '../../api/schemas.ts';
 import { MESSAGES } from '../../api/validation.ts';
 import { BuiltinToolItem, WebUrl } from './builtin-tools.ts';
-
-/** `type: [T, 'null']` rather than a union, so a wrong value gets one message ("must be an integer"). */
-function orNull<T extends TSchema>(schema: T) {
-  return Type.Unsafe<Static<T> | null>({ ...schema, type: [...[schema.type as string | string[]].flat(), 'null'] });
-}
 
 const Id = IdField();
 const between = (minimum: number, maximum: number) => Type.Number({ minimum, maximum });

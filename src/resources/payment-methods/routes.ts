@@ -9,7 +9,12 @@ import { addPaymentMethod, deletePaymentMethod, listPaymentMethods, setDefaultPa
 const TAG = 'Payment methods';
 
 /** Cards, shaped as Stripe users expect; card numbers never reach Parley (Stripe.js turns them into a `pm_...`). */
-export function paymentMethodRoutes(deps: PaymentDeps): RouteDefinition[] {
+export interface PaymentMethodRouteDeps extends PaymentDeps {
+  /** The user's default card changed: renewals that failed are tried again with it. */
+  onDefaultChanged: (userId: number) => Promise<void>;
+}
+
+export function paymentMethodRoutes(deps: PaymentMethodRouteDeps): RouteDefinition[] {
   return [
     defineRoute({
       method: 'POST',
@@ -34,6 +39,7 @@ export function paymentMethodRoutes(deps: PaymentDeps): RouteDefinition[] {
       responses: { 201: { description: 'Attached', schema: PaymentMethodAnswer } },
       async handle({ auth, body }) {
         const method = await addPaymentMethod(deps, auth.user.id, body.payment_method);
+        if (method.isDefault) await deps.onDefaultChanged(auth.user.id);
         return { status: 201, body: { message: 'Payment method added successfully.', data: paymentMethodItem(method) } };
       },
     }),
@@ -71,6 +77,7 @@ export function paymentMethodRoutes(deps: PaymentDeps): RouteDefinition[] {
       responses: { 200: { description: 'The new default', schema: PaymentMethodAnswer } },
       async handle({ auth, params }) {
         const method = await setDefaultPaymentMethod(deps, auth.user.id, params.id);
+        await deps.onDefaultChanged(auth.user.id);
         return { body: { message: 'Default payment method updated successfully.', data: paymentMethodItem(method) } };
       },
     }),

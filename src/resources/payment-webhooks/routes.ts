@@ -12,7 +12,7 @@ export interface PaymentWebhookDeps {
   payments: PaymentProvider;
   logger: Logger;
   /** Told of each payment event of a phone number subscription; logged when nothing is connected. */
-  onSubscriptionPayment?: SubscriptionPaymentHandler;
+  onSubscriptionPayment: SubscriptionPaymentHandler;
 }
 
 /**
@@ -21,11 +21,7 @@ export interface PaymentWebhookDeps {
  * signed the same way. Each event acts once, however often it is delivered.
  */
 export function paymentWebhookRoutes(deps: PaymentWebhookDeps): RouteDefinition[] {
-  const { knex, payments, logger } = deps;
-  const onSubscriptionPayment: SubscriptionPaymentHandler = deps.onSubscriptionPayment ?? ((event) => {
-    logger.info({ eventId: event.id, type: event.type, paymentId: event.payment?.id }, 'a phone number subscription payment event, with no handler connected');
-    return Promise.resolve();
-  });
+  const { knex, payments, logger, onSubscriptionPayment } = deps;
   const verifier: SignatureVerifier = {
     scheme: 'stripe',
     verify: (request) => payments.verifyWebhook(request.rawBody, request.header('stripe-signature')) !== undefined,

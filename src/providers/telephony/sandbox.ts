@@ -1,0 +1,55 @@
+import { randomBytes } from 'node:crypto';
+import type { Knex } from 'knex';
+import { RejectedError } from '../../lib/errors.ts';
+import { drawNumbers, offerOf, REFUSED_DIGITS, sandboxCountries } from './sandbox-inventory.ts';
+import type { TelephonyProvider } from './types.ts';
+
+const UNIQUE_VIOLATION = '23505';
+
+/**
+ * The embedded carrier: it offers numbers of its inventory (sandbox-inventory.ts), provisions them into
+ * its own table (a restart changes nothing) and takes them back. A number it holds for someone is not
+ * offered; released, it can be offered again.
+ */
+export function createSandboxTelephony(options: { knex: () => Knex }): TelephonyProvider {
+  const { knex } = options;
+  return {
+    name: 'sandbox',
+    countries: sandboxCountries,
+
+    async searchNumbers({ countryCode, contains = '', limit }) {
+      // Drawn twice over, so that numbers held here can be left out and the page still fills.
+      const drawn = drawNumbers(countryCode, contains, limit * 2);
+      if (drawn.length === 0) return [];
+      const held = new Set(await knex()('sandbox_phone_numbers')
+        .whereIn('phone_number', drawn.map((number) => number.phoneNumber))
+        .whereNull('released_at')
+        .pluck<string[]>('phone_number'));
+      return drawn.filter((number) => !held.has(number.phoneNumber)).slice(0, limit);
+    },
+
+    async provisionNumber({ phoneNumber, idempotencyKey }) {
+      const db = knex();
+      const earlier = await db('sandbox_phone_numbers').where({ idempotencyKey }).first<{ id: string; releasedAt: Date | null } | undefined>('id', 'releasedAt');
+      if (earlier && !earlier.releasedAt) return { providerNumberId: earlier.id };
+      if (earlier) throw new RejectedError(`The purchase ${idempotencyKey} already released its number.`);
+      if (phoneNumber.includes(REFUSED_DIGITS)) throw new RejectedError(`The sandbox carrier declines numbers with ${REFUSED_DIGITS} in them (its number that fails on purpose).`);
+      if (!offerOf(phoneNumber)) throw new RejectedError(`The sandbox carrier does not offer ${phoneNumber}.`);
+      const id = `PNsbx${randomBytes(14).toString('hex')}`;
+      try {
+        await db('sandbox_phone_numbers').insert({ id, phoneNumber, idempotencyKey });
+      } catch (error) {
+        if ((error as { code?: string }).code !== UNIQUE_VIOLATION) throw error;
+        // The same key raced itself: the first insert stands. Another key holds the number: it is taken.
+        const raced = await db('sandbox_phone_numbers').where({ idempotencyKey }).first<{ id: string } | undefined>('id');
+        if (raced) return { providerNumberId: raced.id };
+        throw new RejectedError(`${phoneNumber} is no longer available.`);
+      }
+      return { providerNumberId: id };
+    },
+
+    async releaseNumber(providerNumberId) {
+      await knex()('sandbox_phone_numbers').where({ id: providerNumberId }).whereNull('released_at').update({ releasedAt: knex().fn.now() });
+    },
+  };
+}
