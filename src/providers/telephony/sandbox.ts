@@ -1,10 +1,9 @@
+import { isUniqueViolation } from '../../db/errors.ts';
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import { RejectedError } from '../../lib/errors.ts';
 import { drawNumbers, offerOf, REFUSED_DIGITS, sandboxCountries } from './sandbox-inventory.ts';
 import type { TelephonyProvider } from './types.ts';
-
-const UNIQUE_VIOLATION = '23505';
 
 /**
  * The embedded carrier: it offers numbers of its inventory (sandbox-inventory.ts), provisions them into
@@ -39,7 +38,7 @@ export function createSandboxTelephony(options: { knex: () => Knex }): Telephony
       try {
         await db('sandbox_phone_numbers').insert({ id, phoneNumber, idempotencyKey });
       } catch (error) {
-        if ((error as { code?: string }).code !== UNIQUE_VIOLATION) throw error;
+        if (!isUniqueViolation(error)) throw error;
         // The same key raced itself: the first insert stands. Another key holds the number: it is taken.
         const raced = await db('sandbox_phone_numbers').where({ idempotencyKey }).first<{ id: string } | undefined>('id');
         if (raced) return { providerNumberId: raced.id };

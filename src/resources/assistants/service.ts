@@ -1,3 +1,4 @@
+import { isUniqueViolation } from '../../db/errors.ts';
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { NotFoundError, ValidationError } from '../../lib/errors.ts';
@@ -19,8 +20,7 @@ const NOT_FOUND = 'Assistant not found';
 
 // The partial unique index lets only one inbound assistant hold a number, even when two requests race.
 function isInboundNumberTaken(error: unknown): boolean {
-  return (error as { code?: string; constraint?: string }).code === '23505'
-    && (error as { constraint?: string }).constraint === 'assistants_inbound_number_unique';
+  return isUniqueViolation(error, 'assistants_inbound_number_unique');
 }
 
 async function replaceTools(trx: Knex, assistantId: number, toolIds: number[] | undefined): Promise<void> {

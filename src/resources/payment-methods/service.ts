@@ -1,3 +1,4 @@
+import { isUniqueViolation } from '../../db/errors.ts';
 import { customerFor, type PaymentDeps } from '../../billing/payment-customers.ts';
 import { NotFoundError, ValidationError } from '../../lib/errors.ts';
 import { PaymentMethodRejectedError } from '../../providers/payments/types.ts';
@@ -14,11 +15,6 @@ export interface StoredPaymentMethod {
 
 const COLUMNS = ['id', 'paymentMethodId', 'brand', 'last4', 'expMonth', 'expYear', 'isDefault'];
 const NOT_FOUND = 'Payment method not found.';
-
-/** Postgres' unique violation: here, a second default written at the same moment as the first. */
-function isUniqueViolation(error: unknown): boolean {
-  return (error as { code?: string }).code === '23505';
-}
 
 export async function listPaymentMethods(deps: PaymentDeps, userId: number): Promise<StoredPaymentMethod[]> {
   return deps.knex('payment_methods').where({ userId, provider: deps.payments.name }).orderBy('id').select<StoredPaymentMethod[]>(COLUMNS);

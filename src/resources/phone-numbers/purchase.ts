@@ -4,6 +4,7 @@
  * it, one gets it), and is carried out by the number's subscription workflow, which provisions it and pays
  * its first month, and whose answer the request waits for.
  */
+import { isUniqueViolation } from '../../db/errors.ts';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Knex } from 'knex';
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
@@ -20,7 +21,6 @@ import { PhoneNumber } from './model.ts';
 
 const OFFER_TTL_MS = 60 * 60 * 1000;
 const SEARCH_LIMIT = 20;
-const UNIQUE_VIOLATION = '23505';
 
 export const purchaseTexts = {
   inUse: 'This phone number is already in use.',
@@ -78,9 +78,7 @@ export async function purchaseNumber(deps: PurchaseDeps, userId: number, request
       periodAnchor: new Date(),
     });
   } catch (error) {
-    if ((error as { nativeError?: { code?: string }; code?: string }).nativeError?.code === UNIQUE_VIOLATION || (error as { code?: string }).code === UNIQUE_VIOLATION) {
-      throw new BadRequestError(purchaseTexts.inUse);
-    }
+    if (isUniqueViolation(error, 'phone_numbers_held')) throw new BadRequestError(purchaseTexts.inUse);
     throw error;
   }
   await deps.knex('phone_number_offers').where({ userId, phoneNumber }).delete();

@@ -1,6 +1,6 @@
+import { isUniqueViolation } from '../../db/errors.ts';
 import net from 'node:net';
 import type { Knex } from 'knex';
-import { UniqueViolationError } from 'objection';
 import type { Clock } from '../../lib/clock.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../lib/errors.ts';
 import type { SecretBox } from '../../lib/secrets.ts';
@@ -78,7 +78,7 @@ function columns(fields: TrunkFields) {
 
 /** Objection wraps the driver's error; its `constraint` names the index that refused the row. */
 function isDuplicateTrunk(error: unknown): boolean {
-  return error instanceof UniqueViolationError && error.constraint === 'phone_numbers_sip_trunk_unique';
+  return isUniqueViolation(error, 'phone_numbers_sip_trunk_unique');
 }
 
 /** Runs a write; the unique index on phone number, username and address turns a duplicate into the 409. */

@@ -1,3 +1,4 @@
+import { isUniqueViolation } from '../../db/errors.ts';
 import type { Knex } from 'knex';
 import { NotFoundError, ValidationError } from '../../lib/errors.ts';
 import type { SecretBox } from '../../lib/secrets.ts';
@@ -58,10 +59,6 @@ async function ensureNameFree(knex: Knex, userId: number, name: string, exceptId
   const query = Tool.query(knex).where({ userId, name });
   if (exceptId !== undefined) query.whereNot({ id: exceptId });
   if (await query.first()) throw ValidationError.of('name', 'The name has already been taken.');
-}
-
-function isUniqueViolation(error: unknown): boolean {
-  return (error as { code?: string }).code === '23505';
 }
 
 export async function createTool(deps: ToolDeps, userId: number, input: CreateToolBody): Promise<ToolView> {

@@ -1,3 +1,4 @@
+import { isUniqueViolation } from '../../db/errors.ts';
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { ValidationError } from '../../lib/errors.ts';
@@ -19,10 +20,6 @@ export interface NewUser {
 
 export async function findUserByEmail(knex: Knex, email: string): Promise<User | undefined> {
   return User.query(knex).whereRaw('lower(email) = lower(?)', [email]).first();
-}
-
-function isUniqueViolation(error: unknown): boolean {
-  return (error as { code?: string }).code === '23505';
 }
 
 /** Creates an account on the default plan, with its starting credit, in one transaction. */
