@@ -12,25 +12,18 @@
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { makeExpandingPdf, makeLargeDocx } from '../test/support/hostile-files.ts';
 import { percentile } from './percentile.ts';
+import { freePort } from '../test/support/ports.ts';
 
 const { values } = parseArgs({
   options: { 'pdf-mb': { type: 'string', default: '300' }, 'docx-mb': { type: 'string', default: '64,160' }, 'txt-mb': { type: 'string', default: '4.5' } },
 });
 const megabyte = 1024 * 1024;
 
-async function freePort(): Promise<number> {
-  const server = net.createServer().listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 function rssOf(pid: number): number {
   try {

@@ -14,12 +14,12 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomInt } from 'node:crypto';
-import net from 'node:net';
 import { parseArgs } from 'node:util';
 import knexFactory from 'knex';
 import { ensureTemporalCli, startTemporalDevServer } from '../src/temporal/dev-server.ts';
 import { createLogger } from '../src/logger.ts';
 import { createScratchDatabase } from '../test/support/scratch-database.ts';
+import { freePort } from '../test/support/ports.ts';
 
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '20' }, period: { type: 'string', default: '4' } } });
 const runs = Number(values.runs);
@@ -31,13 +31,6 @@ const scratch = await createScratchDatabase(serverUrl, 'parley_drill');
 if (!scratch) throw new Error(`The drill creates a database of its own on ${new URL(serverUrl).host}, and may not.`);
 const databaseUrl = scratch.url;
 
-async function freePort(): Promise<number> {
-  const server = net.createServer().listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const logger = createLogger({ log: { level: 'warn', pretty: false } });
