@@ -127,12 +127,14 @@ async function renew(input: PhoneNumberSubscriptionInput, state: SubscriptionSta
   const { phoneNumberId } = input;
   const period = state.nextPeriod;
   for (let attempt = 0; ; attempt++) {
+    // A payment method updated once this try has begun (even while its failure is being recorded) may
+    // not have been the one charged: it earns a try at once.
+    state.paymentMethodUpdated = false;
     const outcome = await pay(input, state, period, attempt);
     if (outcome.outcome === 'paid') return 'paid';
     const delay = state.failed(outcome.reason, Date.now());
     await bookkeeping.markNumberPastDue({ phoneNumberId, reason: outcome.reason, nextAttemptAt: state.progress.nextAttemptAt ?? null });
     if (delay === undefined) return 'payment_failed';
-    state.paymentMethodUpdated = false;
     await condition(() => state.paymentMethodUpdated || state.progress.releaseRequested, delay);
     // Released while unpaid: nothing covers the time since the period ended, so it goes now.
     if (state.progress.releaseRequested) return 'requested';

@@ -7,7 +7,7 @@ import type { PaymentSettledSignal, SubscriptionProgress } from '../src/temporal
  */
 export class SubscriptionState {
   progress: SubscriptionProgress;
-  /** Set by the signal; cleared when a retry starts because of it. */
+  /** Set by the signal; cleared as each try at a charge begins. */
   paymentMethodUpdated = false;
   /** Periods whose processing charge the provider's webhook has settled: the outcome is read from the provider. */
   private readonly settled = new Set<number>();

@@ -98,10 +98,17 @@ describe('phoneNumberSubscriptionWorkflow', () => {
   });
 
   it('tries again at once when the owner updates the payment method, and goes on renewing once paid', async () => {
-    const { worker, handle } = await subscribe(carrierAndBank({ '2.0': 'failed' }), { retryDelaysMs: [60_000] });
+    // The owner updates the card while the failure is still being recorded: that update counts too.
+    let recorded!: () => void;
+    const recording = new Promise<void>((resolve) => { recorded = resolve; });
+    const { worker, handle } = await subscribe({
+      ...carrierAndBank({ '2.0': 'failed' }),
+      markNumberPastDue: () => recording,
+    }, { retryDelaysMs: [60_000] });
     await handle.executeUpdate(purchaseUpdate);
-    await expect.poll(async () => (await handle.query(subscriptionQuery)).status, { timeout: 5000 }).toBe('past_due');
+    await expect.poll(() => names(worker).includes('markNumberPastDue'), { timeout: 5000 }).toBe(true);
     await handle.signal(paymentMethodUpdatedSignal);
+    recorded();
     await expect.poll(() => charges(worker).length, { timeout: 5000 }).toBeGreaterThanOrEqual(4);
     expect(charges(worker).slice(1, 3)).toMatchObject([{ period: 2, attempt: 0 }, { period: 2, attempt: 1 }]);
     await handle.signal(releaseRequestedSignal);
