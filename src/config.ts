@@ -4,6 +4,7 @@ import { ConfigError } from './config/error.ts';
 import { Reader, type Env } from './config/reader.ts';
 import { MONTHLY, type SubscriptionPeriod } from './billing/renewals.ts';
 import { readPayments, type PaymentsConfig } from './config/payments.ts';
+import { readTelephony, type TelephonyConfig } from './config/telephony.ts';
 import { defaultMaxCalls, readRealtime, readSpeechToText, readTextToSpeech } from './config/speech.ts';
 import type { RealtimeConfig, SpeechConfig, SpeechToTextConfig, TextToSpeechConfig } from './config/types.ts';
 import { decodeAppKey } from './lib/secrets.ts';
@@ -124,6 +125,8 @@ export interface Config {
   speech: SpeechConfig;
   /** PAYMENTS_PROVIDER and its credentials (config/payments.ts); secrets that are never logged. */
   payments: PaymentsConfig;
+  /** TELEPHONY_PROVIDER and its credentials (config/telephony.ts); the auth token is never logged. */
+  telephony: TelephonyConfig;
   /**
    * A bought number's subscription period: calendar months, or SUBSCRIPTION_PERIOD for tests only, where a
    * whole subscription's life (renewals, retries, release) has to pass in seconds.
@@ -246,6 +249,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     ingestion: readIngestion(read),
     payments: readPayments(read),
+    telephony: readTelephony(read),
     region: read.string('REGION') ?? 'us1',
     subscriptionPeriod: read.string('SUBSCRIPTION_PERIOD') === undefined ? MONTHLY : { ms: read.duration('SUBSCRIPTION_PERIOD', 1) * 1000 },
     speech: {

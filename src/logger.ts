@@ -9,7 +9,7 @@ export function createLogger(config: Pick<Config, 'log'>): Logger {
     level: config.log.level,
     base: undefined,
     redact: {
-      paths: ['req.headers.authorization', 'headers.authorization', '*.password', '*.token', 'password', 'token', '*.secretKey', '*.webhookSecret'],
+      paths: ['req.headers.authorization', 'headers.authorization', '*.password', '*.token', 'password', 'token', '*.secretKey', '*.webhookSecret', '*.authToken'],
       censor: '[redacted]',
     },
     ...(config.log.pretty

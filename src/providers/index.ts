@@ -14,7 +14,7 @@ import { createSpeech, type SpeechSynthesizers } from './speech.ts';
 import { createFilesystemStorage } from './storage/filesystem.ts';
 import type { FileStorage } from './storage/index.ts';
 import type { SpeechToText } from './stt/types.ts';
-import { createSandboxTelephony } from './telephony/sandbox.ts';
+import { createTelephony } from './telephony/index.ts';
 import type { TelephonyProvider } from './telephony/types.ts';
 import type { VadFactory } from './vad/types.ts';
 
@@ -45,7 +45,7 @@ export interface Providers {
   realtime: RealtimeModel | undefined;
   /** Customers, cards and charges at PAYMENTS_PROVIDER (the sandbox unless Stripe is configured). */
   payments: PaymentProvider;
-  /** Numbers offered, provisioned and released at the carrier (the sandbox carrier). */
+  /** Numbers offered, provisioned and released at the carrier of TELEPHONY_PROVIDER (the sandbox carrier unless Twilio is configured). */
   telephony: TelephonyProvider;
   /** Ends what the adapters built here started (speech worker processes, loaded voices); the platform calls it on stop. */
   close(): Promise<void>;
@@ -83,7 +83,7 @@ export function createProviders(
     vad: overrides.vad ?? speech.vad,
     realtime: 'realtime' in overrides ? overrides.realtime : createRealtimeModel(config),
     payments: overrides.payments ?? createPayments(config.payments, database),
-    telephony: overrides.telephony ?? createSandboxTelephony({ knex: database }),
+    telephony: overrides.telephony ?? createTelephony(config, database),
     close: () => speech.close(),
   };
 }

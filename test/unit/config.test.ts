@@ -164,4 +164,15 @@ describe('loadConfig', () => {
     expect(configError({ STT_PROVIDER: 'openai' }).message).toBe('OPENAI_STT_BASE_URL is required when STT_PROVIDER is openai and LLM_BASE_URL is unset.');
     expect(configError({ TTS_PROVIDER: 'openai' }).variable).toBe('OPENAI_TTS_BASE_URL');
   });
+
+  it('sells numbers through the sandbox carrier unless Twilio is configured with its credentials', () => {
+    expect(loadConfig({}).telephony).toEqual({ provider: 'sandbox' });
+    const sid = `AC${'0a'.repeat(16)}`;
+    expect(loadConfig({ TELEPHONY_PROVIDER: 'twilio', TWILIO_ACCOUNT_SID: sid, TWILIO_AUTH_TOKEN: 'token', TWILIO_API_BASE: 'http://127.0.0.1:9/' }).telephony)
+      .toEqual({ provider: 'twilio', accountSid: sid, authToken: 'token', apiBase: 'http://127.0.0.1:9' });
+    expect(configError({ TELEPHONY_PROVIDER: 'twilio' }).variable).toBe('TWILIO_ACCOUNT_SID');
+    expect(configError({ TELEPHONY_PROVIDER: 'twilio', TWILIO_ACCOUNT_SID: 'AC123' }).variable).toBe('TWILIO_ACCOUNT_SID');
+    expect(configError({ TELEPHONY_PROVIDER: 'twilio', TWILIO_ACCOUNT_SID: sid }).variable).toBe('TWILIO_AUTH_TOKEN');
+    expect(configError({ TELEPHONY_PROVIDER: 'vonage' }).variable).toBe('TELEPHONY_PROVIDER');
+  });
 });

@@ -39,8 +39,6 @@ const offers: Record<string, CountryOffer> = {
   IT: { areas: areas(8, '02', '06', '011', '051'), monthlyPriceMicros: 2_000_000, addressRequirements: 'local', smsCapable: false },
 };
 
-export const sandboxCountries = Object.keys(offers);
-
 /**
  * Four nines in a row: the sandbox refuses to provision such a number, so tests can buy a number the carrier
  * declines (search with `contains=9999`). A random draw never has them.

@@ -2,7 +2,7 @@ import { isUniqueViolation } from '../../db/errors.ts';
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import { RejectedError } from '../../lib/errors.ts';
-import { drawNumbers, offerOf, REFUSED_DIGITS, sandboxCountries } from './sandbox-inventory.ts';
+import { drawNumbers, offerOf, REFUSED_DIGITS } from './sandbox-inventory.ts';
 import type { TelephonyProvider } from './types.ts';
 
 /**
@@ -14,7 +14,6 @@ export function createSandboxTelephony(options: { knex: () => Knex }): Telephony
   const { knex } = options;
   return {
     name: 'sandbox',
-    countries: sandboxCountries,
 
     async searchNumbers({ countryCode, contains = '', limit }) {
       // Drawn twice over, so that numbers held here can be left out and the page still fills.

@@ -28,8 +28,6 @@ export interface NumberSearch {
 
 export interface TelephonyProvider {
   readonly name: 'sandbox' | 'twilio';
-  /** Countries whose numbers it offers. */
-  readonly countries: readonly string[];
   searchNumbers(search: NumberSearch): Promise<AvailableNumber[]>;
   /**
    * Provisions `phoneNumber` for this deployment. `idempotencyKey` names the purchase: asked again with the

@@ -1,0 +1,156 @@
+import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
+import twilio from 'twilio';
+import type { RequestOptions } from 'twilio/lib/base/RequestClient.js';
+import type { TelephonyConfig } from '../../config/telephony.ts';
+import { RejectedError } from '../../lib/errors.ts';
+import { parseUsd } from '../../lib/money.ts';
+import type { AddressRequirement, AvailableNumber, TelephonyProvider } from './types.ts';
+
+export type TwilioSettings = Extract<TelephonyConfig, { provider: 'twilio' }>;
+
+/** Where Twilio sends a number's calls, their progress and its messages: Parley's callback routes. */
+export const twilioCallbackPaths = {
+  voice: '/api/telephony/twilio/voice',
+  status: '/api/telephony/twilio/status',
+  messages: '/api/telephony/twilio/messages',
+} as const;
+
+const PRICE_TTL_MS = 60 * 60 * 1000;
+
+/**
+ * Twilio's REST client for the account. With `apiBase` every request goes there instead of Twilio's hosts
+ * (api.twilio.com, pricing.twilio.com...), path and query unchanged: the fake in tests, or an egress proxy.
+ */
+export function createTwilioClient(settings: TwilioSettings): twilio.Twilio {
+  // Twilio answers 429 when an account sends too fast; the client waits and asks again.
+  const requests = { autoRetry: true, maxRetries: 3, timeout: 15_000 };
+  return twilio(settings.accountSid, settings.authToken, {
+    ...requests,
+    httpClient: settings.apiBase ? new RebasedRequestClient(settings.apiBase, requests) : undefined,
+  });
+}
+
+class RebasedRequestClient extends twilio.RequestClient {
+  private readonly base: string;
+  constructor(base: string, options: ConstructorParameters<typeof twilio.RequestClient>[0]) {
+    super(options);
+    this.base = base;
+  }
+
+  override request<TData>(opts: RequestOptions<TData>) {
+    const target = new URL(opts.uri);
+    return super.request<TData>({ ...opts, uri: `${this.base}${target.pathname}${target.search}` });
+  }
+}
+
+/** A Twilio error answer: the HTTP status and Twilio's own error code (https://www.twilio.com/docs/errors). */
+function restError(error: unknown): { status: number; code?: number; message: string } | undefined {
+  return error instanceof twilio.RestException ? { status: error.status, code: error.code, message: error.message } : undefined;
+}
+
+/**
+ * A 4xx about the request itself (the number is taken, needs an address, is not valid) will not change when
+ * asked again; credentials, rate limits and Twilio's own failures might, and stay errors to retry.
+ */
+function carrierError(error: unknown, phoneNumber: string): Error {
+  const answer = restError(error);
+  if (answer && answer.status >= 400 && answer.status < 500 && ![401, 403, 408, 429].includes(answer.status)) {
+    return new RejectedError(`Twilio would not provision ${phoneNumber}: ${answer.message}${answer.code ? ` (error ${answer.code})` : ''}.`);
+  }
+  return error instanceof Error ? error : new Error(String(error));
+}
+
+/** Parley shows the contract's four address rules; Twilio's `any` (an address anywhere) reads as the nearest. */
+function addressRequirement(twilioValue: string | undefined): AddressRequirement {
+  if (twilioValue === 'local' || twilioValue === 'foreign') return twilioValue;
+  return twilioValue === 'any' ? 'local' : 'none';
+}
+
+/** Twilio has sent capabilities both as `SMS` and as `sms`. */
+function smsCapable(capabilities: Record<string, unknown> | undefined): boolean {
+  return Object.entries(capabilities ?? {}).some(([name, value]) => name.toLowerCase() === 'sms' && value === true);
+}
+
+/**
+ * Numbers from Twilio's inventory: local numbers of a country, priced from Twilio's Pricing API, bought
+ * onto the account with their voice, status and messaging URLs pointing at Parley's callback routes. The
+ * purchase's key is the number's FriendlyName at Twilio, so a provisioning asked again (a retried activity
+ * whose first answer was lost) finds the number it bought instead of buying twice.
+ */
+export function createTwilioTelephony(options: { settings: TwilioSettings; publicUrl: string; client?: twilio.Twilio }): TelephonyProvider {
+  const client = options.client ?? createTwilioClient(options.settings);
+  const urls = {
+    voiceUrl: `${options.publicUrl}${twilioCallbackPaths.voice}`,
+    voiceMethod: 'POST',
+    statusCallback: `${options.publicUrl}${twilioCallbackPaths.status}`,
+    statusCallbackMethod: 'POST',
+    smsUrl: `${options.publicUrl}${twilioCallbackPaths.messages}`,
+    smsMethod: 'POST',
+  };
+  const prices = new Map<string, { micros: number; until: number }>();
+
+  async function monthlyPriceMicros(countryCode: string): Promise<number> {
+    const known = prices.get(countryCode);
+    if (known && known.until > Date.now()) return known.micros;
+    const country = await client.pricing.v1.phoneNumbers.countries(countryCode).fetch();
+    const local = country.phoneNumberPrices.find((price) => price.numberType === 'local');
+    const micros = local ? parseUsd(String(local.currentPrice ?? local.basePrice)) : undefined;
+    if (micros === undefined || country.priceUnit?.toUpperCase() !== 'USD') {
+      throw new Error(`Twilio gives no USD price for local numbers in ${countryCode} (${local ? `${String(local.currentPrice)} ${country.priceUnit}` : 'none listed'}).`);
+    }
+    prices.set(countryCode, { micros, until: Date.now() + PRICE_TTL_MS });
+    return micros;
+  }
+
+  return {
+    name: 'twilio',
+
+    async searchNumbers({ countryCode, contains, limit }) {
+      // Twilio's pattern needs two characters at least: one digit is matched here, on a larger page.
+      const pattern = contains && contains.length >= 2 ? contains : undefined;
+      let found;
+      try {
+        found = await client.availablePhoneNumbers(countryCode).local.list({ contains: pattern, voiceEnabled: true, limit: pattern || !contains ? limit : 50 });
+      } catch (error) {
+        // A country Twilio has no local numbers in is a 404: nothing offered.
+        if (restError(error)?.status === 404) return [];
+        throw error;
+      }
+      const matching = found.filter((number) => !contains || number.phoneNumber.slice(1).includes(contains)).slice(0, limit);
+      if (matching.length === 0) return [];
+      const monthly = await monthlyPriceMicros(countryCode);
+      return matching.map((number): AvailableNumber => ({
+        phoneNumber: number.phoneNumber,
+        phoneNumberFormatted: parsePhoneNumberFromString(number.phoneNumber)?.formatNational() ?? number.friendlyName,
+        countryCode: number.isoCountry,
+        monthlyPriceMicros: monthly,
+        addressRequirements: addressRequirement(number.addressRequirements),
+        smsCapable: smsCapable(number.capabilities as unknown as Record<string, unknown>),
+      }));
+    },
+
+    async provisionNumber({ phoneNumber, idempotencyKey }) {
+      const [held] = await client.incomingPhoneNumbers.list({ phoneNumber, limit: 1 });
+      if (held) {
+        if (held.friendlyName !== idempotencyKey) throw new RejectedError(`${phoneNumber} is already on the Twilio account, for "${held.friendlyName}".`);
+        // Bought by this purchase before; its URLs are set again in case Parley's address changed since.
+        await client.incomingPhoneNumbers(held.sid).update(urls);
+        return { providerNumberId: held.sid };
+      }
+      try {
+        const bought = await client.incomingPhoneNumbers.create({ phoneNumber, friendlyName: idempotencyKey, ...urls });
+        return { providerNumberId: bought.sid };
+      } catch (error) {
+        throw carrierError(error, phoneNumber);
+      }
+    },
+
+    async releaseNumber(providerNumberId) {
+      try {
+        await client.incomingPhoneNumbers(providerNumberId).remove();
+      } catch (error) {
+        if (restError(error)?.status !== 404) throw error;
+      }
+    },
+  };
+}

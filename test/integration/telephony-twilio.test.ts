@@ -1,0 +1,103 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RejectedError } from '../../src/lib/errors.ts';
+import { createTwilioTelephony, twilioCallbackPaths } from '../../src/providers/telephony/twilio.ts';
+import type { TelephonyProvider } from '../../src/providers/telephony/types.ts';
+import { startFakeTwilio, type FakeTwilio } from '../fakes/twilio/server.ts';
+
+const PUBLIC_URL = 'https://parley.example.test';
+
+describe('the Twilio carrier against a fake of its REST API', () => {
+  let twilio: FakeTwilio;
+  let carrier: TelephonyProvider;
+  const adapter = (authToken: string) => createTwilioTelephony({
+    settings: { provider: 'twilio', accountSid: twilio.accountSid, authToken, apiBase: twilio.url },
+    publicUrl: PUBLIC_URL,
+  });
+
+  beforeAll(async () => {
+    twilio = await startFakeTwilio();
+    carrier = adapter(twilio.authToken);
+  });
+  afterAll(() => twilio.close());
+
+  const sent = (method: string, pathEnd: string) => twilio.requests.filter((request) => request.method === method && request.path.endsWith(pathEnd));
+  const offer = async (countryCode = 'US') => (await carrier.searchNumbers({ countryCode, limit: 3 }))[0]!;
+
+  it('searches local numbers with the digits asked for, priced from the Pricing API once an hour', async () => {
+    const found = await carrier.searchNumbers({ countryCode: 'US', contains: '42', limit: 5 });
+    expect(found).toHaveLength(5);
+    for (const number of found) {
+      expect(number).toEqual({
+        phoneNumber: expect.stringMatching(/^\+1\d{10}$/), phoneNumberFormatted: expect.stringMatching(/^\(\d{3}\) \d{3}-\d{4}$/),
+        countryCode: 'US', monthlyPriceMicros: 1_150_000, addressRequirements: 'none', smsCapable: true,
+      });
+      expect(number.phoneNumber.slice(1)).toContain('42');
+    }
+    const [search] = sent('GET', '/AvailablePhoneNumbers/US/Local.json');
+    expect(Object.fromEntries(search!.query)).toMatchObject({ Contains: '42', VoiceEnabled: 'true', PageSize: '5' });
+    expect(search!.headers.authorization).toBe(`Basic ${Buffer.from(`${twilio.accountSid}:${twilio.authToken}`).toString('base64')}`);
+    await carrier.searchNumbers({ countryCode: 'US', limit: 2 });
+    expect(sent('GET', '/v1/PhoneNumbers/Countries/US')).toHaveLength(1);
+  });
+
+  it('matches a single digit itself, reads Twilio\'s address rules, and offers nothing where Twilio sells nothing', async () => {
+    const one = await carrier.searchNumbers({ countryCode: 'US', contains: '7', limit: 4 });
+    expect(one.length).toBeGreaterThan(0);
+    for (const number of one) expect(number.phoneNumber.slice(1)).toContain('7');
+    expect(sent('GET', '/AvailablePhoneNumbers/US/Local.json').at(-1)!.query.has('Contains')).toBe(false);
+    expect(await offer('GB')).toMatchObject({ countryCode: 'GB', addressRequirements: 'local', smsCapable: false });
+    expect(await carrier.searchNumbers({ countryCode: 'ZZ', limit: 5 })).toEqual([]);
+  });
+
+  it('buys a number with its URLs on Parley and the purchase as its name; asked again, answers the same number', async () => {
+    const { phoneNumber } = await offer();
+    const key = `parley-phone-number-${Date.now()}`;
+    const first = await carrier.provisionNumber({ phoneNumber, idempotencyKey: key });
+    expect(first.providerNumberId).toMatch(/^PN[0-9a-f]{32}$/);
+    expect(Object.fromEntries(sent('POST', '/IncomingPhoneNumbers.json').at(-1)!.form)).toEqual({
+      PhoneNumber: phoneNumber, FriendlyName: key,
+      VoiceUrl: `${PUBLIC_URL}${twilioCallbackPaths.voice}`, VoiceMethod: 'POST',
+      StatusCallback: `${PUBLIC_URL}${twilioCallbackPaths.status}`, StatusCallbackMethod: 'POST',
+      SmsUrl: `${PUBLIC_URL}${twilioCallbackPaths.messages}`, SmsMethod: 'POST',
+    });
+    const purchases = sent('POST', '/IncomingPhoneNumbers.json').length;
+    // A retried activity whose first answer was lost: no second purchase.
+    expect(await carrier.provisionNumber({ phoneNumber, idempotencyKey: key })).toEqual(first);
+    expect(sent('POST', '/IncomingPhoneNumbers.json')).toHaveLength(purchases);
+    expect(twilio.numbers.incoming.get(first.providerNumberId)).toMatchObject({ phone_number: phoneNumber, friendly_name: key, voice_url: `${PUBLIC_URL}${twilioCallbackPaths.voice}` });
+    // Another purchase cannot have it.
+    await expect(carrier.provisionNumber({ phoneNumber, idempotencyKey: `${key}-other` })).rejects.toThrow(RejectedError);
+  });
+
+  it('gives a number back, and releasing it again is not an error', async () => {
+    const { phoneNumber } = await offer();
+    const { providerNumberId } = await carrier.provisionNumber({ phoneNumber, idempotencyKey: `release-${Date.now()}` });
+    await carrier.releaseNumber(providerNumberId);
+    expect(twilio.numbers.incoming.has(providerNumberId)).toBe(false);
+    expect(sent('DELETE', `/IncomingPhoneNumbers/${providerNumberId}.json`)).toHaveLength(1);
+    await expect(carrier.releaseNumber(providerNumberId)).resolves.toBeUndefined();
+  });
+
+  it('rejects what Twilio will not sell, and leaves what may pass to be retried', async () => {
+    const taken = await offer();
+    twilio.numbers.takenElsewhere.add(taken.phoneNumber);
+    await expect(carrier.provisionNumber({ phoneNumber: taken.phoneNumber, idempotencyKey: `taken-${Date.now()}` })).rejects.toThrow(/not available \(error 21422\)/);
+    const british = await offer('GB');
+    const needsAddress = carrier.provisionNumber({ phoneNumber: british.phoneNumber, idempotencyKey: `gb-${Date.now()}` });
+    await expect(needsAddress).rejects.toThrow(RejectedError);
+    await expect(needsAddress).rejects.toThrow(/Requires an Address \(error 21631\)/);
+
+    const { phoneNumber } = await offer();
+    twilio.failNext('/IncomingPhoneNumbers.json', 500, 20500, 'Internal Server Error');
+    const failed = await carrier.provisionNumber({ phoneNumber, idempotencyKey: `outage-${Date.now()}` }).catch((error: unknown) => error);
+    expect(failed).toBeInstanceOf(Error);
+    expect(failed).not.toBeInstanceOf(RejectedError);
+    // Too many requests: the client waits and asks again by itself.
+    twilio.failNext('/IncomingPhoneNumbers.json', 429, 20429, 'Too Many Requests');
+    expect((await carrier.provisionNumber({ phoneNumber, idempotencyKey: `busy-${Date.now()}` })).providerNumberId).toMatch(/^PN/);
+
+    const wrongToken = await adapter('not-the-token').searchNumbers({ countryCode: 'US', limit: 1 }).catch((error: unknown) => error);
+    expect(wrongToken).toMatchObject({ status: 401, code: 20003 });
+    expect(wrongToken).not.toBeInstanceOf(RejectedError);
+  });
+});
