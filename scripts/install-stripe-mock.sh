@@ -9,7 +9,9 @@ bin_dir=${STRIPE_MOCK_INSTALL_DIR:-$root/.tools/bin}
 version=${STRIPE_MOCK_VERSION:-v0.203.0}
 say() { echo "install-stripe-mock: $*" >&2; }
 
-if [ -x "$bin_dir/stripe-mock" ]; then
+fixtures=$root/.tools/stripe-mock/fixtures3.json
+
+if [ -x "$bin_dir/stripe-mock" ] && [ -f "$fixtures" ]; then
   say "already installed: $bin_dir/stripe-mock"
   exit 0
 fi
@@ -22,7 +24,16 @@ HELP
   exit 1
 fi
 
-mkdir -p "$bin_dir"
-say "building github.com/stripe/stripe-mock@$version with go install"
-GOBIN="$bin_dir" go install "github.com/stripe/stripe-mock@$version"
-say "installed $bin_dir/stripe-mock ($version)"
+if [ ! -x "$bin_dir/stripe-mock" ]; then
+  mkdir -p "$bin_dir"
+  say "building github.com/stripe/stripe-mock@$version with go install"
+  GOBIN="$bin_dir" go install "github.com/stripe/stripe-mock@$version"
+  say "installed $bin_dir/stripe-mock ($version)"
+fi
+
+# Its bundled fixtures, which tests copy with a PaymentIntent that succeeds (stripe-mock's own never does).
+module_dir=$(go mod download -json "github.com/stripe/stripe-mock@$version" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+mkdir -p "$(dirname "$fixtures")"
+cp "$module_dir/embedded/openapi/fixtures3.json" "$fixtures"
+chmod u+w "$fixtures"
+say "copied its fixtures to $fixtures"

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
 import path from 'node:path';
 import { listenOnLoopback } from './ports.ts';
 
@@ -31,10 +32,25 @@ function stripeMockBinary(): string {
   throw new Error('stripe-mock is not installed: run scripts/install-stripe-mock.sh (or set STRIPE_MOCK_BIN).');
 }
 
+/**
+ * stripe-mock's own fixtures with a PaymentIntent that succeeded: its bundled one is always
+ * `requires_payment_method`, a charge that did not go through. scripts/install-stripe-mock.sh copies them.
+ */
+function succeedingFixtures(): string {
+  const bundled = path.resolve('.tools/stripe-mock/fixtures3.json');
+  if (!fs.existsSync(bundled)) throw new Error(`${bundled} is missing: run scripts/install-stripe-mock.sh.`);
+  const fixtures = JSON.parse(fs.readFileSync(bundled, 'utf8')) as { resources: Record<string, Record<string, unknown>> };
+  fixtures.resources.payment_intent = { ...fixtures.resources.payment_intent, status: 'succeeded', last_payment_error: null };
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'parley-stripe-mock-')), 'fixtures.json');
+  fs.writeFileSync(file, JSON.stringify(fixtures));
+  return file;
+}
+
 /** Starts stripe-mock on free loopback ports and resolves with its HTTP address once it listens. */
-function spawnStripeMock(): Promise<{ child: ChildProcess; address: string }> {
+function spawnStripeMock(fixtures: string | undefined): Promise<{ child: ChildProcess; address: string }> {
   // Both listeners on ports of their own: its HTTPS default (12112) would collide between test files.
-  const child = spawn(stripeMockBinary(), ['-http-addr', '127.0.0.1:', '-https-addr', '127.0.0.1:'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const args = ['-http-addr', '127.0.0.1:', '-https-addr', '127.0.0.1:', ...(fixtures ? ['-fixtures', fixtures] : [])];
+  const child = spawn(stripeMockBinary(), args, { stdio: ['ignore', 'pipe', 'pipe'] });
   return new Promise((resolve, reject) => {
     let output = '';
     const seen = (chunk: Buffer) => {
@@ -51,10 +67,12 @@ function spawnStripeMock(): Promise<{ child: ChildProcess; address: string }> {
 
 /**
  * stripe-mock for one test file, behind a proxy of ours that records each request (stripe-mock keeps no
- * state, so what was sent, such as the Idempotency-Key header, is what a test can check).
+ * state, so what was sent, such as the Idempotency-Key header, is what a test can check). With
+ * `paymentsSucceed` every PaymentIntent it answers has succeeded.
  */
-export async function startStripeMock(): Promise<StripeMock> {
-  const { child, address } = await spawnStripeMock();
+export async function startStripeMock(options: { paymentsSucceed?: boolean } = {}): Promise<StripeMock> {
+  const fixtures = options.paymentsSucceed ? succeedingFixtures() : undefined;
+  const { child, address } = await spawnStripeMock(fixtures);
   const requests: RecordedRequest[] = [];
   const proxy = http.createServer((request, response) => {
     const chunks: Buffer[] = [];
@@ -76,6 +94,7 @@ export async function startStripeMock(): Promise<StripeMock> {
     requests,
     async close() {
       await close();
+      if (fixtures) fs.rmSync(path.dirname(fixtures), { recursive: true, force: true });
       if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill();
