@@ -1,4 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { workflowIds } from '../../src/temporal/names.ts';
+import { subscriptionSignals, workflowTypes } from '../../src/temporal/shared.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { createTestUser, type TestUser } from '../support/users.ts';
 
@@ -89,5 +91,30 @@ describe('owned numbers: list, rename, release', () => {
     expect(await knex()('phone_number_charges').where({ phoneNumberId: number.id })).toHaveLength(1);
     const all = await platform.request<{ data: { id: number }[] }>('GET', '/user/phone-numbers/all', { token: user.token });
     expect(all.body.data.map((entry) => entry.id)).not.toContain(number.id);
+  });
+
+  it('tells the subscriptions of past-due numbers, and only those, when the owner picks a new default card', async () => {
+    const user = await createTestUser(knex());
+    await platform.request('POST', '/user/payment-methods', { token: user.token, body: { payment_method: 'pm_card_visa' } });
+    // Two subscriptions waiting out a paid period that ends in an hour; the row says whether a renewal failed.
+    const periodEnd = new Date(Date.now() + 3600_000);
+    const pastDue = await seed(user, { status: 'past_due', period: 1, currentPeriodEnd: periodEnd });
+    const active = await seed(user, { period: 1, currentPeriodEnd: periodEnd });
+    const handles = await Promise.all([pastDue, active].map((phoneNumberId) => platform.temporal.client.workflow.start(workflowTypes.phoneNumberSubscription, {
+      taskQueue: platform.temporal.taskQueue,
+      workflowId: workflowIds.phoneNumber(phoneNumberId),
+      args: [{ phoneNumberId, purchase: false, retryDelaysMs: [3600_000] }],
+    })));
+    onTestFinished(() => Promise.all(handles.map((handle) => handle.terminate())).then(() => undefined));
+
+    const card = await platform.request<{ data: { id: string; is_default: boolean } }>('POST', '/user/payment-methods', { token: user.token, body: { payment_method: 'pm_card_mastercard' } });
+    expect(card.body.data.is_default).toBe(false);
+    expect((await platform.request('POST', `/user/payment-methods/${card.body.data.id}/default`, { token: user.token })).status).toBe(200);
+    const told = async (handle: (typeof handles)[number]) => {
+      const { events } = await handle.fetchHistory();
+      return (events ?? []).filter((event) => event.workflowExecutionSignaledEventAttributes?.signalName === subscriptionSignals.paymentMethodUpdated).length;
+    };
+    expect(await told(handles[0]!)).toBe(1);
+    expect(await told(handles[1]!)).toBe(0);
   });
 });
