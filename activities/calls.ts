@@ -11,24 +11,28 @@ import type { HangUpOutcome } from '../src/providers/media-control/index.ts';
 import { evaluateCallRecord } from './call-evaluation.ts';
 
 /** The contract's statuses a call can end in. */
-export type FinalCallStatus = 'completed' | 'ended' | 'ended_by_customer' | 'ended_by_assistant' | 'failed';
+export type FinalCallStatus = 'completed' | 'ended' | 'ended_by_customer' | 'ended_by_assistant' | 'failed' | 'busy' | 'no-answer';
 
 // The engine's end reasons that are a call running its course under the platform's rules.
 const completedReasons = new Set(['max_duration', 'silence_timeout', 'balance_exhausted']);
 
 /**
- * The status a call ends in, from its end reason (docs/decisions.md, "Call statuses"): a call that never
- * connected failed; the customer's or the assistant's hang-up says who ended it; a limit reached completed
+ * The status a call ends in, from its end reason (docs/decisions.md, "Call statuses"): a phone call the callee
+ * never answered is `busy` or `no-answer` as the carrier said; any other call that never connected failed; the customer's or the assistant's hang-up says who ended it; a limit reached completed
  * it; anything else (an error, a lost session, a request to end it) ended it.
  */
 export function finalCallStatus(reason: string, answered: boolean): FinalCallStatus {
-  if (!answered) return 'failed';
+  if (!answered) return reason === 'busy' || reason === 'no-answer' ? reason : 'failed';
   if (reason === 'customer_hangup') return 'ended_by_customer';
   if (reason === 'assistant_end_call') return 'ended_by_assistant';
   return completedReasons.has(reason) ? 'completed' : 'ended';
 }
 
-export type PreparedCall = { outcome: 'ready'; maxSeconds: number } | { outcome: 'refused'; reason: 'insufficient_balance' | 'assistant_deleted' };
+/**
+ * A call ready to connect: its time limit, whether it is on the phone network (`phone`: the carrier's status
+ * callbacks follow it and its line is dropped there), and whether Parley dials it (`dial`: outbound).
+ */
+export type PreparedCall = { outcome: 'ready'; maxSeconds: number; phone: boolean; dial: boolean } | { outcome: 'refused'; reason: 'insufficient_balance' | 'assistant_deleted' };
 
 export interface FinalizedCall {
   status: FinalCallStatus | 'deleted';
@@ -86,8 +90,8 @@ export function createCallActivities(deps: CallActivityDependencies) {
         .leftJoin('assistants as a', 'a.id', 'c.assistant_id')
         .leftJoin('user_balances as b', 'b.user_id', 'c.user_id')
         .where('c.id', callId)
-        .first<{ assistantId: number | null; maxDuration: number | null; price: number; balance: number } | undefined>(
-          'a.id as assistant_id', 'a.max_duration', 'p.call_price_per_minute_micros as price', knex.raw('coalesce(b.micros, 0) as balance'),
+        .first<{ type: string; assistantId: number | null; maxDuration: number | null; price: number; balance: number } | undefined>(
+          'c.type', 'a.id as assistant_id', 'a.max_duration', 'p.call_price_per_minute_micros as price', knex.raw('coalesce(b.micros, 0) as balance'),
         );
       if (!row) throw new NotFoundError(`Call ${callId} no longer exists.`);
       if (row.assistantId === null || row.maxDuration === null) return { outcome: 'refused', reason: 'assistant_deleted' };
@@ -96,7 +100,7 @@ export function createCallActivities(deps: CallActivityDependencies) {
       if (!canAffordCall(balance, price)) return { outcome: 'refused', reason: 'insufficient_balance' };
       const { maxSeconds, limitReason } = callTimeLimit(row.maxDuration, balance, price);
       await knex('calls').where({ id: callId }).update({ maxSeconds, limitReason, pricePerMinuteMicros: price, updatedAt: knex.fn.now() });
-      return { outcome: 'ready', maxSeconds };
+      return { outcome: 'ready', maxSeconds, phone: row.type !== 'web', dial: row.type === 'outbound' };
     },
 
     /** The call is live: `in-progress`, answered at the time the media gateway reported. Once only. */

@@ -5,6 +5,7 @@ import type { Providers } from '../src/providers/index.ts';
 import { createAutoRecharger } from '../src/billing/auto-recharge.ts';
 import { createCallActivities } from './calls.ts';
 import { createDocumentActivities } from './documents.ts';
+import { createPhoneCallActivities } from './phone-calls.ts';
 import { createPhoneNumberActivities } from './phone-numbers.ts';
 import { withDomainFailures } from './failures.ts';
 import { createSelfCheckActivities } from './self-check.ts';
@@ -12,8 +13,8 @@ import { createSelfCheckActivities } from './self-check.ts';
 export interface ActivityDependencies {
   knex: Knex;
   logger: Logger;
-  config: Pick<Config, 'fetch' | 'ingestion' | 'llm' | 'subscriptionPeriod'>;
-  providers: Pick<Providers, 'storage' | 'fetch' | 'embeddings' | 'llm' | 'mediaControl' | 'payments' | 'telephony'>;
+  config: Pick<Config, 'fetch' | 'ingestion' | 'llm' | 'subscriptionPeriod' | 'publicUrl' | 'media'>;
+  providers: Pick<Providers, 'storage' | 'fetch' | 'embeddings' | 'llm' | 'mediaControl' | 'payments' | 'telephony' | 'secrets'>;
 }
 
 /**
@@ -25,6 +26,7 @@ export function createActivities(deps: ActivityDependencies) {
     ...createSelfCheckActivities(deps),
     ...createDocumentActivities(deps),
     ...createCallActivities({ ...deps, afterCharge: createAutoRecharger({ knex: deps.knex, payments: deps.providers.payments, logger: deps.logger }) }),
+    ...createPhoneCallActivities(deps),
     ...createPhoneNumberActivities({ ...deps, subscriptionPeriod: deps.config.subscriptionPeriod }),
   });
 }

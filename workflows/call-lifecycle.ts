@@ -5,13 +5,14 @@ import type { Activities } from '../activities/index.ts';
 import type { HangUpOutcome } from '../src/providers/media-control/index.ts';
 import {
   callSignals, nonRetryableErrorTypes, type CallAnsweredSignal, type CallEndedSignal, type CallLifecycleInput,
-  type CallLifecycleResult, type CallLifecycleTiming, type CallPhase, type EndCallSignal,
+  type CallLifecycleResult, type CallLifecycleTiming, type CallPhase, type CarrierStatusSignal, type EndCallSignal,
 } from '../src/temporal/shared.ts';
 import { CallState, type CallEnd, type HangUpCause } from './call-state.ts';
 
 export const callAnsweredSignal = defineSignal<[CallAnsweredSignal]>(callSignals.callAnswered);
 export const callEndedSignal = defineSignal<[CallEndedSignal]>(callSignals.callEnded);
 export const endCallSignal = defineSignal<[EndCallSignal]>(callSignals.endCall);
+export const carrierStatusSignal = defineSignal<[CarrierStatusSignal]>(callSignals.carrierStatus);
 
 /** Where the call's lifecycle is, for the Temporal UI and for operators. */
 export const callPhaseQuery = defineQuery<CallPhase>('phase');
@@ -19,6 +20,7 @@ export const callPhaseQuery = defineQuery<CallPhase>('phase');
 const defaultTiming: CallLifecycleTiming = {
   // A web call's token lives as long: a browser that has not connected by then cannot connect any more.
   connectTimeoutSeconds: 60,
+  ringTimeoutSeconds: 30,
   graceSeconds: 15,
   hangupWaitSeconds: 10,
 };
@@ -33,6 +35,12 @@ const bookkeeping = proxyActivities<Activities>({
 const hangingUp = proxyActivities<Activities>({
   startToCloseTimeout: '15 seconds',
   retry: { initialInterval: '1 second', maximumAttempts: 3, nonRetryableErrorTypes },
+});
+
+// Asking the carrier to dial or to drop a line: the dial carries the call's key, so a retry never dials twice.
+const carrier = proxyActivities<Activities>({
+  startToCloseTimeout: '20 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '5 seconds', maximumAttempts: 5, nonRetryableErrorTypes },
 });
 
 // The activity itself turns a failing language model into no evaluation; retries are for everything else.
@@ -60,6 +68,7 @@ export async function callLifecycleWorkflow(input: CallLifecycleInput): Promise<
   setHandler(callAnsweredSignal, ({ at }) => state.answer(at));
   setHandler(callEndedSignal, (end) => state.reportEnd(end));
   setHandler(endCallSignal, ({ reason }) => state.requestEnd(reason));
+  setHandler(carrierStatusSignal, (signal) => state.carrierStatus(signal));
   setHandler(callPhaseQuery, () => state.phase);
 
   try {
@@ -67,13 +76,18 @@ export async function callLifecycleWorkflow(input: CallLifecycleInput): Promise<
     if (prepared.outcome === 'refused') {
       return await finish(callId, state, { reason: prepared.reason, at: new Date().toISOString() });
     }
-    const { maxSeconds } = prepared;
+    const { maxSeconds, phone, dial } = prepared;
 
+    if (dial) {
+      state.phase = 'dialing';
+      const dialed = await carrier.dialCall({ callId, ringTimeoutSeconds: timing.ringTimeoutSeconds });
+      if (!dialed.dialed) return await finish(callId, state, { reason: 'dial_failed', at: new Date().toISOString() });
+    }
     state.phase = 'connecting';
-    // Phone calls (issue 16) are dialled here and followed through the carrier's status callbacks (ringing,
-    // busy, no-answer), with the assistant's ringing time as their timeout; a web call connects when the
-    // browser opens its media socket, which the media gateway reports as `callAnswered`.
-    await condition(() => state.connectingSettled, timing.connectTimeoutSeconds * 1000);
+    // A phone call rings until the callee answers (the carrier's `in-progress`, or its media stream starting) or
+    // the carrier gives up (busy, no-answer, failed); a web call connects when the browser opens its media
+    // socket, which the media gateway reports as `callAnswered`.
+    await condition(() => state.connectingSettled, (dial ? timing.ringTimeoutSeconds : timing.connectTimeoutSeconds) * 1000);
 
     if (state.answeredAt !== undefined) {
       await bookkeeping.markAnswered({ callId, at: state.answeredAt });
@@ -84,12 +98,38 @@ export async function callLifecycleWorkflow(input: CallLifecycleInput): Promise<
       await condition(() => state.endingDue, Math.max(deadline - Date.now(), 0));
     }
 
-    const end = state.reported ?? await hangUp(callId, state, timing, maxSeconds);
+    const end = state.reported ?? (phone ? await phoneEnd(state, timing) : undefined) ?? await hangUp(callId, state, timing, maxSeconds);
+    // The carrier keeps a line up until told: whatever ended the call here ends it there too.
+    if (phone && state.carrierEnd === undefined) await dropLine(callId);
     return await finish(callId, state, end);
   } catch (error) {
     if (!isGone(error)) throw error;
     state.phase = 'done';
     return { status: 'deleted', reason: 'deleted' };
+  }
+}
+
+/**
+ * How a phone call ended when its media session has not said: the carrier's final word before an answer, a
+ * ring that ran out (`no-answer`), or the callee hanging up at the carrier, whose media session reports its own
+ * end a moment later. Undefined when the call is still up and has to be hung up.
+ */
+async function phoneEnd(state: CallState, timing: CallLifecycleTiming): Promise<CallEnd | undefined> {
+  const unanswered = state.unansweredEnd;
+  if (unanswered) return unanswered;
+  if (state.answeredAt === undefined && state.endRequest === undefined) return { reason: 'no-answer', at: new Date().toISOString() };
+  if (state.carrierEnd === undefined) return undefined;
+  await condition(() => state.reported !== undefined, timing.hangupWaitSeconds * 1000);
+  return state.reported ?? { reason: 'customer_hangup', at: state.carrierEnd.at };
+}
+
+/** Hangs the line up at the carrier; a carrier that cannot be told is logged, and the call still ends here. */
+async function dropLine(callId: number): Promise<void> {
+  try {
+    await carrier.endCarrierCall({ callId });
+  } catch (error) {
+    if (isGone(error)) throw error;
+    log.warn('the carrier could not be told to hang up', { callId, error: String(error) });
   }
 }
 

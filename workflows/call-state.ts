@@ -1,5 +1,5 @@
 import type { HangUpOutcome } from '../src/providers/media-control/index.ts';
-import type { CallPhase } from '../src/temporal/shared.ts';
+import { finalCarrierStatuses, type CallPhase, type CarrierStatusSignal } from '../src/temporal/shared.ts';
 
 /** How a call ended: the reason in the engine's words, and when (ISO 8601). */
 export interface CallEnd {
@@ -22,6 +22,8 @@ export class CallState {
   reported: CallEnd | undefined;
   /** The reason of the first request to end the call. */
   endRequest: string | undefined;
+  /** A phone call's first final status at the carrier: the line is down. */
+  carrierEnd: CarrierStatusSignal | undefined;
 
   answer(at: string): void {
     this.answeredAt ??= at;
@@ -35,14 +37,33 @@ export class CallState {
     this.endRequest ??= reason;
   }
 
-  /** Connecting is over: the call was answered, its session ended, or someone asked to end it. */
-  get connectingSettled(): boolean {
-    return this.answeredAt !== undefined || this.reported !== undefined || this.endRequest !== undefined;
+  /**
+   * The carrier's status callbacks, which may come late or out of order: the callee answering counts as the
+   * call answered (the media stream's own start may come first), and the first final status ends the line.
+   */
+  carrierStatus(signal: CarrierStatusSignal): void {
+    if (signal.status === 'in-progress') this.answer(signal.at);
+    if (finalCarrierStatuses.includes(signal.status)) this.carrierEnd ??= signal;
   }
 
-  /** The live call has something to act on: its session ended, or someone asked to end it. */
+  /** Connecting is over: the call was answered, its session or its line ended, or someone asked to end it. */
+  get connectingSettled(): boolean {
+    return this.answeredAt !== undefined || this.reported !== undefined || this.endRequest !== undefined || this.carrierEnd !== undefined;
+  }
+
+  /** The live call has something to act on: its session or its line ended, or someone asked to end it. */
   get endingDue(): boolean {
-    return this.reported !== undefined || this.endRequest !== undefined;
+    return this.reported !== undefined || this.endRequest !== undefined || this.carrierEnd !== undefined;
+  }
+
+  /**
+   * A phone call the callee never answered, from the carrier's final word: `busy`, `no-answer`, or `failed`
+   * (a call the carrier failed or that was cancelled). Undefined while the carrier has not said.
+   */
+  get unansweredEnd(): CallEnd | undefined {
+    const end = this.carrierEnd;
+    if (!end || this.answeredAt !== undefined) return undefined;
+    return { reason: end.status === 'busy' || end.status === 'no-answer' ? end.status : 'failed', at: end.at };
   }
 
   /** Why the workflow hangs up, when the session has not reported an end. */

@@ -42,7 +42,21 @@ export const callSignals = {
   callEnded: 'callEnded',
   /** Someone asks for the call to end (the call is deleted while live, an operator): `EndCallSignal`. */
   endCall: 'endCall',
+  /** The carrier's word on a phone call (its status callbacks): `CarrierStatusSignal`. */
+  carrierStatus: 'carrierStatus',
 } as const;
+
+/** A phone call's status as carriers report it (Twilio's `CallStatus` values; the sandbox carrier's too). */
+export type CarrierCallStatus = 'queued' | 'initiated' | 'ringing' | 'in-progress' | 'completed' | 'busy' | 'no-answer' | 'failed' | 'canceled';
+
+/** The carrier's statuses after which a call is over at the carrier. */
+export const finalCarrierStatuses: readonly CarrierCallStatus[] = ['completed', 'busy', 'no-answer', 'failed', 'canceled'];
+
+export interface CarrierStatusSignal {
+  status: CarrierCallStatus;
+  /** ISO 8601: when the carrier saw it. */
+  at: string;
+}
 
 export interface CallAnsweredSignal {
   /** ISO 8601. */
@@ -75,6 +89,8 @@ export interface CallLifecycleInput {
 export interface CallLifecycleTiming {
   /** How long a created call may take to connect (a web call: the browser opens its media socket). */
   connectTimeoutSeconds: number;
+  /** How long a dialled phone call may ring before it is given up as `no-answer`. */
+  ringTimeoutSeconds: number;
   /** How long past the call's time limit the media session gets to report its end before it is hung up. */
   graceSeconds: number;
   /** How long a hung-up session gets to report its end before the call is ended without it. */
@@ -88,7 +104,7 @@ export interface CallLifecycleResult {
 }
 
 /** What `callPhaseQuery` answers: where the call's lifecycle is. */
-export type CallPhase = 'preparing' | 'connecting' | 'in-progress' | 'ending' | 'finalizing' | 'evaluating' | 'done';
+export type CallPhase = 'preparing' | 'dialing' | 'connecting' | 'in-progress' | 'ending' | 'finalizing' | 'evaluating' | 'done';
 
 /** The signals a number's subscription workflow takes, by name. */
 export const subscriptionSignals = {

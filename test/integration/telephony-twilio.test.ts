@@ -100,4 +100,53 @@ describe('the Twilio carrier against a fake of its REST API', () => {
     expect(wrongToken).toMatchObject({ status: 401, code: 20003 });
     expect(wrongToken).not.toBeInstanceOf(RejectedError);
   });
+
+  describe('calls', () => {
+    const placing = async () => {
+      const { phoneNumber } = await offer();
+      await carrier.provisionNumber({ phoneNumber, idempotencyKey: `calls-${Date.now()}` });
+      return {
+        from: phoneNumber,
+        to: '+14155550123',
+        stream: { url: 'wss://media.parley.example.test/media/phone-call', parameters: { callId: '42', token: 'stream-token' } },
+        statusCallbackUrl: `${PUBLIC_URL}/api/telephony/twilio/status?call_id=42`,
+        ringTimeoutSeconds: 25,
+      };
+    };
+
+    it('places a call whose answer is streamed to the media gateway, with every status change posted back', async () => {
+      const request = await placing();
+      const { providerCallId } = await carrier.calls!.placeCall(request);
+      expect(providerCallId).toMatch(/^CA[0-9a-f]{32}$/);
+      const sentForm = sent('POST', '/Calls.json').at(-1)!.form;
+      expect(Object.fromEntries(sentForm)).toMatchObject({
+        To: '+14155550123', From: request.from, Timeout: '25', StatusCallback: request.statusCallbackUrl, StatusCallbackMethod: 'POST',
+      });
+      expect(sentForm.getAll('StatusCallbackEvent')).toEqual(['initiated', 'ringing', 'answered', 'completed']);
+      expect(sentForm.get('Twiml')).toBe('<?xml version="1.0" encoding="UTF-8"?><Response><Connect><Stream url="wss://media.parley.example.test/media/phone-call">'
+        + '<Parameter name="callId" value="42"/><Parameter name="token" value="stream-token"/></Stream></Connect></Response>');
+    });
+
+    it('cancels a ringing call, hangs up an answered one, and leaves an ended one alone', async () => {
+      const request = await placing();
+      const ringing = (await carrier.calls!.placeCall(request)).providerCallId;
+      await carrier.calls!.endCall(ringing);
+      expect(twilio.calls.calls.get(ringing)?.status).toBe('canceled');
+
+      const answered = (await carrier.calls!.placeCall(request)).providerCallId;
+      twilio.calls.calls.get(answered)!.status = 'in-progress';
+      await carrier.calls!.endCall(answered);
+      expect(twilio.calls.calls.get(answered)?.status).toBe('completed');
+      const updates = sent('POST', `/Calls/${answered}.json`).length;
+      await carrier.calls!.endCall(answered);
+      expect(sent('POST', `/Calls/${answered}.json`)).toHaveLength(updates);
+      await expect(carrier.calls!.endCall(`CA${'0'.repeat(32)}`)).resolves.toBeUndefined();
+    });
+
+    it('refuses a call Twilio will not place as the caller\'s input', async () => {
+      const request = await placing();
+      await expect(carrier.calls!.placeCall({ ...request, from: '+14155550100' })).rejects.toThrow(RejectedError);
+      await expect(carrier.calls!.placeCall({ ...request, to: '+1' })).rejects.toThrow(/not a valid phone number\. \(error 21211\)/);
+    });
+  });
 });

@@ -15,6 +15,8 @@ const activityNames = Object.keys({
   requestHangup: true,
   finalizeCall: true,
   evaluateCall: true,
+  dialCall: true,
+  endCarrierCall: true,
   loadNumberSubscription: true,
   provisionPhoneNumber: true,
   chargeNumberPeriod: true,

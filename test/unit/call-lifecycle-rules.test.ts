@@ -13,8 +13,37 @@ describe('finalCallStatus', () => {
     for (const reason of ['error', 'media_lost', 'call_deleted', 'something_new']) expect(finalCallStatus(reason, true), reason).toBe('ended');
   });
 
-  it('fails a call that never connected, whatever the reason', () => {
-    for (const reason of ['customer_hangup', 'connect_timeout', 'insufficient_balance', 'error']) expect(finalCallStatus(reason, false), reason).toBe('failed');
+  it('fails a call that never connected, unless the carrier said busy or no-answer', () => {
+    for (const reason of ['customer_hangup', 'connect_timeout', 'insufficient_balance', 'error', 'dial_failed']) expect(finalCallStatus(reason, false), reason).toBe('failed');
+    expect(finalCallStatus('busy', false)).toBe('busy');
+    expect(finalCallStatus('no-answer', false)).toBe('no-answer');
+  });
+});
+
+describe('CallState on the phone network', () => {
+  it('takes the carrier\'s in-progress as the answer, and its first final status as the end of the line', () => {
+    const state = new CallState();
+    state.carrierStatus({ status: 'ringing', at: '2026-11-24T10:00:00.000Z' });
+    expect(state.connectingSettled).toBe(false);
+    state.carrierStatus({ status: 'in-progress', at: '2026-11-24T10:00:05.000Z' });
+    state.answer('2026-11-24T10:00:06.000Z');
+    expect(state.answeredAt).toBe('2026-11-24T10:00:05.000Z');
+    expect(state.endingDue).toBe(false);
+    state.carrierStatus({ status: 'completed', at: '2026-11-24T10:01:00.000Z' });
+    state.carrierStatus({ status: 'failed', at: '2026-11-24T10:01:01.000Z' });
+    expect(state.carrierEnd?.status).toBe('completed');
+    expect(state.endingDue).toBe(true);
+    // Answered: the end is the media session's or the callee's hang-up, not an unanswered outcome.
+    expect(state.unansweredEnd).toBeUndefined();
+  });
+
+  it('ends an unanswered call as busy, no-answer or failed', () => {
+    for (const [status, reason] of [['busy', 'busy'], ['no-answer', 'no-answer'], ['failed', 'failed'], ['canceled', 'failed']] as const) {
+      const state = new CallState();
+      state.carrierStatus({ status, at: '2026-11-24T10:00:30.000Z' });
+      expect(state.connectingSettled).toBe(true);
+      expect(state.unansweredEnd).toEqual({ reason, at: '2026-11-24T10:00:30.000Z' });
+    }
   });
 });
 

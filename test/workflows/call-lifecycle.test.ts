@@ -1,47 +1,9 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import { describe, expect, it, onTestFinished } from 'vitest';
-import type { Activities } from '../../activities/index.ts';
-import { createLogger } from '../../src/logger.ts';
-import { searchAttributes, workflowIds } from '../../src/temporal/names.ts';
-import { callSignals, workflowTypes, type CallLifecycleTiming } from '../../src/temporal/shared.ts';
-import { startCallLifecycle } from '../../src/temporal/starters.ts';
-import { callPhaseQuery, type callLifecycleWorkflow } from '../../workflows/call-lifecycle.ts';
-import { startStubWorker, type StubWorker } from '../support/workflows.ts';
-
-const logger = createLogger({ log: { level: 'silent', pretty: false } });
-let lastCallId = 0;
-
-const steps = {
-  prepareCall: () => Promise.resolve({ outcome: 'ready' as const, maxSeconds: 600 }),
-  markAnswered: () => Promise.resolve(),
-  requestHangup: () => Promise.resolve('requested' as const),
-  finalizeCall: ({ reason }: { reason: string }) => Promise.resolve({ status: reason === 'customer_hangup' ? 'ended_by_customer' as const : 'ended' as const, evaluate: true }),
-  evaluateCall: () => Promise.resolve({ evaluated: true }),
-} satisfies Partial<Activities>;
-
-// Seconds instead of the production minute: every wait of these tests ends within a few seconds.
-const shortTiming: CallLifecycleTiming = { connectTimeoutSeconds: 1, graceSeconds: 1, hangupWaitSeconds: 1 };
-
-/** Each test runs a call of its own on a worker with its stubs; `timing` unset means the production waits. */
-async function call(stubs: Partial<Activities>, timing?: CallLifecycleTiming) {
-  const worker = await startStubWorker(stubs);
-  onTestFinished(() => worker.stop());
-  const callId = ++lastCallId;
-  if (timing) {
-    await worker.temporal.client.workflow.start<typeof callLifecycleWorkflow>(workflowTypes.callLifecycle, {
-      taskQueue: worker.temporal.taskQueue,
-      workflowId: workflowIds.call(callId),
-      args: [{ callId, timing }],
-    });
-  } else {
-    await startCallLifecycle(worker.temporal, { id: callId, userId: 41, assistantId: 7 }, logger);
-  }
-  const handle = worker.temporal.client.workflow.getHandle<typeof callLifecycleWorkflow>(workflowIds.call(callId));
-  return { worker, callId, handle };
-}
-
-const names = (worker: StubWorker) => worker.calls.map((entry) => entry.name);
-const inputOf = (worker: StubWorker, name: keyof Activities) => worker.calls.find((entry) => entry.name === name)?.input;
+import { describe, expect, it } from 'vitest';
+import { searchAttributes } from '../../src/temporal/names.ts';
+import { callSignals } from '../../src/temporal/shared.ts';
+import { callPhaseQuery } from '../../workflows/call-lifecycle.ts';
+import { call, inputOf, lastCallId, names, shortTiming, steps } from '../support/call-lifecycle.ts';
 
 describe('callLifecycleWorkflow', () => {
   it('follows a call the customer hangs up: answered, ended, finalized with the reported end, evaluated', async () => {
@@ -87,7 +49,7 @@ describe('callLifecycleWorkflow', () => {
   });
 
   it('hangs up when the time limit and its grace pass without an end, and ends the call at its limit', async () => {
-    const { worker, callId, handle } = await call({ ...steps, prepareCall: () => Promise.resolve({ outcome: 'ready' as const, maxSeconds: 1 }) }, shortTiming);
+    const { worker, callId, handle } = await call({ ...steps, prepareCall: () => Promise.resolve({ outcome: 'ready' as const, maxSeconds: 1, phone: false, dial: false }) }, shortTiming);
     const answeredAt = new Date();
     await handle.signal(callSignals.callAnswered, { at: answeredAt.toISOString() });
 

@@ -62,7 +62,7 @@ async function ingestDocument(temporal: TemporalClient, workflowId: string): Pro
 const acquiring = Promise.withResolvers<void>();
 
 const callSteps = {
-  prepareCall: () => Promise.resolve({ outcome: 'ready' as const, maxSeconds: 1 }),
+  prepareCall: () => Promise.resolve({ outcome: 'ready' as const, maxSeconds: 1, phone: false, dial: false }),
   markAnswered: () => Promise.resolve(),
   requestHangup: () => Promise.resolve('requested' as const),
   finalizeCall: ({ reason }) => Promise.resolve({ status: reason === 'customer_hangup' ? 'ended_by_customer' as const : 'completed' as const, evaluate: true }),
@@ -75,7 +75,7 @@ function webCall(end?: { reason: string }): Scenario['run'] {
     const handle = await temporal.client.workflow.start(workflowTypes.callLifecycle, {
       taskQueue: temporal.taskQueue,
       workflowId,
-      args: [{ callId: 1, timing: { connectTimeoutSeconds: 1, graceSeconds: 1, hangupWaitSeconds: 1 } }],
+      args: [{ callId: 1, timing: { connectTimeoutSeconds: 1, ringTimeoutSeconds: 1, graceSeconds: 1, hangupWaitSeconds: 1 } }],
     });
     await handle.signal(callSignals.callAnswered, { at: new Date().toISOString() });
     if (end) await handle.signal(callSignals.callEnded, { reason: end.reason, at: new Date().toISOString() });
@@ -122,7 +122,7 @@ const scenarios: Record<string, Scenario> = {
       const handle = await temporal.client.workflow.start(workflowTypes.callLifecycle, {
         taskQueue: temporal.taskQueue,
         workflowId,
-        args: [{ callId: 1, timing: { connectTimeoutSeconds: 1, graceSeconds: 1, hangupWaitSeconds: 1 } }],
+        args: [{ callId: 1, timing: { connectTimeoutSeconds: 1, ringTimeoutSeconds: 1, graceSeconds: 1, hangupWaitSeconds: 1 } }],
       });
       await handle.result();
       return handle;

@@ -4,7 +4,7 @@ import type { RequestOptions } from 'twilio/lib/base/RequestClient.js';
 import type { TelephonyConfig } from '../../config/telephony.ts';
 import { RejectedError } from '../../lib/errors.ts';
 import { parseUsd } from '../../lib/money.ts';
-import type { AddressRequirement, AvailableNumber, TelephonyProvider } from './types.ts';
+import type { AddressRequirement, AvailableNumber, CallRequest, CarrierCalls, TelephonyProvider } from './types.ts';
 
 export type TwilioSettings = Extract<TelephonyConfig, { provider: 'twilio' }>;
 
@@ -52,10 +52,10 @@ function restError(error: unknown): { status: number; code?: number; message: st
  * A 4xx about the request itself (the number is taken, needs an address, is not valid) will not change when
  * asked again; credentials, rate limits and Twilio's own failures might, and stay errors to retry.
  */
-function carrierError(error: unknown, phoneNumber: string): Error {
+function carrierError(error: unknown, what: string): Error {
   const answer = restError(error);
   if (answer && answer.status >= 400 && answer.status < 500 && ![401, 403, 408, 429].includes(answer.status)) {
-    return new RejectedError(`Twilio would not provision ${phoneNumber}: ${answer.message}${answer.code ? ` (error ${answer.code})` : ''}.`);
+    return new RejectedError(`Twilio would not ${what}: ${answer.message}${answer.code ? ` (error ${answer.code})` : ''}.`);
   }
   return error instanceof Error ? error : new Error(String(error));
 }
@@ -141,7 +141,7 @@ export function createTwilioTelephony(options: { settings: TwilioSettings; publi
         const bought = await client.incomingPhoneNumbers.create({ phoneNumber, friendlyName: idempotencyKey, ...urls });
         return { providerNumberId: bought.sid };
       } catch (error) {
-        throw carrierError(error, phoneNumber);
+        throw carrierError(error, `provision ${phoneNumber}`);
       }
     },
 
@@ -151,6 +151,52 @@ export function createTwilioTelephony(options: { settings: TwilioSettings; publi
       } catch (error) {
         if (restError(error)?.status !== 404) throw error;
       }
+    },
+
+    calls: twilioCalls(client),
+  };
+}
+
+/** Every status change Twilio can call back with, so the call's workflow follows it from dial to hang-up. */
+const STATUS_EVENTS = ['initiated', 'ringing', 'answered', 'completed'];
+
+/**
+ * Calls through Twilio's Calls API: the answered call is connected by `<Connect><Stream>` to the media
+ * gateway, the stream's parameters riding along as `<Parameter>`s, and each status change is posted to Parley.
+ */
+function twilioCalls(client: twilio.Twilio): CarrierCalls {
+  return {
+    async placeCall(request: CallRequest) {
+      const twiml = new twilio.twiml.VoiceResponse();
+      const stream = twiml.connect().stream({ url: request.stream.url });
+      for (const [name, value] of Object.entries(request.stream.parameters)) stream.parameter({ name, value });
+      try {
+        const call = await client.calls.create({
+          to: request.to,
+          from: request.from,
+          twiml: twiml.toString(),
+          timeout: request.ringTimeoutSeconds,
+          statusCallback: request.statusCallbackUrl,
+          statusCallbackMethod: 'POST',
+          statusCallbackEvent: STATUS_EVENTS,
+        });
+        return { providerCallId: call.sid };
+      } catch (error) {
+        throw carrierError(error, `call ${request.to}`);
+      }
+    },
+
+    async endCall(providerCallId) {
+      // Twilio cancels a call that rings and completes one that is up; each leaves the other kind alone.
+      let status: string;
+      try {
+        status = (await client.calls(providerCallId).fetch()).status;
+      } catch (error) {
+        if (restError(error)?.status === 404) return;
+        throw error;
+      }
+      if (status === 'queued' || status === 'ringing') await client.calls(providerCallId).update({ status: 'canceled' });
+      else if (status === 'in-progress') await client.calls(providerCallId).update({ status: 'completed' });
     },
   };
 }

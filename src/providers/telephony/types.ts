@@ -1,7 +1,7 @@
 /**
- * What Parley asks of a carrier about numbers: which it offers, to provision one (calls and messages to it
- * then reach Parley's public URL), and to release one. The sandbox carrier and Twilio both answer through
- * it; the next issue adds calls and messages.
+ * What Parley asks of a carrier: which numbers it offers, to provision one (calls and messages to it then
+ * reach Parley's public URL), to release one, and, where the carrier does it, to place and end calls. The
+ * sandbox carrier and Twilio both answer through it.
  */
 
 /** How a carrier wants the buyer's address proven before it provisions a number (Twilio's terms). */
@@ -37,4 +37,29 @@ export interface TelephonyProvider {
   provisionNumber(request: { phoneNumber: string; idempotencyKey: string }): Promise<{ providerNumberId: string }>;
   /** Gives a provisioned number back; releasing one already released is not an error. */
   releaseNumber(providerNumberId: string): Promise<void>;
+  /** Placing and ending calls, where this carrier does it. */
+  readonly calls?: CarrierCalls;
+}
+
+/** A phone call Parley asks a carrier to place. */
+export interface CallRequest {
+  /** E.164: one of the account's numbers, and the callee. */
+  from: string;
+  to: string;
+  /**
+   * The media gateway's Media Streams URL the carrier connects the answered call to, and the parameters it
+   * hands back in the stream's `start.customParameters` (the call's id and its stream credential).
+   */
+  stream: { url: string; parameters: Record<string, string> };
+  /** Where the carrier posts each change of the call's status, signed as Twilio signs its callbacks. */
+  statusCallbackUrl: string;
+  /** How long the callee's phone rings before the carrier gives up with `no-answer`. */
+  ringTimeoutSeconds: number;
+}
+
+/** What a carrier does with calls. */
+export interface CarrierCalls {
+  placeCall(request: CallRequest): Promise<{ providerCallId: string }>;
+  /** Ends a call: stops its ringing, or hangs it up; a call already over is not an error. */
+  endCall(providerCallId: string): Promise<void>;
 }

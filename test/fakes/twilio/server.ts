@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import { listenOnLoopback } from '../../support/ports.ts';
+import { callRoutes, type TwilioCalls } from './calls.ts';
 import { numberRoutes, type TwilioNumbers } from './numbers.ts';
 
 /**
@@ -40,6 +41,7 @@ export interface FakeTwilio {
   /** Every request, oldest first (those refused for their credentials too). */
   requests: TwilioRequest[];
   numbers: TwilioNumbers;
+  calls: TwilioCalls;
   /** Answers the next request whose path contains `pathPart` with this error instead (a 5xx, a 429). */
   failNext(pathPart: string, status: number, code: number, message: string): void;
   close(): Promise<void>;
@@ -80,7 +82,8 @@ export async function startFakeTwilio(): Promise<FakeTwilio> {
   const requests: TwilioRequest[] = [];
   const failures: { pathPart: string; answer: TwilioAnswer }[] = [];
   const numbers = numberRoutes(accountSid);
-  const routes: TwilioRoute[] = [...numbers.routes];
+  const calls = callRoutes(accountSid, numbers.state);
+  const routes: TwilioRoute[] = [...numbers.routes, ...calls.routes];
 
   function answer(request: TwilioRequest): TwilioAnswer {
     const credentials = /^Basic (.+)$/.exec(request.headers.authorization ?? '')?.[1];
@@ -122,6 +125,7 @@ export async function startFakeTwilio(): Promise<FakeTwilio> {
     authToken,
     requests,
     numbers: numbers.state,
+    calls: calls.state,
     failNext(pathPart, status, code, message) {
       failures.push({ pathPart, answer: twilioError(status, code, message) });
     },

@@ -1,0 +1,75 @@
+import { page, rfc2822, sid, twilioError, type TwilioRequest, type TwilioRoute } from './server.ts';
+import type { TwilioNumbers } from './numbers.ts';
+
+/** A call, in Twilio's snake_case as the API answers it, with what it was asked to do. */
+export type FakeCall = Record<string, unknown> & {
+  sid: string;
+  to: string;
+  from: string;
+  status: string;
+  /** The TwiML it runs when answered, and where its status changes go. */
+  twiml: string;
+  status_callback: string | null;
+  status_callback_event: string[];
+  timeout: number;
+};
+
+export interface TwilioCalls {
+  calls: Map<string, FakeCall>;
+}
+
+/** Twilio's Calls: placing a call from one of the account's numbers, reading it, and cancelling or ending it. */
+export function callRoutes(accountSid: string, numbers: TwilioNumbers): { routes: TwilioRoute[]; state: TwilioCalls } {
+  const state: TwilioCalls = { calls: new Map() };
+  const base = `/2010-04-01/Accounts/${accountSid}`;
+
+  const create = (_match: string[], { form }: TwilioRequest) => {
+    const to = form.get('To') ?? '';
+    const from = form.get('From') ?? '';
+    if (!/^\+[1-9]\d{7,14}$/.test(to)) return twilioError(400, 21211, `The 'To' number ${to} is not a valid phone number.`);
+    if (![...numbers.incoming.values()].some((number) => number.phone_number === from)) {
+      return twilioError(400, 21210, `The source phone number provided, ${from}, is not yet verified for your account. You may only make calls from phone numbers that you've verified or purchased from Twilio.`);
+    }
+    const twiml = form.get('Twiml');
+    if (!twiml && !form.get('Url')) return twilioError(400, 21205, 'Url parameter is required.');
+    const callSid = sid('CA');
+    const now = rfc2822(new Date());
+    const call: FakeCall = {
+      sid: callSid, account_sid: accountSid, to, from, to_formatted: to, from_formatted: from, status: 'queued', direction: 'outbound-api',
+      api_version: '2010-04-01', answered_by: null, caller_name: null, duration: null, price: null, price_unit: 'USD', parent_call_sid: null,
+      date_created: now, date_updated: now, start_time: null, end_time: null, phone_number_sid: null, queue_time: '0', trunk_sid: null,
+      uri: `${base}/Calls/${callSid}.json`,
+      twiml: twiml ?? '', status_callback: form.get('StatusCallback'), status_callback_event: form.getAll('StatusCallbackEvent'),
+      timeout: Number(form.get('Timeout') ?? 60),
+    };
+    state.calls.set(callSid, call);
+    return { status: 201, body: call };
+  };
+
+  const one = (handle: (call: FakeCall, request: TwilioRequest) => { status: number; body?: unknown }) => (match: string[], request: TwilioRequest) => {
+    const call = state.calls.get(match[0]!);
+    return call ? handle(call, request) : twilioError(404, 20404, `The requested resource ${request.path} was not found`);
+  };
+
+  // `canceled` stops a call that has not been answered, `completed` hangs up one that is; each leaves the other alone.
+  const update = one((call, { form }) => {
+    const status = form.get('Status');
+    const ended = ['completed', 'busy', 'no-answer', 'failed', 'canceled'].includes(call.status);
+    if (ended && (status || form.get('Twiml') || form.get('Url'))) return twilioError(400, 21220, 'Call is not in-progress. Cannot redirect.');
+    if (status === 'canceled' && ['queued', 'ringing'].includes(call.status)) call.status = 'canceled';
+    if (status === 'completed' && call.status === 'in-progress') call.status = 'completed';
+    call.date_updated = rfc2822(new Date());
+    return { status: 200, body: call };
+  });
+
+  const callPath = new RegExp(`^${base}/Calls/(CA[0-9a-f]{32})\\.json$`);
+  return {
+    state,
+    routes: [
+      { method: 'POST', pattern: new RegExp(`^${base}/Calls\\.json$`), handle: create },
+      { method: 'GET', pattern: new RegExp(`^${base}/Calls\\.json$`), handle: (_match, request) => page(request.path, 'calls', [...state.calls.values()], request.query) },
+      { method: 'GET', pattern: callPath, handle: one((call) => ({ status: 200, body: call })) },
+      { method: 'POST', pattern: callPath, handle: update },
+    ],
+  };
+}
