@@ -1,22 +1,14 @@
 import type { Knex } from 'knex';
 import type { Config } from '../src/config.ts';
 import { NotFoundError, RejectedError } from '../src/lib/errors.ts';
+import { PHONE_STREAM_PATH, phoneStreamToken } from '../src/lib/media-control.ts';
 import type { Logger } from '../src/logger.ts';
 import type { Providers } from '../src/providers/index.ts';
-import type { SecretBox } from '../src/lib/secrets.ts';
 
 export type DialOutcome = { dialed: true } | { dialed: false; reason: string };
 
 /** How long a retried dial waits for the carrier's word on an earlier try before it dials again. */
 const EARLIER_DIAL_WAIT_MS = 5000;
-
-/** The media gateway's path for calls a carrier streams to it (Twilio Media Streams). */
-export const PHONE_STREAM_PATH = '/media/phone-call';
-
-/** The credential a carrier's media stream presents for a call: the app key's signature of the call's id. */
-export function phoneStreamToken(secrets: SecretBox, callId: number): string {
-  return secrets.sign(`call-${callId}`, 'phone-stream');
-}
 
 export interface PhoneCallActivityDependencies {
   knex: Knex;

@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import type { SecretBox } from './secrets.ts';
 
 /**
  * The bearer token of the media gateway's control routes (`POST /media/calls/<id>/hangup`): an HMAC-SHA256 of
@@ -7,4 +8,15 @@ import { createHmac } from 'node:crypto';
  */
 export function mediaControlToken(appKey: Buffer): string {
   return createHmac('sha256', appKey).update('media-control').digest('base64url');
+}
+
+/** The media gateway's path for calls a carrier streams to it (Twilio Media Streams). */
+export const PHONE_STREAM_PATH = '/media/phone-call';
+
+/**
+ * The credential a carrier's media stream presents for a call (a `<Stream>` parameter): the app key's
+ * signature of the call's id, so the gateway serves only streams Parley asked a carrier for.
+ */
+export function phoneStreamToken(secrets: SecretBox, callId: number): string {
+  return secrets.sign(`call-${callId}`, 'phone-stream');
 }

@@ -3,7 +3,7 @@ import type http from 'node:http';
 import type { WebSocket } from 'ws';
 import type { Knex } from 'knex';
 import { NotFoundError, RejectedError, ServiceUnavailableError, UnauthenticatedError } from '../lib/errors.ts';
-import { mediaControlToken } from '../lib/media-control.ts';
+import { mediaControlToken, PHONE_STREAM_PATH, phoneStreamToken } from '../lib/media-control.ts';
 import { resolveAppKey } from '../lib/app-key.ts';
 import { assistantPorts } from '../resources/assistants/ports.ts';
 import { loadAgentProfile } from '../resources/assistants/profile.ts';
@@ -15,6 +15,7 @@ import { closeFrameFor } from '../voice/close-codes.ts';
 import { END_REASONS, type EndReason } from '../voice/hooks.ts';
 import { GOODBYES } from '../voice/session.ts';
 import { runCallSession, type CallSetup, type RunningCall } from '../voice/run.ts';
+import type { StreamStart } from '../voice/transports/media-stream.ts';
 import { openRecordingSink } from './call-recording.ts';
 import { sendJson } from './http-server.ts';
 import type { MediaRoute, StreamHandler } from './media.ts';
@@ -100,7 +101,11 @@ export function createCallGateway(ctx: RoleContext, sessionUrl: () => string): C
     };
   }
 
-  function webCall(socket: WebSocket, request: http.IncomingMessage): void {
+  /**
+   * Runs one call on a media socket: `authorize` turns the stream's `start` into the call it opens, or throws;
+   * the rest is the same for a browser and a carrier, but for the live transcript only browsers are sent.
+   */
+  function serveCall(socket: WebSocket, liveTranscript: boolean, authorize: (start: StreamStart) => Promise<number>): void {
     const llm = providers.llm;
     if (!llm) {
       const frame = closeFrameFor(new ServiceUnavailableError(NO_MODEL_MESSAGE));
@@ -112,17 +117,14 @@ export function createCallGateway(ctx: RoleContext, sessionUrl: () => string): C
       return;
     }
     admitted++;
-    const credential = new URL(request.url ?? '/', 'http://media').searchParams.get('token') ?? '';
     let callId: number | undefined;
     const call = runCallSession({
       socket,
       providers: { llm, stt: providers.stt, tts: providers.tts.default, vad: providers.vad, realtime: providers.realtime },
-      liveTranscript: true,
+      liveTranscript,
       logger,
-      async load() {
-        const redeemed = await redeemWebCallToken(knex, credential, new Date());
-        if (!redeemed) throw new UnauthenticatedError('This call link has expired or was already used.');
-        callId = redeemed.callId;
+      async load(start) {
+        callId = await authorize(start);
         live.set(callId, call);
         const setup = await load(callId);
         // The assistant's voice when this deployment serves its synthesizer; otherwise the default synthesizer's
@@ -153,6 +155,31 @@ export function createCallGateway(ctx: RoleContext, sessionUrl: () => string): C
     });
   }
 
+  /** A browser's web call: the single-use credential of its `?token=`. */
+  function webCall(socket: WebSocket, request: http.IncomingMessage): void {
+    const credential = new URL(request.url ?? '/', 'http://media').searchParams.get('token') ?? '';
+    serveCall(socket, true, async () => {
+      const redeemed = await redeemWebCallToken(knex, credential, new Date());
+      if (!redeemed) throw new UnauthenticatedError('This call link has expired or was already used.');
+      return redeemed.callId;
+    });
+  }
+
+  /**
+   * A phone call the carrier streams here once it is answered: the `callId` and `token` parameters its
+   * `<Stream>` was given, the token being the app key's signature of the call's id.
+   */
+  function phoneCall(socket: WebSocket): void {
+    serveCall(socket, false, (start) => {
+      const callId = Number(start.customParameters.callId);
+      const token = start.customParameters.token ?? '';
+      if (!Number.isSafeInteger(callId) || callId <= 0 || !sameSecret(token, phoneStreamToken(providers.secrets, callId))) {
+        return Promise.reject(new UnauthenticatedError('This media stream is not one Parley asked for.'));
+      }
+      return Promise.resolve(callId);
+    });
+  }
+
   /** `POST /media/calls/<id>/hangup` with the deployment's media control token: 204, or 404 when no such call is live here. */
   const hangUp: MediaRoute = (request, response) => {
     const match = /^\/media\/calls\/(\d{1,18})\/hangup$/.exec(new URL(request.url ?? '/', 'http://media').pathname);
@@ -170,7 +197,7 @@ export function createCallGateway(ctx: RoleContext, sessionUrl: () => string): C
   };
 
   return {
-    streams: { '/media/web-call': webCall },
+    streams: { '/media/web-call': webCall, [PHONE_STREAM_PATH]: phoneCall },
     routes: { 'POST /media/calls/': hangUp },
     liveCalls: () => live.size,
   };

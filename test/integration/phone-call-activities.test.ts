@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPhoneCallActivities, PHONE_STREAM_PATH, phoneStreamToken } from '../../activities/phone-calls.ts';
+import { createPhoneCallActivities } from '../../activities/phone-calls.ts';
+import { PHONE_STREAM_PATH, phoneStreamToken } from '../../src/lib/media-control.ts';
 import { RejectedError } from '../../src/lib/errors.ts';
 import { createLogger } from '../../src/logger.ts';
 import type { CallRequest, TelephonyProvider } from '../../src/providers/telephony/types.ts';
