@@ -71,19 +71,21 @@ export function createProviders(
   const key = () => (appKey ??= resolveAppKey(config, logger));
   // Building speech starts nothing (models load and workers spawn on first use), so it is always built.
   const speech = createSpeech(config, logger);
+  let secrets: SecretBox | undefined;
+  const secretBox = () => (secrets ??= overrides.secrets ?? createSecretBox(key()));
   return {
     llm: 'llm' in overrides ? overrides.llm : createLanguageModel(config),
     embeddings: 'embeddings' in overrides ? overrides.embeddings : createEmbeddingsProvider(config),
     storage: overrides.storage ?? createFilesystemStorage(config.storage.dir),
     fetch: overrides.fetch ?? createSafeFetch(config.fetch),
-    secrets: overrides.secrets ?? createSecretBox(key()),
+    secrets: secretBox(),
     mediaControl: overrides.mediaControl ?? createMediaControl(() => mediaControlToken(key())),
     stt: overrides.stt ?? speech.stt,
     tts: overrides.tts ?? speech.tts,
     vad: overrides.vad ?? speech.vad,
     realtime: 'realtime' in overrides ? overrides.realtime : createRealtimeModel(config),
     payments: overrides.payments ?? createPayments(config.payments, database),
-    telephony: overrides.telephony ?? createTelephony(config, database),
+    telephony: overrides.telephony ?? createTelephony(config, database, secretBox),
     close: () => speech.close(),
   };
 }

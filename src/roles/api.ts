@@ -22,6 +22,7 @@ import { documentRoutes } from '../resources/documents/routes.ts';
 import { knowledgebaseRoutes } from '../resources/knowledgebases/routes.ts';
 import { paymentMethodRoutes } from '../resources/payment-methods/routes.ts';
 import { paymentWebhookRoutes } from '../resources/payment-webhooks/routes.ts';
+import { carrierCallbackRoutes } from '../resources/carrier-callbacks/routes.ts';
 import { ownedNumberRoutes } from '../resources/phone-numbers/owned-routes.ts';
 import { retryPastDueRenewals, settleSubscriptionPayment, tellRelease } from '../resources/phone-numbers/purchase.ts';
 import { phoneNumberPurchaseRoutes } from '../resources/phone-numbers/purchase-routes.ts';
@@ -91,6 +92,7 @@ export function apiRoutes(deps: ApiRouteDeps): RouteDefinition[] {
     ...paymentMethodRoutes({ knex, payments: deps.providers.payments, onDefaultChanged: retryPastDueRenewals({ knex, temporal, logger }) }),
     ...balanceRoutes({ knex, payments: deps.providers.payments, publicUrl: config.publicUrl }),
     ...paymentWebhookRoutes({ knex, payments: deps.providers.payments, logger, onSubscriptionPayment: deps.onSubscriptionPayment ?? settleSubscriptionPayment(temporal, logger) }),
+    ...carrierCallbackRoutes({ knex, temporal, logger, telephony: deps.providers.telephony, publicUrl: config.publicUrl }),
     ...webCallRoutes({ knex, temporal, logger, model: deps.providers.llm, mediaPublicUrl: config.media.publicUrl, clock: guards.clock }),
   ];
   document = buildOpenApiDocument(routes, { serverUrl: `${config.publicUrl}/api`, version: '0.1.0' });

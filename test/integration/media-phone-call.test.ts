@@ -46,7 +46,8 @@ describe.skipIf(!speechInstalled)(`a carrier's media stream${speechInstalled ? '
   it('refuses a stream whose credential is not the call\'s', async () => {
     const callId = await phoneCall();
     const other = await phoneCall();
-    for (const parameters of [{ callId: String(callId), token: phoneStreamToken(platform.providers.secrets, other) }, { callId: String(callId) }, {}]) {
+    const forged: Record<string, string>[] = [{ callId: String(callId), token: phoneStreamToken(platform.providers.secrets, other) }, { callId: String(callId) }, {}];
+    for (const parameters of forged) {
       const forger = await connectMediaStream(`${platform.mediaUrl}${PHONE_STREAM_PATH}`, MULAW_8K);
       forger.start(parameters);
       const closed = await forger.closed;

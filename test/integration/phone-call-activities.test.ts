@@ -17,6 +17,7 @@ function recordingCarrier() {
     searchNumbers: () => Promise.resolve([]),
     provisionNumber: () => Promise.reject(new Error('not asked here')),
     releaseNumber: () => Promise.resolve(),
+    callbackToken: () => 'callback-token',
     calls: {
       placeCall(request) {
         placed.push(request);

@@ -2,6 +2,7 @@ import { isUniqueViolation } from '../../db/errors.ts';
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import { RejectedError } from '../../lib/errors.ts';
+import type { SecretBox } from '../../lib/secrets.ts';
 import { drawNumbers, offerOf, REFUSED_DIGITS } from './sandbox-inventory.ts';
 import type { TelephonyProvider } from './types.ts';
 
@@ -10,10 +11,12 @@ import type { TelephonyProvider } from './types.ts';
  * its own table (a restart changes nothing) and takes them back. A number it holds for someone is not
  * offered; released, it can be offered again.
  */
-export function createSandboxTelephony(options: { knex: () => Knex }): TelephonyProvider {
+export function createSandboxTelephony(options: { knex: () => Knex; secrets: () => SecretBox }): TelephonyProvider {
   const { knex } = options;
   return {
     name: 'sandbox',
+    // Derived from the app key, which every process of a deployment shares.
+    callbackToken: () => options.secrets().sign('callbacks', 'sandbox-carrier'),
 
     async searchNumbers({ countryCode, contains = '', limit }) {
       // Drawn twice over, so that numbers held here can be left out and the page still fills.

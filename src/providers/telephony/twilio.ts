@@ -153,6 +153,7 @@ export function createTwilioTelephony(options: { settings: TwilioSettings; publi
       }
     },
 
+    callbackToken: () => options.settings.authToken,
     calls: twilioCalls(client),
   };
 }

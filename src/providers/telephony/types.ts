@@ -37,6 +37,11 @@ export interface TelephonyProvider {
   provisionNumber(request: { phoneNumber: string; idempotencyKey: string }): Promise<{ providerNumberId: string }>;
   /** Gives a provisioned number back; releasing one already released is not an error. */
   releaseNumber(providerNumberId: string): Promise<void>;
+  /**
+   * The key the carrier signs its callbacks with, Twilio's way (`X-Twilio-Signature`): Twilio's auth token,
+   * the sandbox carrier's own. A method, so the provider printed never shows it.
+   */
+  callbackToken(): string;
   /** Placing and ending calls, where this carrier does it. */
   readonly calls?: CarrierCalls;
 }

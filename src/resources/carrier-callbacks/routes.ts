@@ -1,0 +1,49 @@
+import { Type } from '@sinclair/typebox';
+import type { Knex } from 'knex';
+import { twilioSignature } from '../../api/middleware/signatures.ts';
+import { defineRoute, type RouteDefinition } from '../../api/routing.ts';
+import { IdInteger, MessageBody } from '../../api/schemas.ts';
+import type { Logger } from '../../logger.ts';
+import type { TelephonyProvider } from '../../providers/telephony/types.ts';
+import type { TemporalClient } from '../../temporal/client.ts';
+import { recordCarrierStatus } from './service.ts';
+
+export interface CarrierCallbackDeps {
+  knex: Knex;
+  temporal: TemporalClient;
+  logger: Logger;
+  telephony: TelephonyProvider;
+  /** PUBLIC_URL: the address the carrier was given, which its signature covers. */
+  publicUrl: string;
+}
+
+/**
+ * `POST /api/telephony/<carrier>/status?call_id=<id>`: the status callbacks of the calls Parley dials, form
+ * bodies in Twilio's terms (the sandbox carrier posts the same), signed with `X-Twilio-Signature` over the URL
+ * and the parameters; a forged or unsigned one is refused with 403 before anything is read.
+ */
+export function carrierCallbackRoutes(deps: CarrierCallbackDeps): RouteDefinition[] {
+  const { telephony } = deps;
+  return [
+    defineRoute({
+      method: 'POST',
+      path: `/telephony/${telephony.name}/status`,
+      tag: 'Provider callbacks',
+      summary: 'A call\'s status changes, as the carrier reports them',
+      description: 'Parley gives this URL to the carrier with each call it dials; it is not called by users.',
+      auth: twilioSignature({ authToken: telephony.callbackToken(), publicUrl: deps.publicUrl }),
+      bodyKind: 'form',
+      query: Type.Object({ call_id: IdInteger() }),
+      body: Type.Object({
+        CallSid: Type.String({ minLength: 1, maxLength: 64 }),
+        CallStatus: Type.String({ maxLength: 32 }),
+        Timestamp: Type.Optional(Type.String({ maxLength: 64 })),
+      }, { additionalProperties: true }),
+      responses: { 200: { description: 'Received', schema: MessageBody } },
+      async handle({ query, body }) {
+        await recordCarrierStatus(deps, { callId: query.call_id, providerCallId: body.CallSid, status: body.CallStatus, timestamp: body.Timestamp });
+        return { body: { message: 'Received.' } };
+      },
+    }),
+  ];
+}

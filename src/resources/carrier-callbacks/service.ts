@@ -1,0 +1,39 @@
+import type { Knex } from 'knex';
+import type { Logger } from '../../logger.ts';
+import { signalCarrierStatus } from '../../temporal/call-signals.ts';
+import type { TemporalClient } from '../../temporal/client.ts';
+import type { CarrierCallStatus } from '../../temporal/shared.ts';
+
+const carrierStatuses: readonly CarrierCallStatus[] = ['queued', 'initiated', 'ringing', 'in-progress', 'completed', 'busy', 'no-answer', 'failed', 'canceled'];
+
+export interface CarrierStatusReport {
+  callId: number;
+  /** The carrier's id of the call (Twilio's CallSid). */
+  providerCallId: string;
+  status: string;
+  /** When the carrier saw it (Twilio's `Timestamp`, RFC 2822); the time it arrived when absent. */
+  timestamp: string | undefined;
+}
+
+/**
+ * A carrier's word on one of the calls Parley dialled: the carrier's call id is recorded on the call (a
+ * retried dial looks for it before dialing again), a ringing call shows `ringing`, and the call's workflow is
+ * told. A status Parley does not know, or a call that is gone, is logged and dropped.
+ */
+export async function recordCarrierStatus(deps: { knex: Knex; temporal: TemporalClient; logger: Logger }, report: CarrierStatusReport): Promise<void> {
+  const { knex, logger } = deps;
+  const status = carrierStatuses.find((known) => known === report.status);
+  if (!status) {
+    logger.warn({ callId: report.callId, status: report.status }, 'a carrier status Parley does not know: dropped');
+    return;
+  }
+  const found = await knex('calls').where({ id: report.callId }).first<{ providerCallId: string | null } | undefined>('providerCallId');
+  if (!found) {
+    logger.info({ callId: report.callId, status }, 'a carrier status for a call that is gone');
+    return;
+  }
+  await knex('calls').where({ id: report.callId }).whereNull('providerCallId').update({ providerCallId: report.providerCallId, updatedAt: knex.fn.now() });
+  if (status === 'ringing') await knex('calls').where({ id: report.callId, status: 'initiated' }).update({ status: 'ringing', updatedAt: knex.fn.now() });
+  const parsed = report.timestamp ? Date.parse(report.timestamp) : Number.NaN;
+  await signalCarrierStatus(deps.temporal, report.callId, { status, at: new Date(Number.isNaN(parsed) ? Date.now() : parsed).toISOString() }, logger);
+}
