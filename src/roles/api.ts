@@ -23,6 +23,9 @@ import { knowledgebaseRoutes } from '../resources/knowledgebases/routes.ts';
 import { paymentMethodRoutes } from '../resources/payment-methods/routes.ts';
 import { paymentWebhookRoutes } from '../resources/payment-webhooks/routes.ts';
 import { carrierCallbackRoutes } from '../resources/carrier-callbacks/routes.ts';
+import { sandboxCarrierRoutes } from '../resources/sandbox-carrier/routes.ts';
+import { SandboxCarrier } from '../providers/telephony/sandbox-carrier/carrier.ts';
+import { sandboxCarrierToken } from '../providers/telephony/sandbox.ts';
 import { ownedNumberRoutes } from '../resources/phone-numbers/owned-routes.ts';
 import { retryPastDueRenewals, settleSubscriptionPayment, tellRelease } from '../resources/phone-numbers/purchase.ts';
 import { phoneNumberPurchaseRoutes } from '../resources/phone-numbers/purchase-routes.ts';
@@ -48,6 +51,8 @@ export interface ApiRouteDeps {
   guards: RequestGuards;
   /** Told of each payment event of a phone number subscription; by default its workflow is signalled. */
   onSubscriptionPayment?: SubscriptionPaymentHandler;
+  /** The sandbox carrier's calls, served here when it is the carrier (TELEPHONY_PROVIDER=sandbox). */
+  sandboxCarrier?: SandboxCarrier;
 }
 
 /**
@@ -93,6 +98,7 @@ export function apiRoutes(deps: ApiRouteDeps): RouteDefinition[] {
     ...balanceRoutes({ knex, payments: deps.providers.payments, publicUrl: config.publicUrl }),
     ...paymentWebhookRoutes({ knex, payments: deps.providers.payments, logger, onSubscriptionPayment: deps.onSubscriptionPayment ?? settleSubscriptionPayment(temporal, logger) }),
     ...carrierCallbackRoutes({ knex, temporal, logger, telephony: deps.providers.telephony, publicUrl: config.publicUrl }),
+    ...(deps.sandboxCarrier ? sandboxCarrierRoutes({ knex, carrier: deps.sandboxCarrier, token: () => sandboxCarrierToken(secrets) }) : []),
     ...webCallRoutes({ knex, temporal, logger, model: deps.providers.llm, mediaPublicUrl: config.media.publicUrl, clock: guards.clock }),
   ];
   document = buildOpenApiDocument(routes, { serverUrl: `${config.publicUrl}/api`, version: '0.1.0' });
@@ -104,11 +110,23 @@ export async function start(ctx: RoleContext): Promise<RunningRole> {
   const { config, logger } = ctx;
   const knex = ctx.database.knex;
   const guards = createRequestGuards({ knex, config });
-  const routes = apiRoutes({ config, logger, knex, temporal: ctx.temporal, providers: ctx.providers, guards });
+  const sandboxCarrier = createSandboxCarrier(config, ctx.providers, logger);
+  const routes = apiRoutes({ config, logger, knex, temporal: ctx.temporal, providers: ctx.providers, guards, sandboxCarrier });
   const { app } = createApp({ config, logger, routes, guards });
   const server = http.createServer(app.callback());
   await listen(server, config.port, config.host);
-  return { stop: (deadline) => closeServer(server, deadline) };
+  return {
+    async stop(deadline) {
+      await closeServer(server, deadline);
+      await sandboxCarrier?.close();
+    },
+  };
+}
+
+/** The sandbox carrier's simulator, run by the api role when it is the deployment's carrier. */
+export function createSandboxCarrier(config: Config, providers: Providers, logger: Logger): SandboxCarrier | undefined {
+  if (config.telephony.provider !== 'sandbox') return undefined;
+  return new SandboxCarrier({ logger, token: () => sandboxCarrierToken(providers.secrets) });
 }
 
 /** The speech this deployment serves, as the catalogs list it: STT_PROVIDER's recognizer, the synthesizers built, the realtime model. */

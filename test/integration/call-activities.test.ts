@@ -81,7 +81,7 @@ describe('call lifecycle activities', () => {
     it("limits the call to the assistant's max_call_duration when the balance pays for more", async () => {
       const { owner, assistant } = await ownerWithAssistant(5, { max_duration: 300 });
       const callId = await insertCall(owner, assistant.id);
-      expect(await activities.prepareCall({ callId })).toEqual({ outcome: 'ready', maxSeconds: 300 });
+      expect(await activities.prepareCall({ callId })).toEqual({ outcome: 'ready', maxSeconds: 300, phone: false, dial: false });
       expect(await callRow(callId)).toMatchObject({ maxSeconds: 300, limitReason: 'max_call_duration', pricePerMinuteMicros: 100_000 });
     });
 
@@ -89,8 +89,14 @@ describe('call lifecycle activities', () => {
       const { owner, assistant } = await ownerWithAssistant(0.25, { max_duration: 600 });
       const callId = await insertCall(owner, assistant.id);
       // 0.25 USD at 0.10 USD a minute: 150 seconds.
-      expect(await activities.prepareCall({ callId })).toEqual({ outcome: 'ready', maxSeconds: 150 });
+      expect(await activities.prepareCall({ callId })).toEqual({ outcome: 'ready', maxSeconds: 150, phone: false, dial: false });
       expect(await callRow(callId)).toMatchObject({ maxSeconds: 150, limitReason: 'balance' });
+    });
+
+    it('says a phone call is on the phone network, and that Parley dials the outbound ones', async () => {
+      const { owner, assistant } = await ownerWithAssistant(5, { max_duration: 300 });
+      expect(await activities.prepareCall({ callId: await insertCall(owner, assistant.id, { type: 'outbound' }) })).toMatchObject({ phone: true, dial: true });
+      expect(await activities.prepareCall({ callId: await insertCall(owner, assistant.id, { type: 'inbound' }) })).toMatchObject({ phone: true, dial: false });
     });
 
     it('refuses a call the balance cannot pay a minute of', async () => {

@@ -14,7 +14,8 @@ import { createSecretBox, decodeAppKey } from '../../src/lib/secrets.ts';
 import { createLogger, type Logger } from '../../src/logger.ts';
 import { createProviders, type Providers } from '../../src/providers/index.ts';
 import { createMediaControl } from '../../src/providers/media-control/index.ts';
-import { apiRoutes } from '../../src/roles/api.ts';
+import { apiRoutes, createSandboxCarrier } from '../../src/roles/api.ts';
+import type { SandboxCarrier } from '../../src/providers/telephony/sandbox-carrier/carrier.ts';
 import { start as startMedia } from '../../src/roles/media.ts';
 import { createActivities } from '../../activities/index.ts';
 import { createTemporalClient, type TemporalClient } from '../../src/temporal/client.ts';
@@ -35,6 +36,8 @@ export interface TestPlatform {
   mediaUrl: string | undefined;
   api: Api;
   providers: Providers;
+  /** The sandbox carrier's simulator, when the platform's carrier is the sandbox. */
+  sandboxCarrier: SandboxCarrier | undefined;
   request: ApiRequest;
   close(): Promise<void>;
 }
@@ -107,11 +110,18 @@ export async function startTestPlatform(options: {
     : undefined;
   // Web calls hand out the gateway's address: here, the port it was given.
   if (media) config.media.publicUrl = media.url.replace(/^http/, 'ws');
-  const guards = createRequestGuards({ knex: database.knex, config, clock: options.clock });
-  const routes = apiRoutes({ config, logger, knex: database.knex, temporal, providers, guards });
-  const api = createApp({ config, logger, routes, guards });
-  const server = http.createServer(api.app.callback());
+  // Listening first, so that a platform without a PUBLIC_URL of its test's is reachable at the one it gives
+  // the carrier (status callbacks, the sandbox carrier's API): the port it was given.
+  let handle: http.RequestListener = (_request, response) => response.writeHead(503).end();
+  const server = http.createServer((request, response) => handle(request, response));
   const { url: baseUrl, close: stopServer } = await listenOnLoopback(server);
+  if (!options.env?.PUBLIC_URL) config.publicUrl = baseUrl;
+  const guards = createRequestGuards({ knex: database.knex, config, clock: options.clock });
+  const sandboxCarrier = options.providers?.telephony ? undefined : createSandboxCarrier(config, providers, logger);
+  const routes = apiRoutes({ config, logger, knex: database.knex, temporal, providers, guards, sandboxCarrier });
+  const api = createApp({ config, logger, routes, guards });
+  const callback = api.app.callback();
+  handle = (request, response) => void callback(request, response);
 
   return {
     config,
@@ -123,7 +133,9 @@ export async function startTestPlatform(options: {
     api,
     providers,
     request: apiRequest(baseUrl),
+    sandboxCarrier,
     async close() {
+      await sandboxCarrier?.close();
       await stopServer();
       await media?.stop(Date.now());
       await worker?.stop();

@@ -4,19 +4,21 @@ import type { Knex } from 'knex';
 import { RejectedError } from '../../lib/errors.ts';
 import type { SecretBox } from '../../lib/secrets.ts';
 import { drawNumbers, offerOf, REFUSED_DIGITS } from './sandbox-inventory.ts';
-import type { TelephonyProvider } from './types.ts';
+import type { CarrierCalls, TelephonyProvider } from './types.ts';
 
 /**
  * The embedded carrier: it offers numbers of its inventory (sandbox-inventory.ts), provisions them into
  * its own table (a restart changes nothing) and takes them back. A number it holds for someone is not
  * offered; released, it can be offered again.
  */
-export function createSandboxTelephony(options: { knex: () => Knex; secrets: () => SecretBox }): TelephonyProvider {
+export function createSandboxTelephony(options: { knex: () => Knex; secrets: () => SecretBox; carrierUrl: () => string }): TelephonyProvider {
   const { knex } = options;
+  // Derived from the app key, which every process of a deployment shares.
+  const token = () => sandboxCarrierToken(options.secrets());
   return {
     name: 'sandbox',
-    // Derived from the app key, which every process of a deployment shares.
-    callbackToken: () => options.secrets().sign('callbacks', 'sandbox-carrier'),
+    callbackToken: token,
+    calls: sandboxCalls(() => `${options.carrierUrl()}/api/sandbox/carrier/calls`, token),
 
     async searchNumbers({ countryCode, contains = '', limit }) {
       // Drawn twice over, so that numbers held here can be left out and the page still fills.
@@ -51,6 +53,41 @@ export function createSandboxTelephony(options: { knex: () => Knex; secrets: () 
 
     async releaseNumber(providerNumberId) {
       await knex()('sandbox_phone_numbers').where({ id: providerNumberId }).whereNull('released_at').update({ releasedAt: knex().fn.now() });
+    },
+  };
+}
+
+/** The sandbox carrier's key: it signs its callbacks with it, and Parley's processes present it to its API. */
+export function sandboxCarrierToken(secrets: SecretBox): string {
+  return secrets.sign('callbacks', 'sandbox-carrier');
+}
+
+/**
+ * Calls through the sandbox carrier's API (resources/sandbox-carrier), served by the api role at PUBLIC_URL:
+ * any process dials as it would dial Twilio. A request the carrier refuses (400) is the caller's.
+ */
+function sandboxCalls(callsUrl: () => string, token: () => string): CarrierCalls {
+  const post = async (url: string, body?: unknown) => {
+    const answer = await fetch(url, {
+      method: 'POST',
+      headers: { 'authorization': `Bearer ${token()}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(15_000),
+    });
+    const payload = await answer.json().catch(() => ({})) as { sid?: string; message?: string };
+    if (answer.status === 400) throw new RejectedError(payload.message ?? 'The sandbox carrier refused the call.');
+    return { status: answer.status, payload };
+  };
+  return {
+    async placeCall(request) {
+      const { status, payload } = await post(callsUrl(), request);
+      if (status !== 201 || !payload.sid) throw new Error(`The sandbox carrier answered ${status} to a dial.`);
+      return { providerCallId: payload.sid };
+    },
+    async endCall(providerCallId) {
+      const { status } = await post(`${callsUrl()}/${providerCallId}/end`);
+      // 404: the call is over and gone from the carrier's memory.
+      if (status !== 200 && status !== 404) throw new Error(`The sandbox carrier answered ${status} to a hang-up.`);
     },
   };
 }

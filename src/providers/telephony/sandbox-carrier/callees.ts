@@ -1,0 +1,45 @@
+/**
+ * Who answers a number the sandbox carrier dials, chosen by its last two digits the way Stripe's test cards
+ * choose a payment's outcome (the README has the table). Pure, so tests and docs agree on it.
+ */
+export type CalleeKind = 'person' | 'busy' | 'no-answer' | 'voicemail' | 'failed' | 'silent-hang-up';
+
+export function calleeFor(phoneNumber: string): CalleeKind {
+  const lastTwo = Number(phoneNumber.replace(/\D/g, '').slice(-2));
+  if (lastTwo <= 79) return 'person';
+  if (lastTwo <= 84) return 'busy';
+  if (lastTwo <= 89) return 'no-answer';
+  if (lastTwo <= 94) return 'voicemail';
+  if (lastTwo <= 97) return 'failed';
+  return 'silent-hang-up';
+}
+
+/** What a person callee says, a line per assistant turn, unless a script was registered for the number. */
+export const DEFAULT_SCRIPT = [
+  'Hi, this is Sam speaking.',
+  'Yes, that sounds good. Thank you, goodbye.',
+];
+
+export const VOICEMAIL_GREETING = 'Hi, you have reached Sam. I cannot take your call right now. Please leave a message after the tone.';
+
+/** The sandbox carrier's timings, as a phone network shows them. */
+export const timings = {
+  /** From the dial to the first ring. */
+  ringAfterMs: 200,
+  /** A person or a machine picks up after ringing this long. */
+  answerAfterMs: 1000,
+  /** A busy line is reported this long after the ringing starts; a failed call sooner. */
+  busyAfterMs: 1000,
+  failAfterMs: 500,
+  /** The callee that answers without a word hangs up after this. */
+  silentHangUpAfterMs: 2000,
+  /** The far end has finished a turn once its audio has been quiet this long. */
+  turnQuietMs: 800,
+  /** A person waits this long for the assistant to speak before saying their next line anyway. */
+  turnWaitMs: 8000,
+  /** A person hangs up this long after the assistant's reply to their last line, and never stays longer than the cap. */
+  goodbyeHangUpMs: 2000,
+  personCapMs: 60_000,
+  /** A voicemail box records at most this long after its beep. */
+  voicemailRecordMs: 30_000,
+};

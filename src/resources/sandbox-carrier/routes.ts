@@ -1,0 +1,85 @@
+import { timingSafeEqual, createHash } from 'node:crypto';
+import { Type } from '@sinclair/typebox';
+import type { Knex } from 'knex';
+import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
+import type { SignatureVerifier } from '../../api/middleware/signatures.ts';
+import { defineRoute, type RouteDefinition } from '../../api/routing.ts';
+import { MessageBody } from '../../api/schemas.ts';
+import { BadRequestError, NotFoundError } from '../../lib/errors.ts';
+import type { SandboxCarrier } from '../../providers/telephony/sandbox-carrier/carrier.ts';
+import type { CallRequest } from '../../providers/telephony/types.ts';
+
+export interface SandboxCarrierDeps {
+  knex: Knex;
+  carrier: SandboxCarrier;
+  /** The carrier's key: Parley's own processes present it as a bearer token. */
+  token: () => string;
+}
+
+const digest = (text: string) => createHash('sha256').update(text).digest();
+
+/**
+ * The sandbox carrier's API, which the sandbox telephony adapter calls from any process as Twilio's adapter
+ * calls Twilio: `POST /api/sandbox/carrier/calls` dials, `POST …/calls/{sid}/end` ends a call, `GET
+ * …/calls/{sid}` reads what the carrier saw of it. Callers present the carrier's key as a bearer token.
+ */
+export function sandboxCarrierRoutes(deps: SandboxCarrierDeps): RouteDefinition[] {
+  const { carrier, knex } = deps;
+  const auth: SignatureVerifier = {
+    scheme: 'sandbox-carrier',
+    verify: (request) => timingSafeEqual(digest(request.header('authorization')), digest(`Bearer ${deps.token()}`)),
+  };
+  const findCall = (sid: string) => {
+    const call = carrier.get(sid);
+    if (!call) throw new NotFoundError('Call not found');
+    return call;
+  };
+  return [
+    defineRoute({
+      method: 'POST',
+      path: '/sandbox/carrier/calls',
+      tag: 'Sandbox carrier',
+      summary: 'Dials a simulated callee (the sandbox telephony adapter calls this)',
+      auth,
+      bodyKind: 'raw',
+      responses: { 201: { description: 'Dialing', schema: Type.Object({ sid: Type.String() }) } },
+      async handle({ rawBody }) {
+        const request = JSON.parse(rawBody?.toString('utf8') || '{}') as CallRequest;
+        const to = parsePhoneNumberFromString(String(request.to ?? ''));
+        if (!to?.isValid() || to.number !== request.to) throw new BadRequestError(`The sandbox carrier cannot dial ${String(request.to)}: not a valid E.164 number.`);
+        const held = await knex('sandbox_phone_numbers').where({ phoneNumber: request.from }).whereNull('releasedAt').first<{ id: string } | undefined>('id');
+        if (!held) throw new BadRequestError(`${String(request.from)} is not a number of the sandbox carrier: calls are placed from numbers bought from it.`);
+        return { status: 201, body: { sid: carrier.place(request) } };
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/sandbox/carrier/calls/{sid}/end',
+      tag: 'Sandbox carrier',
+      summary: 'Ends a call: cancels its ringing, or hangs it up',
+      auth,
+      bodyKind: 'raw',
+      params: Type.Object({ sid: Type.String({ pattern: '^CA[0-9a-f]{32}$' }) }),
+      responses: { 200: { description: 'Ended', schema: MessageBody } },
+      handle({ params }) {
+        findCall(params.sid);
+        carrier.end(params.sid);
+        return { body: { message: 'Ended.' } };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/sandbox/carrier/calls/{sid}',
+      tag: 'Sandbox carrier',
+      summary: 'What the carrier saw of a call: its status, when it was answered, when the callee first heard the assistant',
+      auth,
+      bodyKind: 'raw',
+      params: Type.Object({ sid: Type.String({ pattern: '^CA[0-9a-f]{32}$' }) }),
+      responses: { 200: { description: 'The call', schema: Type.Object({}, { additionalProperties: true }) } },
+      handle({ params }) {
+        const { request: _request, ...call } = findCall(params.sid);
+        return { body: call };
+      },
+    }),
+  ];
+}
