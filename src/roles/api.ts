@@ -23,6 +23,7 @@ import { knowledgebaseRoutes } from '../resources/knowledgebases/routes.ts';
 import { paymentMethodRoutes } from '../resources/payment-methods/routes.ts';
 import { paymentWebhookRoutes } from '../resources/payment-webhooks/routes.ts';
 import { carrierCallbackRoutes } from '../resources/carrier-callbacks/routes.ts';
+import { makeCallRoutes } from '../resources/calls/make-call-routes.ts';
 import { sandboxCarrierRoutes } from '../resources/sandbox-carrier/routes.ts';
 import { SandboxCarrier } from '../providers/telephony/sandbox-carrier/carrier.ts';
 import { sandboxCarrierToken } from '../providers/telephony/sandbox.ts';
@@ -82,6 +83,7 @@ export function apiRoutes(deps: ApiRouteDeps): RouteDefinition[] {
     ...knowledgebaseRoutes({ knex, temporal, storage, embeddings }),
     ...documentRoutes({ knex, temporal, storage, logger }),
     ...callRoutes({ knex, storage, temporal, secrets, publicUrl: config.publicUrl, now: guards.clock }),
+    ...makeCallRoutes({ knex, temporal, logger, model: deps.providers.llm }),
     ...conversationRoutes({
       knex,
       secrets,

@@ -1,8 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/logger.ts';
 import { workflowIds } from '../../src/temporal/names.ts';
-import { startCallLifecycle } from '../../src/temporal/starters.ts';
 import { startFakeLlmServer, type ChatCompletionRequest, type FakeLlmServer, type FakeTurn } from '../fakes/llm-server.ts';
 import { createTestAssistant } from '../support/assistants.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
@@ -10,17 +7,17 @@ import { speechInstalled, speechSkipReason } from '../support/speech.ts';
 import { createTestUser, type TestUser } from '../support/users.ts';
 
 /**
- * Outbound phone calls on the embedded default, end to end: the workflow dials through the sandbox carrier,
- * which rings a simulated callee chosen by the number's last two digits, reports its status callbacks signed,
- * and streams the answered call to the media gateway, where the voice engine talks with the callee's
- * espeak-ng lines over Whisper and the fake language model.
+ * Outbound phone calls on the embedded default, end to end through the API: a user buys a number, gives it to
+ * an assistant and calls with `POST /user/make_call`; the workflow dials through the sandbox carrier, which
+ * rings a simulated callee chosen by the number's last two digits, reports its status callbacks signed, and
+ * streams the answered call to the media gateway, where the voice engine talks with the callee's espeak-ng
+ * lines over Whisper and the fake language model.
  */
 describe.skipIf(!speechInstalled)(`phone calls through the sandbox carrier${speechInstalled ? '' : ` (${speechSkipReason})`}`, () => {
   let llm: FakeLlmServer;
   let platform: TestPlatform;
   let owner: TestUser;
   let assistantId: number;
-  const from = `+1415${String(Math.floor(Math.random() * 9_000_000) + 1_000_000)}`;
 
   const lastUserText = (request: ChatCompletionRequest) => [...request.messages].reverse().find((message) => message.role === 'user')?.content?.toLowerCase() ?? '';
 
@@ -33,9 +30,10 @@ describe.skipIf(!speechInstalled)(`phone calls through the sandbox carrier${spee
     });
     platform = await startTestPlatform({ worker: true, media: true, env: { LLM_BASE_URL: llm.baseUrl, LLM_API_KEY: 'test' } });
     owner = await createTestUser(platform.database.knex, { balanceUsd: 5 });
-    assistantId = (await createTestAssistant(platform, owner, { initial_message: 'Hello, this is Parley calling.' })).id;
-    // The number the assistant calls from, held at the sandbox carrier as a purchase leaves it.
-    await platform.database.knex('sandbox_phone_numbers').insert({ id: `PNsbx${randomBytes(14).toString('hex')}`, phoneNumber: from, idempotencyKey: `test-${from}` });
+    await platform.request('POST', '/user/payment-methods', { token: owner.token, body: { payment_method: 'pm_card_visa' } });
+    const offers = await platform.request<{ data: { phone_number: string }[] }>('GET', '/user/phone-numbers/search?country_code=US', { token: owner.token });
+    const bought = await platform.request<{ data: { id: number } }>('POST', '/user/phone-numbers/purchase', { token: owner.token, body: { phone_number: offers.body.data[0]!.phone_number } });
+    assistantId = (await createTestAssistant(platform, owner, { initial_message: 'Hello, this is Parley calling.', phone_number_id: bought.body.data.id, post_call_evaluation: true })).id;
   }, 60_000);
   afterAll(async () => {
     await platform?.close();
@@ -43,45 +41,78 @@ describe.skipIf(!speechInstalled)(`phone calls through the sandbox carrier${spee
   });
 
   const knex = () => platform.database.knex;
-  async function dial(to: string) {
-    const [row] = await knex()('calls').insert({
-      userId: owner.id, assistantId, assistantName: 'Test Assistant', type: 'outbound', assistantPhoneNumber: from, clientPhoneNumber: to,
-    }).returning('id');
-    const callId = Number((row as { id: number }).id);
-    await startCallLifecycle(platform.temporal, { id: callId, userId: owner.id, assistantId }, createLogger(platform.config));
+  const makeCall = (body: Record<string, unknown>, token = owner.token) => platform.request('POST', '/user/make_call', { token, body });
+  /** Calls `to` and waits for the call's lifecycle to finish; the call as the API shows it, and its row. */
+  async function call(to: string) {
+    const placed = await makeCall({ phone_number: to, assistant_id: String(assistantId), variables: { customer_name: 'Sam' } });
+    expect(placed.status, placed.text).toBe(200);
+    expect(placed.body).toEqual({ message: 'Call initiated successfully', data: {}, call_id: expect.any(Number), status: 'initiated' });
+    const callId = placed.body.call_id as number;
     await platform.temporal.client.workflow.getHandle(workflowIds.call(callId)).result();
-    return knex()('calls').where({ id: callId }).first();
+    const shown = await platform.request('GET', `/user/calls/${callId}`, { token: owner.token });
+    return { shown: shown.body as Record<string, unknown>, row: await knex()('calls').where({ id: callId }).first() };
   }
 
   it('rings a person who talks with the assistant for two turns and hangs up after its goodbye', async () => {
-    const call = await dial('+14155550123');
-    expect(call).toMatchObject({ status: 'ended_by_customer', endReason: 'customer_hangup', providerCallId: expect.stringMatching(/^CA/) });
-    expect(call.answeredAt).not.toBeNull();
-    expect(call.duration).toBeGreaterThan(3);
+    const { shown, row } = await call('+14155550123');
+    expect(shown).toMatchObject({ type: 'outbound', status: 'ended_by_customer', client_phone_number: '+14155550123', evaluation: expect.anything() });
+    expect(row).toMatchObject({ endReason: 'customer_hangup', providerCallId: expect.stringMatching(/^CA/) });
+    expect(row.variables).toMatchObject({ customer_name: 'Sam', customer_phone: '+14155550123' });
+    expect(row.duration).toBeGreaterThan(3);
     // Whisper tiny hears espeak-ng over an 8 kHz phone line roughly: the turns, not the callee's exact words.
-    expect(call.turns.map((turn: { role: string }) => turn.role)).toEqual(['assistant', 'user', 'assistant', 'user', 'assistant']);
-    expect(call.transcript).toMatch(/^AI: Hello, this is Parley calling\.\nCustomer: .+\nAI: Nice to meet you, Sam\. I am calling about Parley\.\n/);
-    expect(call.transcript).toMatch(/\nCustomer: .*goodbye.*\nAI: Thank you Sam, goodbye\.$/i);
-    expect(Number(call.totalCostMicros)).toBeGreaterThan(0);
-    const carrier = platform.sandboxCarrier!.get(call.providerCallId as string)!;
+    expect(row.turns.map((turn: { role: string }) => turn.role)).toEqual(['assistant', 'user', 'assistant', 'user', 'assistant']);
+    expect(row.transcript).toMatch(/^AI: Hello, this is Parley calling\.\nCustomer: .+\nAI: Nice to meet you, Sam\. I am calling about Parley\.\n/);
+    expect(row.transcript).toMatch(/\nCustomer: .*goodbye.*\nAI: Thank you Sam, goodbye\.$/i);
+    expect(Number(row.totalCostMicros)).toBeGreaterThan(0);
+    const carrier = platform.sandboxCarrier!.get(row.providerCallId as string)!;
     expect(carrier).toMatchObject({ callee: 'person', status: 'completed' });
     // The greeting starts as soon as the callee answers.
-    expect(carrier.firstSoundAt! - carrier.answeredAt!).toBeLessThan(1500);
+    expect(carrier.firstSoundAt! - carrier.answeredAt!).toBeLessThan(3000);
   }, 90_000);
 
   it('ends busy and failed numbers as the carrier says, at no cost', async () => {
-    const [busy, failed] = await Promise.all([dial('+14155550181'), dial('+14155550196')]);
-    expect(busy).toMatchObject({ status: 'busy', endReason: 'busy', duration: 0, answeredAt: null });
-    expect(Number(busy.totalCostMicros)).toBe(0);
-    expect(failed).toMatchObject({ status: 'failed', endReason: 'failed', answeredAt: null });
+    const [busy, failed] = await Promise.all([call('+14155550181'), call('+14155550196')]);
+    expect(busy.shown).toMatchObject({ status: 'busy', duration: 0, answered_by: null });
+    expect(busy.row).toMatchObject({ endReason: 'busy', answeredAt: null });
+    expect(Number(busy.row.totalCostMicros)).toBe(0);
+    expect(failed.row).toMatchObject({ status: 'failed', endReason: 'failed', answeredAt: null });
   }, 30_000);
 
-  it('bills the callee who answers and hangs up without a word', async () => {
-    const call = await dial('+14155550199');
-    expect(call).toMatchObject({ status: 'ended_by_customer' });
-    expect(call.duration).toBeGreaterThanOrEqual(2);
+  it('bills the callee who answers and hangs up without a word, for what it heard', async () => {
+    const { row } = await call('+14155550199');
+    expect(row).toMatchObject({ status: 'ended_by_customer' });
+    expect(row.duration).toBeGreaterThanOrEqual(2);
     // It hung up during the greeting: the transcript holds what it heard.
-    expect(call.transcript).toMatch(/^AI: Hello/);
-    expect(call.turns).toHaveLength(1);
+    expect(row.transcript).toMatch(/^AI: Hello/);
+    expect(row.turns).toHaveLength(1);
   }, 30_000);
+
+  it('answers every documented refusal in the {message} shape, and places nothing', async () => {
+    const before = await knex()('calls').where({ userId: owner.id }).count<{ count: string }[]>('id as count');
+    const invalid = { message: 'Invalid phone number format. Please use E.164 format (e.g. +1234567890)' };
+    expect(await makeCall({ phone_number: '4155550123', assistant_id: assistantId })).toMatchObject({ status: 400, body: invalid });
+    expect(await makeCall({ phone_number: '+1415', assistant_id: assistantId })).toMatchObject({ status: 400, body: invalid });
+    const stranger = await createTestUser(knex(), { balanceUsd: 5 });
+    expect(await makeCall({ phone_number: '+14155550123', assistant_id: assistantId }, stranger.token))
+      .toMatchObject({ status: 404, body: { message: 'Assistant not found or does not belong to the authenticated user' } });
+    const numberless = await createTestAssistant(platform, owner, {});
+    expect(await makeCall({ phone_number: '+14155550123', assistant_id: numberless.id })).toMatchObject({ status: 422, body: { message: expect.stringContaining('no phone number to call from') } });
+    // The account has US numbers only: a British number is not called.
+    expect(await makeCall({ phone_number: '+442079460123', assistant_id: assistantId })).toMatchObject({ status: 422, body: { message: expect.stringContaining('Calls to GB numbers are not allowed') } });
+    expect((await makeCall({ assistant_id: assistantId })).status).toBe(422);
+
+    const planId = `one-line-${owner.id}`;
+    await knex()('plans').insert({ id: planId, name: 'One line', maxCallsInParallel: 1 });
+    await knex()('users').where({ id: owner.id }).update({ planId });
+    await knex()('calls').insert({ userId: owner.id, assistantName: 'Busy line', type: 'outbound', status: 'in-progress' });
+    const limited = await makeCall({ phone_number: '+14155550123', assistant_id: assistantId });
+    expect(limited).toMatchObject({ status: 429, body: { message: expect.stringContaining('the most your plan allows at once') } });
+    expect(limited.headers.get('retry-after')).toBe('30');
+
+    await knex()('user_balances').where({ userId: owner.id }).update({ micros: 0 });
+    expect(await makeCall({ phone_number: '+14155550123', assistant_id: assistantId }))
+      .toMatchObject({ status: 422, body: { message: 'Insufficient balance to make call. Please top up your account.' } });
+    const after = await knex()('calls').where({ userId: owner.id }).count<{ count: string }[]>('id as count');
+    expect(Number(after[0]!.count)).toBe(Number(before[0]!.count) + 1);
+  });
 });

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { canAffordCall } from '../../billing/call-pricing.ts';
+import { ownerCanAffordCall } from '../../billing/call-affordability.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { CallUnaffordableError, NotFoundError, ServiceUnavailableError } from '../../lib/errors.ts';
 import { randomSecret, sha256Hex } from '../../lib/tokens.ts';
@@ -43,16 +43,6 @@ async function findAssistant(knex: Knex, where: WebCallAssistant): Promise<Calli
   const found = await knex('assistants').where({ id: where.id, userId: where.userId }).first<CallingAssistant | undefined>('id', 'userId', 'name', 'variables');
   if (!found) throw new NotFoundError('Assistant not found or does not belong to the authenticated user');
   return found;
-}
-
-/** Whether the owner's balance pays for a call's first minute at their plan's price. */
-async function ownerCanAffordCall(knex: Knex, userId: number): Promise<boolean> {
-  const row = await knex('users as u')
-    .join('plans as p', 'p.id', 'u.plan_id')
-    .leftJoin('user_balances as b', 'b.user_id', 'u.id')
-    .where('u.id', userId)
-    .first<{ price: number; balance: number }>('p.call_price_per_minute_micros as price', knex.raw('coalesce(b.micros, 0) as balance'));
-  return canAffordCall(Number(row.balance), Number(row.price));
 }
 
 export interface CreatedWebCall {

@@ -1,0 +1,98 @@
+import type { Knex } from 'knex';
+import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
+import { ownerCanAffordCall } from '../../billing/call-affordability.ts';
+import { BadRequestError, CallUnaffordableError, NotFoundError, ServiceUnavailableError, UnprocessableError, UsageLimitError } from '../../lib/errors.ts';
+import type { Logger } from '../../logger.ts';
+import type { LanguageModel } from '../../providers/llm/types.ts';
+import type { TemporalClient } from '../../temporal/client.ts';
+import { startCallLifecycle } from '../../temporal/starters.ts';
+import { NO_MODEL_MESSAGE } from '../conversations/service.ts';
+
+export interface MakeCallDeps {
+  knex: Knex;
+  temporal: TemporalClient;
+  logger: Logger;
+  /** A call needs a language model as a chat does; without one, calls answer 503. */
+  model: LanguageModel | undefined;
+}
+
+export const makeCallTexts = {
+  invalidNumber: 'Invalid phone number format. Please use E.164 format (e.g. +1234567890)',
+  assistantNotFound: 'Assistant not found or does not belong to the authenticated user',
+  noNumber: 'This assistant has no phone number to call from. Assign one of your phone numbers to it first.',
+};
+
+/** How long a caller at the concurrent-call limit is told to wait before trying again. */
+const BUSY_RETRY_SECONDS = 30;
+
+interface CallingAssistant {
+  id: number;
+  name: string;
+  variables: Record<string, unknown> | null;
+  phoneNumber: string | null;
+}
+
+/**
+ * The countries an account may call: those of its own numbers, so a stolen key cannot run up calls to
+ * premium destinations elsewhere (toll fraud).
+ */
+async function dialingCountries(knex: Knex, userId: number): Promise<string[]> {
+  const rows = await knex('phone_numbers').where({ userId }).whereIn('status', ['active', 'past_due']).distinct('countryCode') as { countryCode: string }[];
+  return rows.map((row) => row.countryCode);
+}
+
+/**
+ * Places an outbound call: the customer's number must be E.164 in a country the account calls, the
+ * assistant the caller's own with a number to call from, the balance must pay a first minute, and the
+ * account must be under its plan's concurrent calls. The call is created `initiated` (the assistant's
+ * variables, then the caller's, then `customer_phone`) and its lifecycle, which dials it, is started.
+ */
+export async function makeCall(deps: MakeCallDeps, userId: number, request: { phoneNumber: string; assistantId: number; variables: Record<string, unknown> }): Promise<{ callId: number }> {
+  const { knex } = deps;
+  const parsed = parsePhoneNumberFromString(request.phoneNumber);
+  if (!/^\+[1-9]\d{6,14}$/.test(request.phoneNumber) || !parsed?.isValid()) throw new BadRequestError(makeCallTexts.invalidNumber);
+  const assistant = await knex('assistants as a')
+    .leftJoin('phone_numbers as n', function heldNumber() {
+      this.on('n.id', 'a.phone_number_id').andOnIn('n.status', ['active', 'past_due']);
+    })
+    .where({ 'a.id': request.assistantId, 'a.user_id': userId })
+    .first<CallingAssistant | undefined>('a.id', 'a.name', 'a.variables', 'n.phone_number');
+  if (!assistant) throw new NotFoundError(makeCallTexts.assistantNotFound);
+  if (!deps.model) throw new ServiceUnavailableError(NO_MODEL_MESSAGE);
+  if (!assistant.phoneNumber) throw new UnprocessableError(makeCallTexts.noNumber);
+  const country = parsed.country ?? 'unknown';
+  const allowed = await dialingCountries(knex, userId);
+  if (!allowed.includes(country)) {
+    throw new UnprocessableError(`Calls to ${country} numbers are not allowed for this account: it calls the countries of its own phone numbers (${allowed.join(', ') || 'none'}).`);
+  }
+  if (!(await ownerCanAffordCall(knex, userId))) throw new CallUnaffordableError();
+
+  const callId = await knex.transaction(async (trx) => {
+    // The owner's row is locked so two calls placed at once are counted one after the other.
+    const owner = await trx('users as u').join('plans as p', 'p.id', 'u.plan_id').where('u.id', userId).forUpdate('u')
+      .first<{ limit: number | null }>('p.max_calls_in_parallel as limit');
+    const [live] = await trx('calls').where({ userId }).whereNull('endedAt').whereIn('status', ['initiated', 'ringing', 'in-progress']).count<{ count: string }[]>('id as count');
+    if (owner.limit !== null && Number(live?.count ?? 0) >= owner.limit) {
+      throw new UsageLimitError(`You have ${owner.limit} calls in progress, the most your plan allows at once. Please try again when one has ended.`, BUSY_RETRY_SECONDS);
+    }
+    const [row] = await trx('calls').insert({
+      userId,
+      assistantId: assistant.id,
+      assistantName: assistant.name,
+      type: 'outbound',
+      status: 'initiated',
+      assistantPhoneNumber: assistant.phoneNumber,
+      clientPhoneNumber: parsed.number,
+      variables: JSON.stringify({ ...assistant.variables, ...request.variables, customer_phone: parsed.number }),
+    }).returning<{ id: number }[]>('id');
+    return Number(row?.id);
+  });
+  try {
+    await startCallLifecycle(deps.temporal, { id: callId, userId, assistantId: assistant.id }, deps.logger);
+  } catch (error) {
+    // A call nothing follows would stay `initiated` for ever: without its workflow there is no call.
+    await knex('calls').where({ id: callId }).delete();
+    throw error;
+  }
+  return { callId };
+}
