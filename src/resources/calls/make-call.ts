@@ -37,7 +37,7 @@ interface CallingAssistant {
  * premium destinations elsewhere (toll fraud).
  */
 async function dialingCountries(knex: Knex, userId: number): Promise<string[]> {
-  const rows = await knex('phone_numbers').where({ userId }).whereIn('status', ['active', 'past_due']).distinct('countryCode') as { countryCode: string }[];
+  const rows: { countryCode: string }[] = await knex('phone_numbers').where({ userId }).whereIn('status', ['active', 'past_due']).distinct('countryCode');
   return rows.map((row) => row.countryCode);
 }
 
