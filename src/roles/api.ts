@@ -99,7 +99,9 @@ export function apiRoutes(deps: ApiRouteDeps): RouteDefinition[] {
     ...paymentMethodRoutes({ knex, payments: deps.providers.payments, onDefaultChanged: retryPastDueRenewals({ knex, temporal, logger }) }),
     ...balanceRoutes({ knex, payments: deps.providers.payments, publicUrl: config.publicUrl }),
     ...paymentWebhookRoutes({ knex, payments: deps.providers.payments, logger, onSubscriptionPayment: deps.onSubscriptionPayment ?? settleSubscriptionPayment(temporal, logger) }),
-    ...carrierCallbackRoutes({ knex, temporal, logger, telephony: deps.providers.telephony, publicUrl: config.publicUrl }),
+    ...carrierCallbackRoutes({
+      knex, temporal, logger, secrets, telephony: deps.providers.telephony, publicUrl: config.publicUrl, model: deps.providers.llm, mediaPublicUrl: () => config.media.publicUrl,
+    }),
     ...(deps.sandboxCarrier ? sandboxCarrierRoutes({ knex, carrier: deps.sandboxCarrier, token: () => sandboxCarrierToken(secrets) }) : []),
     ...webCallRoutes({ knex, temporal, logger, model: deps.providers.llm, mediaPublicUrl: config.media.publicUrl, clock: guards.clock }),
   ];
@@ -128,7 +130,7 @@ export async function start(ctx: RoleContext): Promise<RunningRole> {
 /** The sandbox carrier's simulator, run by the api role when it is the deployment's carrier. */
 export function createSandboxCarrier(config: Config, providers: Providers, logger: Logger): SandboxCarrier | undefined {
   if (config.telephony.provider !== 'sandbox') return undefined;
-  return new SandboxCarrier({ logger, token: () => sandboxCarrierToken(providers.secrets) });
+  return new SandboxCarrier({ logger, token: () => sandboxCarrierToken(providers.secrets), parleyUrl: () => config.publicUrl });
 }
 
 /** The speech this deployment serves, as the catalogs list it: STT_PROVIDER's recognizer, the synthesizers built, the realtime model. */

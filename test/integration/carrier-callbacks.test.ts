@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { twilioSignatureOf } from '../../src/api/middleware/signatures.ts';
+import { phoneStreamToken } from '../../src/lib/media-control.ts';
 import { createLogger } from '../../src/logger.ts';
 import { createTwilioTelephony } from '../../src/providers/telephony/twilio.ts';
 import { workflowIds } from '../../src/temporal/names.ts';
@@ -14,7 +15,7 @@ const PUBLIC_URL = 'https://parley.example.test';
  * Outbound phone calls dialled through Twilio (the fake of its REST API) and followed through its signed
  * status callbacks, posted here as Twilio posts them, by the call's real workflow.
  */
-describe('following a dialled call through the carrier\'s status callbacks', () => {
+describe('the carrier\'s webhooks: status callbacks of dialled calls, and calls to the numbers', () => {
   let twilio: FakeTwilio;
   let platform: TestPlatform;
   let from: string;
@@ -22,7 +23,8 @@ describe('following a dialled call through the carrier\'s status callbacks', () 
   beforeAll(async () => {
     twilio = await startFakeTwilio();
     const settings = { provider: 'twilio' as const, accountSid: twilio.accountSid, authToken: twilio.authToken, apiBase: twilio.url };
-    platform = await startTestPlatform({ worker: true, env: { PUBLIC_URL }, providers: { telephony: createTwilioTelephony({ settings, publicUrl: PUBLIC_URL }) } });
+    // A language model is configured (never asked here): calls are answered only where one is.
+    platform = await startTestPlatform({ worker: true, env: { PUBLIC_URL, LLM_BASE_URL: 'http://127.0.0.1:9', LLM_API_KEY: 'test' }, providers: { telephony: createTwilioTelephony({ settings, publicUrl: PUBLIC_URL }) } });
     const [offer] = await platform.providers.telephony.searchNumbers({ countryCode: 'US', limit: 1 });
     from = offer!.phoneNumber;
     await platform.providers.telephony.provisionNumber({ phoneNumber: from, idempotencyKey: 'callbacks-test' });
@@ -55,6 +57,16 @@ describe('following a dialled call through the carrier\'s status callbacks', () 
     });
   };
   const status = async (callId: number) => (await knex()('calls').where({ id: callId }).first()).status as string;
+  /** A status callback of a number's own calls (set at purchase): no call id in the URL. */
+  const callbackForNumber = (params: Record<string, string>) => {
+    const path = '/api/telephony/twilio/status';
+    const form = new URLSearchParams({ AccountSid: twilio.accountSid, ApiVersion: '2010-04-01', Direction: 'inbound', ...params });
+    return fetch(`${platform.baseUrl}${path}`, {
+      method: 'POST',
+      body: form.toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': twilioSignatureOf(twilio.authToken, `${PUBLIC_URL}${path}`, form) },
+    });
+  };
 
   it('dials through the Calls API, shows the ringing, and ends the call busy as the carrier says', async () => {
     const { callId, callSid } = await dial();
@@ -81,5 +93,57 @@ describe('following a dialled call through the carrier\'s status callbacks', () 
     await callback(callId, { CallSid: callSid, CallStatus: 'no-answer' });
     await platform.temporal.client.workflow.getHandle(workflowIds.call(callId)).result();
     expect(await status(callId)).toBe('no-answer');
+  });
+
+  /** Posts Twilio's voice webhook for a call to `to`, as Twilio does for a number's incoming calls. */
+  const ring = (params: Record<string, string>, authToken = twilio.authToken) => {
+    const path = '/api/telephony/twilio/voice';
+    const form = new URLSearchParams({ AccountSid: twilio.accountSid, ApiVersion: '2010-04-01', Direction: 'inbound', CallStatus: 'ringing', ...params });
+    return fetch(`${platform.baseUrl}${path}`, {
+      method: 'POST',
+      body: form.toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': twilioSignatureOf(authToken, `${PUBLIC_URL}${path}`, form) },
+    });
+  };
+  /** A number held by a new user, with an inbound assistant on it unless `assistant` is false. */
+  const ownedNumber = async (assistant = true) => {
+    const user = await createTestUser(knex(), { balanceUsd: 5 });
+    const phoneNumber = `+1415${String(Math.floor(Math.random() * 9_000_000) + 1_000_000)}`;
+    const [number] = await knex()('phone_numbers').insert({ userId: user.id, phoneNumber, countryCode: 'US', type: 'normal', smsCapable: true, status: 'active' }).returning('id');
+    if (assistant) {
+      await knex()('assistants').insert({ userId: user.id, uuid: crypto.randomUUID(), name: 'Front desk', type: 'inbound', phoneNumberId: (number as { id: number }).id, variables: JSON.stringify({ company: 'Acme' }) });
+    }
+    return phoneNumber;
+  };
+
+  it('answers a call to a number with its inbound assistant by streaming it to the media gateway, once per call', async () => {
+    const to = await ownedNumber();
+    const callSid = `CA${'1'.repeat(24)}${String(Date.now()).slice(-8)}`;
+    const answered = await ring({ CallSid: callSid, From: '+14155550142', To: to });
+    expect(answered.status).toBe(200);
+    expect(answered.headers.get('content-type')).toMatch(/^text\/xml/);
+    const twiml = await answered.text();
+    const call = await knex()('calls').where({ providerCallId: callSid }).first();
+    expect(call).toMatchObject({ type: 'inbound', status: 'initiated', assistantName: 'Front desk', assistantPhoneNumber: to, clientPhoneNumber: '+14155550142' });
+    expect(call.variables).toEqual({ company: 'Acme', customer_phone: '+14155550142' });
+    expect(twiml).toBe(`<?xml version="1.0" encoding="UTF-8"?><Response><Connect><Stream url="${platform.config.media.publicUrl}/media/phone-call">`
+      + `<Parameter name="callId" value="${call.id}"/><Parameter name="token" value="${phoneStreamToken(platform.providers.secrets, Number(call.id))}"/></Stream></Connect></Response>`);
+    // Twilio asking again for the same call gets the same answer, and no second call.
+    expect(await (await ring({ CallSid: callSid, From: '+14155550142', To: to })).text()).toBe(twiml);
+    expect(await knex()('calls').where({ providerCallId: callSid })).toHaveLength(1);
+    // The number's own status callback names the call by Twilio's id alone; the caller hung up before the stream.
+    await callbackForNumber({ CallSid: callSid, CallStatus: 'completed' });
+    await platform.temporal.client.workflow.getHandle(workflowIds.call(Number(call.id))).result();
+    expect(await status(Number(call.id))).toBe('failed');
+  });
+
+  it('says a short message on a number without an assistant, rejects one nobody holds, and refuses forged webhooks', async () => {
+    const unstaffed = await ownedNumber(false);
+    const said = await (await ring({ CallSid: `CA${'2'.repeat(32)}`, From: '+14155550142', To: unstaffed })).text();
+    expect(said).toBe('<?xml version="1.0" encoding="UTF-8"?><Response><Say>Sorry, this number cannot take calls right now. Please try again later. Goodbye.</Say><Hangup/></Response>');
+    const rejected = await (await ring({ CallSid: `CA${'3'.repeat(32)}`, From: '+14155550142', To: '+14155550100' })).text();
+    expect(rejected).toBe('<?xml version="1.0" encoding="UTF-8"?><Response><Reject reason="rejected"/></Response>');
+    expect((await ring({ CallSid: `CA${'4'.repeat(32)}`, From: '+14155550142', To: unstaffed }, 'forged')).status).toBe(403);
+    expect(await knex()('calls').whereIn('providerCallId', [2, 3, 4].map((digit) => `CA${String(digit).repeat(32)}`))).toEqual([]);
   });
 });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sandboxCarrierToken } from '../../src/providers/telephony/sandbox.ts';
 import { workflowIds } from '../../src/temporal/names.ts';
 import { startFakeLlmServer, type ChatCompletionRequest, type FakeLlmServer, type FakeTurn } from '../fakes/llm-server.ts';
 import { createTestAssistant } from '../support/assistants.ts';
@@ -18,6 +19,7 @@ describe.skipIf(!speechInstalled)(`phone calls through the sandbox carrier${spee
   let platform: TestPlatform;
   let owner: TestUser;
   let assistantId: number;
+  let inboundNumber: string;
 
   const lastUserText = (request: ChatCompletionRequest) => [...request.messages].reverse().find((message) => message.role === 'user')?.content?.toLowerCase() ?? '';
 
@@ -34,6 +36,10 @@ describe.skipIf(!speechInstalled)(`phone calls through the sandbox carrier${spee
     const offers = await platform.request<{ data: { phone_number: string }[] }>('GET', '/user/phone-numbers/search?country_code=US', { token: owner.token });
     const bought = await platform.request<{ data: { id: number } }>('POST', '/user/phone-numbers/purchase', { token: owner.token, body: { phone_number: offers.body.data[0]!.phone_number } });
     assistantId = (await createTestAssistant(platform, owner, { initial_message: 'Hello, this is Parley calling.', phone_number_id: bought.body.data.id, post_call_evaluation: true })).id;
+    // A second number, answered by an inbound assistant.
+    const second = await platform.request<{ data: { id: number; phone_number: string } }>('POST', '/user/phone-numbers/purchase', { token: owner.token, body: { phone_number: offers.body.data[1]!.phone_number } });
+    inboundNumber = second.body.data.phone_number;
+    await createTestAssistant(platform, owner, { type: 'inbound', initial_message: 'Thanks for calling Parley, this is Ada.', phone_number_id: second.body.data.id });
   }, 60_000);
   afterAll(async () => {
     await platform?.close();
@@ -87,6 +93,36 @@ describe.skipIf(!speechInstalled)(`phone calls through the sandbox carrier${spee
     expect(row.turns).toHaveLength(1);
   }, 30_000);
 
+  /** A simulated caller rings `to` through the sandbox carrier's test API. */
+  const ring = async (to: string, from: string) => {
+    const answer = await fetch(`${platform.baseUrl}/api/sandbox/carrier/inbound`, {
+      method: 'POST',
+      headers: { 'authorization': `Bearer ${sandboxCarrierToken(platform.providers.secrets)}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ from, to, lines: ['Thank you, goodbye.'] }),
+    });
+    expect(answer.status).toBe(201);
+    return ((await answer.json()) as { sid: string }).sid;
+  };
+
+  it('answers a caller on a number with its inbound assistant, the caller\'s number in the call and its variables', async () => {
+    const sid = await ring(inboundNumber, '+14155550142');
+    await expect.poll(() => knex()('calls').where({ providerCallId: sid }).first(), { timeout: 10_000, interval: 100 }).toBeTruthy();
+    const { id } = await knex()('calls').where({ providerCallId: sid }).first();
+    await platform.temporal.client.workflow.getHandle(workflowIds.call(Number(id))).result();
+    const row = await knex()('calls').where({ id }).first();
+    expect(row).toMatchObject({ type: 'inbound', status: 'ended_by_customer', assistantPhoneNumber: inboundNumber, clientPhoneNumber: '+14155550142' });
+    expect(row.variables).toMatchObject({ customer_phone: '+14155550142' });
+    expect(row.transcript).toMatch(/^AI: Thanks for calling Parley, this is Ada\.\nCustomer: .+/);
+    expect(platform.sandboxCarrier!.get(sid)).toMatchObject({ direction: 'inbound', status: 'completed' });
+  }, 60_000);
+
+  it('rejects a call to a number nobody holds: the caller hears a busy line', async () => {
+    const sid = await ring('+14155550100', '+14155550142');
+    await expect.poll(() => platform.sandboxCarrier!.get(sid)?.status, { timeout: 10_000, interval: 100 }).toBe('busy');
+    expect(await knex()('calls').where({ providerCallId: sid })).toEqual([]);
+  });
+
+  // Last: it leaves the owner without balance, on a plan of one line.
   it('answers every documented refusal in the {message} shape, and places nothing', async () => {
     const before = await knex()('calls').where({ userId: owner.id }).count<{ count: string }[]>('id as count');
     const invalid = { message: 'Invalid phone number format. Please use E.164 format (e.g. +1234567890)' };

@@ -6,9 +6,10 @@ import { IdInteger, MessageBody } from '../../api/schemas.ts';
 import type { Logger } from '../../logger.ts';
 import type { TelephonyProvider } from '../../providers/telephony/types.ts';
 import type { TemporalClient } from '../../temporal/client.ts';
+import { answerInboundCall, type InboundCallDeps } from './inbound.ts';
 import { recordCarrierStatus } from './service.ts';
 
-export interface CarrierCallbackDeps {
+export interface CarrierCallbackDeps extends InboundCallDeps {
   knex: Knex;
   temporal: TemporalClient;
   logger: Logger;
@@ -18,22 +19,44 @@ export interface CarrierCallbackDeps {
 }
 
 /**
- * `POST /api/telephony/<carrier>/status?call_id=<id>`: the status callbacks of the calls Parley dials, form
- * bodies in Twilio's terms (the sandbox carrier posts the same), signed with `X-Twilio-Signature` over the URL
- * and the parameters; a forged or unsigned one is refused with 403 before anything is read.
+ * The carrier's webhooks, form bodies in Twilio's terms (the sandbox carrier posts the same), signed with
+ * `X-Twilio-Signature` over the URL and the parameters; a forged or unsigned one is refused with 403 before
+ * anything is read. `POST /api/telephony/<carrier>/voice`: a call to one of the numbers, answered with TwiML.
+ * `POST /api/telephony/<carrier>/status[?call_id=<id>]`: a call's status changes (the calls Parley dials carry
+ * their id; a number's own callbacks name the call by the carrier's id).
  */
 export function carrierCallbackRoutes(deps: CarrierCallbackDeps): RouteDefinition[] {
   const { telephony } = deps;
+  const auth = twilioSignature({ authToken: telephony.callbackToken(), publicUrl: deps.publicUrl });
   return [
+    defineRoute({
+      method: 'POST',
+      path: `/telephony/${telephony.name}/voice`,
+      tag: 'Provider callbacks',
+      summary: 'A call to one of the numbers: answered with TwiML',
+      description: 'Set on each number when it is bought; it is not called by users.',
+      auth,
+      bodyKind: 'form',
+      body: Type.Object({
+        CallSid: Type.String({ minLength: 1, maxLength: 64 }),
+        From: Type.String({ maxLength: 64 }),
+        To: Type.String({ maxLength: 64 }),
+      }, { additionalProperties: true }),
+      responses: { 200: { description: 'TwiML', schema: Type.String(), contentType: 'text/xml' } },
+      async handle({ body }) {
+        const answer = await answerInboundCall(deps, { to: body.To, from: body.From, providerCallId: body.CallSid });
+        return { body: answer, type: 'text/xml' };
+      },
+    }),
     defineRoute({
       method: 'POST',
       path: `/telephony/${telephony.name}/status`,
       tag: 'Provider callbacks',
       summary: 'A call\'s status changes, as the carrier reports them',
       description: 'Parley gives this URL to the carrier with each call it dials; it is not called by users.',
-      auth: twilioSignature({ authToken: telephony.callbackToken(), publicUrl: deps.publicUrl }),
+      auth,
       bodyKind: 'form',
-      query: Type.Object({ call_id: IdInteger() }),
+      query: Type.Object({ call_id: Type.Optional(IdInteger()) }),
       body: Type.Object({
         CallSid: Type.String({ minLength: 1, maxLength: 64 }),
         CallStatus: Type.String({ maxLength: 32 }),

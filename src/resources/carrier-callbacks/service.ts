@@ -7,7 +7,8 @@ import type { CarrierCallStatus } from '../../temporal/shared.ts';
 const carrierStatuses: readonly CarrierCallStatus[] = ['queued', 'initiated', 'ringing', 'in-progress', 'completed', 'busy', 'no-answer', 'failed', 'canceled'];
 
 export interface CarrierStatusReport {
-  callId: number;
+  /** The call as Parley named it to the carrier; undefined for a number's own callbacks (inbound calls). */
+  callId: number | undefined;
   /** The carrier's id of the call (Twilio's CallSid). */
   providerCallId: string;
   status: string;
@@ -27,13 +28,16 @@ export async function recordCarrierStatus(deps: { knex: Knex; temporal: Temporal
     logger.warn({ callId: report.callId, status: report.status }, 'a carrier status Parley does not know: dropped');
     return;
   }
-  const found = await knex('calls').where({ id: report.callId }).first<{ providerCallId: string | null } | undefined>('providerCallId');
+  const found = await knex('calls')
+    .where(report.callId === undefined ? { providerCallId: report.providerCallId } : { id: report.callId })
+    .first<{ id: number; providerCallId: string | null } | undefined>('id', 'providerCallId');
   if (!found) {
-    logger.info({ callId: report.callId, status }, 'a carrier status for a call that is gone');
+    logger.info({ callId: report.callId, providerCallId: report.providerCallId, status }, 'a carrier status for a call that is gone');
     return;
   }
-  await knex('calls').where({ id: report.callId }).whereNull('providerCallId').update({ providerCallId: report.providerCallId, updatedAt: knex.fn.now() });
-  if (status === 'ringing') await knex('calls').where({ id: report.callId, status: 'initiated' }).update({ status: 'ringing', updatedAt: knex.fn.now() });
+  const callId = Number(found.id);
+  if (found.providerCallId === null) await knex('calls').where({ id: callId }).whereNull('providerCallId').update({ providerCallId: report.providerCallId, updatedAt: knex.fn.now() });
+  if (status === 'ringing') await knex('calls').where({ id: callId, status: 'initiated' }).update({ status: 'ringing', updatedAt: knex.fn.now() });
   const parsed = report.timestamp ? Date.parse(report.timestamp) : Number.NaN;
-  await signalCarrierStatus(deps.temporal, report.callId, { status, at: new Date(Number.isNaN(parsed) ? Date.now() : parsed).toISOString() }, logger);
+  await signalCarrierStatus(deps.temporal, callId, { status, at: new Date(Number.isNaN(parsed) ? Date.now() : parsed).toISOString() }, logger);
 }

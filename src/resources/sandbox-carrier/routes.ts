@@ -54,6 +54,23 @@ export function sandboxCarrierRoutes(deps: SandboxCarrierDeps): RouteDefinition[
     }),
     defineRoute({
       method: 'POST',
+      path: '/sandbox/carrier/inbound',
+      tag: 'Sandbox carrier',
+      summary: 'A simulated caller rings one of the numbers (for tests; the softphone page places calls the same way)',
+      description: 'Body `{"from": "+1…", "to": "<a number held here>", "lines": ["…"]}`: the caller says `lines`, one after each assistant turn.',
+      auth,
+      bodyKind: 'raw',
+      responses: { 201: { description: 'Ringing', schema: Type.Object({ sid: Type.String() }) } },
+      handle({ rawBody }) {
+        const request = JSON.parse(rawBody?.toString('utf8') || '{}') as { from?: unknown; to?: unknown; lines?: unknown };
+        const from = typeof request.from === 'string' ? parsePhoneNumberFromString(request.from) : undefined;
+        if (!from?.isValid() || from.number !== request.from || typeof request.to !== 'string') throw new BadRequestError('A call needs a valid E.164 `from` and a `to`.');
+        const lines = Array.isArray(request.lines) ? request.lines.filter((line): line is string => typeof line === 'string').slice(0, 20) : undefined;
+        return { status: 201, body: { sid: carrier.ring({ from: from.number, to: request.to, ...(lines ? { lines } : {}) }) } };
+      },
+    }),
+    defineRoute({
+      method: 'POST',
       path: '/sandbox/carrier/calls/{sid}/end',
       tag: 'Sandbox carrier',
       summary: 'Ends a call: cancels its ringing, or hangs it up',

@@ -9,6 +9,8 @@ import { beep, CalleeVoice } from './voice.ts';
 /** What the carrier saw of one call: for tests, and for the dial bench's answer-to-first-audio figure. */
 export interface SimulatedCall {
   sid: string;
+  /** `outbound-api`: Parley dialled it; `inbound`: a caller rang one of Parley's numbers. */
+  direction: 'outbound-api' | 'inbound';
   request: CallRequest;
   callee: CalleeKind;
   status: string;
@@ -62,18 +64,38 @@ export class SandboxCarrier {
   private readonly token: () => string;
   private readonly scripts = new Map<string, string[]>();
 
-  constructor(options: { logger: Logger; token: () => string }) {
+  private readonly parleyUrl: () => string;
+
+  constructor(options: { logger: Logger; token: () => string; parleyUrl: () => string }) {
     this.logger = options.logger.child({ component: 'sandbox-carrier' });
     this.token = options.token;
+    this.parleyUrl = options.parleyUrl;
     this.accountSid = `AC${createHash('sha256').update(options.token()).digest('hex').slice(0, 32)}`;
   }
 
   /** Dials: answers the call's sid at once, then plays the call out. */
   place(request: CallRequest): string {
     const sid = `CA${randomBytes(16).toString('hex')}`;
-    const run: Running = { call: { sid, request, callee: calleeFor(request.to), status: 'queued', startedAt: Date.now() }, ending: new AbortController(), sequence: 0 };
+    const run: Running = { call: { sid, direction: 'outbound-api', request, callee: calleeFor(request.to), status: 'queued', startedAt: Date.now() }, ending: new AbortController(), sequence: 0 };
     this.running.set(sid, run);
     void this.play(run).catch((error: unknown) => this.logger.error({ err: error, callSid: sid }, 'a simulated call broke'));
+    return sid;
+  }
+
+  /**
+   * A caller rings one of Parley's numbers: the carrier asks Parley's voice webhook what to do (signed, as
+   * Twilio asks), and the caller, a person saying `lines` (or the default script), is connected as told.
+   */
+  ring(call: { from: string; to: string; lines?: string[] }): string {
+    const sid = `CA${randomBytes(16).toString('hex')}`;
+    const base = this.parleyUrl();
+    const request: CallRequest = {
+      from: call.from, to: call.to, ringTimeoutSeconds: 0, statusCallbackUrl: `${base}/api/telephony/sandbox/status`, stream: { url: '', parameters: {} },
+    };
+    const run: Running = { call: { sid, direction: 'inbound', request, callee: 'person', status: 'ringing', startedAt: Date.now() }, ending: new AbortController(), sequence: 0 };
+    if (call.lines) this.scripts.set(call.from, call.lines);
+    this.running.set(sid, run);
+    void this.answerAtParley(run, `${base}/api/telephony/sandbox/voice`).catch((error: unknown) => this.logger.error({ err: error, callSid: sid }, 'a simulated call broke'));
     return sid;
   }
 
@@ -121,8 +143,43 @@ export class SandboxCarrier {
 
     call.answeredAt = Date.now();
     await this.report(run, 'in-progress');
+    return this.converse(run, call.request.stream);
+  }
+
+  /** Asks Parley's voice webhook what to do with an incoming call, and does it: reject, say and hang up, or stream. */
+  private async answerAtParley(run: Running, voiceUrl: string): Promise<void> {
+    const { call } = run;
+    const form = new URLSearchParams({
+      AccountSid: this.accountSid, ApiVersion: '2010-04-01', CallSid: call.sid, CallStatus: 'ringing', Direction: 'inbound', From: call.request.from, To: call.request.to,
+    });
+    let answer: string;
     try {
-      run.line = await Line.open({ url: call.request.stream.url, parameters: call.request.stream.parameters, accountSid: this.accountSid, callSid: call.sid });
+      const response = await fetch(voiceUrl, { method: 'POST', body: form.toString(), headers: this.signedHeaders(voiceUrl, form), signal: AbortSignal.timeout(15_000) });
+      answer = response.ok ? await response.text() : '';
+    } catch (error) {
+      this.logger.warn({ err: error, callSid: call.sid }, 'the voice webhook could not be reached');
+      answer = '';
+    }
+    const twiml = readTwiml(answer);
+    if (twiml.verb === 'stream') {
+      call.answeredAt = Date.now();
+      await this.report(run, 'in-progress');
+      return this.converse(run, twiml.stream);
+    }
+    if (twiml.verb === 'say') {
+      call.answeredAt = Date.now();
+      await wait(timings.silentHangUpAfterMs, run.ending.signal);
+      return this.finish(run, 'completed');
+    }
+    // Rejected, or no usable answer: the caller hears a busy line, as Twilio plays for <Reject>.
+    return this.finish(run, twiml.verb === 'reject' ? 'busy' : 'failed');
+  }
+
+  /** The call is up: the callee's line streams to Parley until one end hangs up. */
+  private async converse(run: Running, stream: { url: string; parameters: Record<string, string> }): Promise<void> {
+    const { call, ending } = run;
+    try {
+      run.line = await Line.open({ url: stream.url, parameters: stream.parameters, accountSid: this.accountSid, callSid: call.sid });
     } catch (error) {
       // As at Twilio: a stream that cannot connect ends its <Connect>, and with it the call.
       this.logger.warn({ err: error, callSid: call.sid }, 'the media stream could not be opened');
@@ -140,12 +197,12 @@ export class SandboxCarrier {
 
   /** What the callee does once the call is up, until it hangs up or the far end does. */
   private async talk(run: Running, line: Line, signal: AbortSignal): Promise<void> {
-    const { callee, request } = run.call;
-    if (callee === 'silent-hang-up') {
+    const { callee: kind, request } = run.call;
+    if (kind === 'silent-hang-up') {
       await wait(timings.silentHangUpAfterMs, signal);
       return;
     }
-    if (callee === 'voicemail') {
+    if (kind === 'voicemail') {
       await line.say(await this.voice.speak(VOICEMAIL_GREETING));
       await line.say(beep());
       const recording = AbortSignal.any([signal, AbortSignal.timeout(timings.voicemailRecordMs)]);
@@ -154,7 +211,8 @@ export class SandboxCarrier {
       return;
     }
     await this.heardTurn(line, signal, timings.turnWaitMs);
-    for (const text of this.scripts.get(request.to) ?? DEFAULT_SCRIPT) {
+    const callee = run.call.direction === 'inbound' ? request.from : request.to;
+    for (const text of this.scripts.get(callee) ?? DEFAULT_SCRIPT) {
       if (signal.aborted) return;
       await line.say(await this.voice.speak(text));
       await this.heardTurn(line, signal, timings.turnWaitMs);
@@ -187,27 +245,44 @@ export class SandboxCarrier {
     await this.report(run, status, status === 'completed' ? { CallDuration: String(duration) } : {});
   }
 
+  /** A webhook request's headers, signed as Twilio signs them. */
+  private signedHeaders(url: string, form: URLSearchParams): Record<string, string> {
+    return { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': twilioSignatureOf(this.token(), url, form), 'user-agent': 'ParleySandboxCarrier/1.0' };
+  }
+
   /** Posts a status change to the call's callback as Twilio does; a callback that fails is logged, not retried. */
   private async report(run: Running, status: string, extra: Record<string, string> = {}): Promise<void> {
     const { call } = run;
     call.status = status;
     const form = new URLSearchParams({
-      AccountSid: this.accountSid, ApiVersion: '2010-04-01', CallSid: call.sid, CallStatus: status, Direction: 'outbound-api',
+      AccountSid: this.accountSid, ApiVersion: '2010-04-01', CallSid: call.sid, CallStatus: status, Direction: call.direction,
       From: call.request.from, To: call.request.to, SequenceNumber: String(run.sequence++), Timestamp: new Date().toUTCString().replace('GMT', '+0000'),
       ...extra,
     });
     const url = call.request.statusCallbackUrl;
     try {
-      const answer = await fetch(url, {
-        method: 'POST',
-        body: form.toString(),
-        headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': twilioSignatureOf(this.token(), url, form), 'user-agent': 'ParleySandboxCarrier/1.0' },
-        signal: AbortSignal.timeout(15_000),
-      });
+      const answer = await fetch(url, { method: 'POST', body: form.toString(), headers: this.signedHeaders(url, form), signal: AbortSignal.timeout(15_000) });
       await answer.body?.cancel();
       if (!answer.ok) this.logger.warn({ callSid: call.sid, status, answered: answer.status }, 'a status callback was refused');
     } catch (error) {
       this.logger.warn({ err: error, callSid: call.sid, status }, 'a status callback could not be delivered');
     }
   }
+}
+
+type TwimlAnswer = { verb: 'stream'; stream: { url: string; parameters: Record<string, string> } } | { verb: 'say' | 'reject' | 'none' };
+
+const unescape = (text: string) => text.replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+
+/** The verbs of Parley's TwiML the sandbox carrier follows: `<Connect><Stream>`, `<Say>`, `<Reject>`. */
+export function readTwiml(xml: string): TwimlAnswer {
+  const stream = /<Connect>\s*<Stream\s+url="([^"]*)"\s*>([\s\S]*?)<\/Stream>/.exec(xml);
+  if (stream) {
+    const parameters: Record<string, string> = {};
+    for (const [, name, value] of stream[2]!.matchAll(/<Parameter\s+name="([^"]*)"\s+value="([^"]*)"\s*\/>/g)) parameters[unescape(name!)] = unescape(value!);
+    return { verb: 'stream', stream: { url: unescape(stream[1]!), parameters } };
+  }
+  if (/<Reject\b/.test(xml)) return { verb: 'reject' };
+  if (/<Say\b/.test(xml)) return { verb: 'say' };
+  return { verb: 'none' };
 }

@@ -1,0 +1,92 @@
+import type { Knex } from 'knex';
+import { ownerCanAffordCall } from '../../billing/call-affordability.ts';
+import { isUniqueViolation } from '../../db/errors.ts';
+import { PHONE_STREAM_PATH, phoneStreamToken } from '../../lib/media-control.ts';
+import type { SecretBox } from '../../lib/secrets.ts';
+import type { Logger } from '../../logger.ts';
+import type { LanguageModel } from '../../providers/llm/types.ts';
+import type { TemporalClient } from '../../temporal/client.ts';
+import { startCallLifecycle } from '../../temporal/starters.ts';
+
+export interface InboundCallDeps {
+  knex: Knex;
+  temporal: TemporalClient;
+  logger: Logger;
+  secrets: SecretBox;
+  model: LanguageModel | undefined;
+  /** MEDIA_PUBLIC_URL, read when a call comes in: where the carrier streams the call. */
+  mediaPublicUrl: () => string;
+}
+
+/** What Parley tells the carrier to do with a call to one of its numbers, in TwiML. */
+const twiml = (verbs: string) => `<?xml version="1.0" encoding="UTF-8"?><Response>${verbs}</Response>`;
+const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+
+export const NOT_IN_SERVICE = 'Sorry, this number cannot take calls right now. Please try again later. Goodbye.';
+
+interface Receiving {
+  numberId: number;
+  userId: number;
+  assistantId: number | null;
+  assistantName: string | null;
+  variables: Record<string, unknown> | null;
+}
+
+/**
+ * A call to one of the numbers Parley holds (the carrier's voice webhook): a number nobody holds is rejected;
+ * a held number without an inbound assistant (or whose owner cannot pay a minute, or with no language model
+ * here) hears a short message and is hung up on; otherwise the call is recorded (`inbound`, the caller's
+ * number in the record and in `{{customer_phone}}`), its lifecycle started, and the carrier told to stream
+ * it to the media gateway. The same call announced twice gets the same answer.
+ */
+export async function answerInboundCall(deps: InboundCallDeps, call: { to: string; from: string; providerCallId: string }): Promise<string> {
+  const { knex } = deps;
+  const receiving = await knex('phone_numbers as n')
+    .leftJoin('assistants as a', function inboundAssistant() {
+      this.on('a.phone_number_id', 'n.id').andOnVal('a.type', 'inbound');
+    })
+    .where('n.phone_number', call.to)
+    .whereIn('n.status', ['active', 'past_due'])
+    .first<Receiving | undefined>('n.id as number_id', 'n.user_id', 'a.id as assistant_id', 'a.name as assistant_name', 'a.variables');
+  if (!receiving) return twiml('<Reject reason="rejected"/>');
+  const notInService = twiml(`<Say>${escape(NOT_IN_SERVICE)}</Say><Hangup/>`);
+  if (receiving.assistantId === null || !deps.model) return notInService;
+  if (!(await ownerCanAffordCall(knex, receiving.userId))) {
+    deps.logger.info({ numberId: receiving.numberId, userId: receiving.userId }, 'an inbound call whose owner cannot pay a minute: not answered');
+    return notInService;
+  }
+  let callId: number;
+  try {
+    const [row] = await knex('calls').insert({
+      userId: receiving.userId,
+      assistantId: receiving.assistantId,
+      assistantName: receiving.assistantName ?? '',
+      type: 'inbound',
+      status: 'initiated',
+      assistantPhoneNumber: call.to,
+      clientPhoneNumber: call.from,
+      providerCallId: call.providerCallId,
+      variables: JSON.stringify({ ...receiving.variables, customer_phone: call.from }),
+    }).returning<{ id: number }[]>('id');
+    callId = Number(row?.id);
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+    const earlier = await knex('calls').where({ providerCallId: call.providerCallId }).first<{ id: number }>('id');
+    return streamTo(deps, Number(earlier.id));
+  }
+  try {
+    await startCallLifecycle(deps.temporal, { id: callId, userId: receiving.userId, assistantId: receiving.assistantId }, deps.logger);
+  } catch (error) {
+    // A call nothing follows would stay `initiated` for ever: without its workflow there is no call.
+    await knex('calls').where({ id: callId }).delete();
+    throw error;
+  }
+  return streamTo(deps, callId);
+}
+
+/** TwiML connecting the call to the media gateway, with the call's id and stream credential as parameters. */
+function streamTo(deps: InboundCallDeps, callId: number): string {
+  const parameters = { callId: String(callId), token: phoneStreamToken(deps.secrets, callId) };
+  const stream = Object.entries(parameters).map(([name, value]) => `<Parameter name="${name}" value="${escape(value)}"/>`).join('');
+  return twiml(`<Connect><Stream url="${escape(`${deps.mediaPublicUrl()}${PHONE_STREAM_PATH}`)}">${stream}</Stream></Connect>`);
+}
