@@ -1,7 +1,9 @@
 import { Context } from '@temporalio/activity';
 import type { Knex } from 'knex';
 import { callTranscript, type SpokenTurn } from '../src/agent/transcript.ts';
-import { callCostMicros, callTimeLimit, canAffordCall, startedSeconds } from '../src/billing/call-pricing.ts';
+import { callBudget } from '../src/billing/call-affordability.ts';
+import { billableSeconds, callCostMicros, reserveCallTime, startedSeconds } from '../src/billing/call-pricing.ts';
+import { lockCallOwner } from '../src/billing/live-calls.ts';
 import { recordEntry } from '../src/billing/ledger.ts';
 import type { Config } from '../src/config.ts';
 import { NotFoundError } from '../src/lib/errors.ts';
@@ -49,6 +51,7 @@ interface FinalizingRow {
   endedAt: Date | null;
   turns: SpokenTurn[];
   transcript: string;
+  maxSeconds: number | null;
   pricePerMinuteMicros: number | null;
   planPrice: number;
   postCallEvaluation: boolean | null;
@@ -79,28 +82,37 @@ export function createCallActivities(deps: CallActivityDependencies) {
 
   return {
     /**
-     * Sets the call's time limit: the assistant's max_call_duration, or the whole seconds the owner's balance
-     * pays for at the plan's price when that is less, with the price the call will be billed at. A balance
-     * that does not pay for a minute refuses the call. Writes the same values on a retry.
+     * Sets the call's time limit and what it reserves of the balance (billing/call-pricing.ts,
+     * `reserveCallTime`): the assistant's max_call_duration, or the whole seconds the owner's balance pays for
+     * at the plan's price once the owner's other live calls' reservations are set aside, when that is less.
+     * The owner's row is locked meanwhile, so calls starting at once are prepared one after the other and
+     * together never reserve more than the balance. What is left not paying for a minute refuses the call. A
+     * call already prepared (a retried attempt) keeps what was written.
      */
     async prepareCall({ callId }: { callId: number }): Promise<PreparedCall> {
-      const row = await knex('calls as c')
-        .join('users as u', 'u.id', 'c.user_id')
-        .join('plans as p', 'p.id', 'u.plan_id')
-        .leftJoin('assistants as a', 'a.id', 'c.assistant_id')
-        .leftJoin('user_balances as b', 'b.user_id', 'c.user_id')
-        .where('c.id', callId)
-        .first<{ type: string; assistantId: number | null; maxDuration: number | null; price: number; balance: number } | undefined>(
-          'c.type', 'a.id as assistant_id', 'a.max_duration', 'p.call_price_per_minute_micros as price', knex.raw('coalesce(b.micros, 0) as balance'),
-        );
-      if (!row) throw new NotFoundError(`Call ${callId} no longer exists.`);
-      if (row.assistantId === null || row.maxDuration === null) return { outcome: 'refused', reason: 'assistant_deleted' };
-      const price = Number(row.price);
-      const balance = Number(row.balance);
-      if (!canAffordCall(balance, price)) return { outcome: 'refused', reason: 'insufficient_balance' };
-      const { maxSeconds, limitReason } = callTimeLimit(row.maxDuration, balance, price);
-      await knex('calls').where({ id: callId }).update({ maxSeconds, limitReason, pricePerMinuteMicros: price, updatedAt: knex.fn.now() });
-      return { outcome: 'ready', maxSeconds, phone: row.type !== 'web', dial: row.type === 'outbound' };
+      return knex.transaction(async (trx): Promise<PreparedCall> => {
+        const owner = await trx('calls').where({ id: callId }).first<{ userId: number } | undefined>('userId');
+        if (!owner) throw new NotFoundError(`Call ${callId} no longer exists.`);
+        await lockCallOwner(trx, owner.userId);
+        // Read under the lock: an attempt retried while its first still runs sees what the first wrote.
+        const row = await trx('calls as c')
+          .leftJoin('assistants as a', 'a.id', 'c.assistant_id')
+          .where('c.id', callId)
+          .first<{ type: string; maxSeconds: number | null; assistantId: number | null; maxDuration: number | null } | undefined>(
+            'c.type', 'c.max_seconds', 'a.id as assistant_id', 'a.max_duration',
+          );
+        if (!row) throw new NotFoundError(`Call ${callId} no longer exists.`);
+        const ready = { outcome: 'ready', phone: row.type !== 'web', dial: row.type === 'outbound' } as const;
+        if (row.maxSeconds !== null) return { ...ready, maxSeconds: row.maxSeconds };
+        if (row.assistantId === null || row.maxDuration === null) return { outcome: 'refused', reason: 'assistant_deleted' };
+        const budget = await callBudget(trx, owner.userId, callId);
+        const price = budget.pricePerMinuteMicros;
+        const reservation = reserveCallTime(row.maxDuration, budget.balanceMicros, budget.reservedMicros, price);
+        if (!reservation) return { outcome: 'refused', reason: 'insufficient_balance' };
+        const { maxSeconds, limitReason, reservedMicros } = reservation;
+        await trx('calls').where({ id: callId }).update({ maxSeconds, limitReason, reservedMicros, pricePerMinuteMicros: price, updatedAt: trx.fn.now() });
+        return { ...ready, maxSeconds };
+      });
     },
 
     /** The call is live: `in-progress`, answered at the time the media gateway reported. Once only. */
@@ -121,8 +133,9 @@ export function createCallActivities(deps: CallActivityDependencies) {
 
     /**
      * Ends the call's record: its status from the reason, when it ended, its duration (started seconds from
-     * the answer), its transcript from the turns, and its cost with the one ledger entry `call-<id>`, all in
-     * one transaction. A call already finalized is left as it is: a retried attempt charges nothing more.
+     * the answer), its transcript from the turns, and its cost (never past its time limit) with the one ledger
+     * entry `call-<id>`, all in one transaction: the charge replaces the call's reservation at once. A call
+     * already finalized is left as it is: a retried attempt charges nothing more.
      */
     async finalizeCall({ callId, reason, endedAt }: { callId: number; reason: string; endedAt: string }): Promise<FinalizedCall> {
       let chargedUserId: number | undefined;
@@ -135,7 +148,7 @@ export function createCallActivities(deps: CallActivityDependencies) {
           .forUpdate('c')
           .first<FinalizingRow | undefined>(
             'c.id', 'c.user_id', 'c.type', 'c.status', 'c.answered_at', 'c.ended_at', 'c.turns', 'c.transcript',
-            'c.price_per_minute_micros', 'p.call_price_per_minute_micros as plan_price', 'a.post_call_evaluation',
+            'c.max_seconds', 'c.price_per_minute_micros', 'p.call_price_per_minute_micros as plan_price', 'a.post_call_evaluation',
           );
         if (!row) return { status: 'deleted', evaluate: false };
         const answered = row.answeredAt !== null;
@@ -145,7 +158,7 @@ export function createCallActivities(deps: CallActivityDependencies) {
         const ended = new Date(endedAt);
         const status = finalCallStatus(reason, answered);
         const duration = row.answeredAt ? startedSeconds(row.answeredAt, ended) : 0;
-        const cost = callCostMicros(duration, Number(row.pricePerMinuteMicros ?? row.planPrice));
+        const cost = callCostMicros(billableSeconds(duration, row.maxSeconds), Number(row.pricePerMinuteMicros ?? row.planPrice));
         const transcript = callTranscript(row.turns);
         if (cost > 0) {
           // The call has happened: its cost is recorded even where other spending has since emptied the balance.
