@@ -136,9 +136,10 @@ export function createCallGateway(ctx: RoleContext, sessionUrl: () => string): C
         return { ...setup, tts, settings: { ...setup.settings, voiceId } };
       },
       hooks: {
-        onAnswered() {
-          if (callId !== undefined) void signalCallAnswered(ctx.temporal, callId, new Date(), logger);
+        onAnswered(at) {
+          if (callId !== undefined) void signalCallAnswered(ctx.temporal, callId, at, logger);
         },
+        // The engine's record as it is (voice/hooks.ts CallTurn): the row and the API show that same shape.
         onTurn(turn) {
           if (callId === undefined) return;
           void knex('calls').where({ id: callId })

@@ -9,12 +9,13 @@ import type { HistoryEntry } from '../agent/turn-input.ts';
 import { openingLine } from '../agent/turn-input.ts';
 import type { Logger } from '../logger.ts';
 import type { VoiceClock } from './clock.ts';
-import type { CallHooks, CallTurn, EndReason } from './hooks.ts';
+import type { CallHooks, EndReason, TurnMetrics } from './hooks.ts';
 import type { Listener, ListenerHandlers, SpeechProgress, UserTurn } from './pipeline.ts';
 import { speakReply, speakText, type ReplyContext, type ReplyOutcome } from './reply.ts';
 import type { VoiceSettings } from './settings.ts';
 import type { SpeechTimings } from './speaker.ts';
 import { SpeechHandle } from './speech.ts';
+import { callTurn, type AnswerTime, type MeasuredTurn } from './turn-record.ts';
 import { shouldInterrupt } from './turns/barge-in.ts';
 import { nextSilenceAction } from './turns/silence.ts';
 
@@ -59,7 +60,7 @@ interface Utterance {
 export class CallSession {
   readonly history: HistoryEntry[] = [];
   private readonly parts: SessionParts;
-  private readonly answeredAt: number;
+  private readonly answer: AnswerTime;
   private listener: Listener | undefined;
   private current: Utterance | undefined;
   /** The caller's speech while the assistant had the floor, and whether it interrupted. */
@@ -76,9 +77,9 @@ export class CallSession {
 
   constructor(parts: SessionParts) {
     this.parts = parts;
-    this.answeredAt = parts.clock.now();
-    this.callerSpokeAt = this.answeredAt;
-    this.anyoneSpokeAt = this.answeredAt;
+    this.answer = { clockMs: parts.clock.now(), at: new Date() };
+    this.callerSpokeAt = this.answer.clockMs;
+    this.anyoneSpokeAt = this.answer.clockMs;
     this.ended = new Promise((resolve) => {
       this.resolveEnded = resolve;
     });
@@ -100,7 +101,7 @@ export class CallSession {
       turn: (turn) => this.userTurn(turn),
     });
     this.limitTimer = parts.clock.setTimeout(() => this.guard(this.hangUp(parts.limitReason, GOODBYES[parts.limitReason])), parts.maxCallMs);
-    parts.hooks.onAnswered?.();
+    parts.hooks.onAnswered?.(this.answer.at);
     const opening = openingLine(parts.reply.profile, parts.reply.variables);
     if (!parts.settings.waitForCustomer && opening) this.guard(this.say(opening, { interruptible: parts.settings.allowInterruptions }));
     else this.armSilence();
@@ -188,7 +189,7 @@ export class CallSession {
     this.overlap = undefined;
     // Words that began over the assistant and did not interrupt it: a backchannel, or interruptions are off.
     if (this.ending || (overlap && !overlap.interrupted)) return;
-    this.report({ role: 'user', text: turn.text, startedAt: turn.startedAt, endedAt: turn.speechEndedAt, interrupted: false, metrics: { interrupted: false } });
+    this.report({ role: 'user', text: turn.text, startedAt: turn.startedAt, endedAt: turn.speechEndedAt, interrupted: false, metrics: {} });
     const history = this.history.slice();
     this.history.push({ role: 'user', content: turn.text });
     this.guard(this.reply({ history, message: turn.text }, turn));
@@ -205,24 +206,23 @@ export class CallSession {
     await this.utter(this.parts.settings.allowInterruptions, async (handle) => {
       outcome = await speakReply(this.parts.reply, handle, input);
       return outcome.timings;
-    }, (timings, handle) => ({
-      interrupted: handle.interrupted,
-      ...(turn && timings.firstFrameSentAt !== undefined ? { latencyMs: timings.firstFrameSentAt - turn.speechEndedAt } : {}),
-      ...(turn ? { sttDelayMs: turn.transcribedAt - turn.speechEndedAt } : {}),
-      ...(outcome?.firstTokenAt !== undefined && outcome.llmRequestedAt !== undefined ? { llmFirstTokenMs: outcome.firstTokenAt - outcome.llmRequestedAt } : {}),
+    }, (timings) => ({
+      ...(turn && timings.firstFrameSentAt !== undefined ? { end_of_speech_to_first_audio_ms: timings.firstFrameSentAt - turn.speechEndedAt } : {}),
+      ...(turn ? { stt_final_delay_ms: turn.transcribedAt - turn.speechEndedAt } : {}),
+      ...(outcome?.firstTokenAt !== undefined && outcome.llmRequestedAt !== undefined ? { llm_first_token_ms: outcome.firstTokenAt - outcome.llmRequestedAt } : {}),
     }));
     if (outcome?.endCall) await this.hangUp('assistant_end_call');
   }
 
   private say(text: string, options: { interruptible: boolean }): Promise<void> {
-    return this.utter(options.interruptible, (handle) => speakText(this.parts.reply.speaker, handle, text), (_, handle) => ({ interrupted: handle.interrupted }));
+    return this.utter(options.interruptible, (handle) => speakText(this.parts.reply.speaker, handle, text), () => ({}));
   }
 
   /** Runs one utterance to its end (heard or interrupted) and commits what the caller heard. */
   private async utter(
     interruptible: boolean,
     run: (handle: SpeechHandle) => Promise<SpeechTimings>,
-    metricsOf: (timings: SpeechTimings, handle: SpeechHandle) => CallTurn['metrics'],
+    metricsOf: (timings: SpeechTimings) => TurnMetrics,
   ): Promise<void> {
     const { clock } = this.parts;
     const handle = new SpeechHandle(`u${++this.utterances}`);
@@ -237,8 +237,8 @@ export class CallSession {
       const text = handle.heardText(clock.now());
       if (text) {
         this.history.push({ role: 'assistant', content: text });
-        const metrics = metricsOf(timings, handle);
-        if (timings.ttsFirstChunkAt !== undefined && timings.ttsRequestedAt !== undefined) metrics.ttsFirstByteMs = timings.ttsFirstChunkAt - timings.ttsRequestedAt;
+        const metrics = metricsOf(timings);
+        if (timings.ttsFirstChunkAt !== undefined && timings.ttsRequestedAt !== undefined) metrics.tts_first_byte_ms = timings.ttsFirstChunkAt - timings.ttsRequestedAt;
         this.report({ role: 'assistant', text, startedAt, endedAt: clock.now(), interrupted: handle.interrupted, metrics });
       }
     } finally {
@@ -285,7 +285,7 @@ export class CallSession {
     this.limitTimer?.cancel();
   }
 
-  private report(turn: CallTurn): void {
-    this.parts.hooks.onTurn?.({ ...turn, startedAt: turn.startedAt - this.answeredAt, endedAt: turn.endedAt - this.answeredAt });
+  private report(turn: MeasuredTurn): void {
+    this.parts.hooks.onTurn?.(callTurn(this.answer, turn));
   }
 }

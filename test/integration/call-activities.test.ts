@@ -7,17 +7,18 @@ import { decodeAppKey, generateAppKey } from '../../src/lib/secrets.ts';
 import { createLogger } from '../../src/logger.ts';
 import { startFakeLlmServer, type FakeLlmServer } from '../fakes/llm-server.ts';
 import { createTestAssistant } from '../support/assistants.ts';
+import { spokenTurns } from '../support/calls.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { listenOnLoopback, type LoopbackServer } from '../support/ports.ts';
 import { createTestUser, type TestUser } from '../support/users.ts';
 
 const appKey = generateAppKey();
 const answeredAt = new Date('2026-11-23T12:00:00.000Z');
-const turns = [
-  { role: 'assistant', text: 'Hello! How can I help?', startedAt: '2026-11-23T12:00:00.500Z', endedAt: '2026-11-23T12:00:02.000Z', interrupted: false },
-  { role: 'user', text: 'I would like a demo.', startedAt: '2026-11-23T12:00:03.000Z', endedAt: '2026-11-23T12:00:04.000Z', interrupted: false },
-  { role: 'assistant', text: 'Booked for Monday.', startedAt: '2026-11-23T12:00:05.000Z', endedAt: '2026-11-23T12:00:06.000Z', interrupted: false },
-];
+const turns = spokenTurns(answeredAt, [
+  { role: 'assistant', text: 'Hello! How can I help?', fromMs: 500, toMs: 2000 },
+  { role: 'user', text: 'I would like a demo.', fromMs: 3000, toMs: 4000 },
+  { role: 'assistant', text: 'Booked for Monday.', fromMs: 5000, toMs: 6000 },
+]);
 
 /**
  * A media replica's control side: accepts hang-ups of `live` calls, fails those of `broken` ones with 500, and

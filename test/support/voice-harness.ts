@@ -62,7 +62,8 @@ export interface HarnessCall {
   client: MediaStreamClient;
   start: Promise<StreamStart>;
   turns: CallTurn[];
-  answered: boolean;
+  /** When the session answered, as it told its hooks: the date its turns' offsets count from. */
+  answeredAt: Date | undefined;
   ended: Promise<EndReason>;
   running: Promise<RunningCall>;
   recording: { chunks: Buffer[]; header: Buffer | undefined };
@@ -88,7 +89,7 @@ export async function startVoiceHarness(options: HarnessOptions = {}) {
     const call: Omit<HarnessCall, 'client' | 'running'> = {
       start: new Promise((resolve) => { resolveStart = resolve; }),
       turns: [],
-      answered: false,
+      answeredAt: undefined,
       ended: new Promise((resolve) => { resolveEnded = resolve; }),
       recording: { chunks: [], header: undefined },
     };
@@ -98,7 +99,7 @@ export async function startVoiceHarness(options: HarnessOptions = {}) {
       logger,
       tuning: { fillerAfterMs: options.fillerAfterMs ?? 300 },
       hooks: {
-        onAnswered: () => { call.answered = true; },
+        onAnswered: (at) => { call.answeredAt = at; },
         onTurn: (turn) => call.turns.push(turn),
         onEnded: (reason) => resolveEnded(reason),
       },

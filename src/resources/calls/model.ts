@@ -1,4 +1,5 @@
 import { Model } from 'objection';
+import type { CallTurn } from '../../voice/hooks.ts';
 
 export const CALL_TYPES = ['inbound', 'outbound', 'web'] as const;
 export const CALL_STATUSES = [
@@ -9,16 +10,6 @@ export const LIVE_STATUSES: readonly CallStatus[] = ['initiated', 'ringing', 'in
 
 export type CallType = typeof CALL_TYPES[number];
 export type CallStatus = typeof CALL_STATUSES[number];
-
-/** One committed turn of the conversation, as the engine stores it. */
-export interface CallTurn {
-  role: 'assistant' | 'user';
-  text: string;
-  startedAt: string;
-  endedAt: string;
-  interrupted: boolean;
-  metrics?: Record<string, number | null>;
-}
 
 /** A call as stored (migrations/20261123000001_create_calls.ts says what each column holds). */
 export interface CallRecord {
