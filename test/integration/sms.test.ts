@@ -116,7 +116,7 @@ describe.each(carriers)('sending a text message on the $name carrier', (carrier)
       [{ from: (await ownNumber(await createTestUser(knex()))).id, to: RECIPIENT, body: 'Hi' }, 'From number not found'],
       [{ from: (await ownNumber(user, { status: 'released' })).id, to: RECIPIENT, body: 'Hi' }, 'From number not found'],
       [{ from: (await ownNumber(user, { smsCapable: false })).id, to: RECIPIENT, body: 'Hi' }, 'Phone number is not SMS-capable'],
-      [{ from: (await ownNumber(user, { type: 'caller_id' })).id, to: RECIPIENT, body: 'Hi' }, 'Phone number is not SMS-capable'],
+      [{ from: (await ownNumber(user, { type: 'sip', smsCapable: false })).id, to: RECIPIENT, body: 'Hi' }, 'Phone number is not SMS-capable'],
       [{ from: (await ownNumber(user, { status: 'past_due' })).id, to: RECIPIENT, body: 'Hi' }, "Phone number's subscription is not active. Please update your payment method."],
       // The toll-fraud guard of calls: only the countries of the account's own numbers.
       [{ from: from.id, to: '+442071838750', body: 'Hi' }, 'SMS to GB numbers are not allowed for this account: it texts the countries of its own phone numbers (US).'],

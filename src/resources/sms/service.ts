@@ -58,8 +58,7 @@ export function recipientNumber(to: string): { number: string; country: string }
 async function senderOf(knex: Knex, userId: number, id: number): Promise<PhoneNumber> {
   const number = await PhoneNumber.query(knex).modify('held').findOne({ id, userId });
   if (!number) throw new BadRequestError(smsTexts.fromNotFound);
-  // A caller ID is verified to place calls from; it cannot receive, nor send texts.
-  if (!number.smsCapable || number.type === 'caller_id') throw new BadRequestError(smsTexts.notSmsCapable);
+  if (!number.smsCapable) throw new BadRequestError(smsTexts.notSmsCapable);
   if (number.status !== 'active') throw new BadRequestError(smsTexts.pastDue);
   return number;
 }
