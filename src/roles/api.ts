@@ -32,6 +32,7 @@ import { retryPastDueRenewals, settleSubscriptionPayment, tellRelease } from '..
 import { phoneNumberPurchaseRoutes } from '../resources/phone-numbers/purchase-routes.ts';
 import { phoneNumberAssignmentRoutes } from '../resources/phone-numbers/routes.ts';
 import { sipTrunkRoutes } from '../resources/sip-trunks/routes.ts';
+import { smsRoutes } from '../resources/sms/routes.ts';
 import { toolRoutes } from '../resources/tools/routes.ts';
 import { userRoutes } from '../resources/users/routes.ts';
 import { webCallRoutes } from '../resources/web-calls/routes.ts';
@@ -65,6 +66,8 @@ export function apiRoutes(deps: ApiRouteDeps): RouteDefinition[] {
   const { secrets, storage, embeddings } = deps.providers;
   const { guards } = deps;
   const testChats = { limiter: guards.limiter, limits: config.testChats, resolveToken: guards.resolveToken };
+  // Told of each charge to a user's balance, so auto-recharge can check its threshold.
+  const afterCharge = createAutoRecharger({ knex, payments: deps.providers.payments, logger });
   let document: Record<string, unknown> = {};
   const routes = [
     ...healthRoutes({ knex, temporal, embeddings: describeEmbeddings(config) }),
@@ -94,8 +97,9 @@ export function apiRoutes(deps: ApiRouteDeps): RouteDefinition[] {
       logger,
       publicUrl: config.publicUrl,
       testChats,
-      afterCharge: createAutoRecharger({ knex, payments: deps.providers.payments, logger }),
+      afterCharge,
     }),
+    ...smsRoutes({ knex, telephony: deps.providers.telephony, logger, publicUrl: config.publicUrl, afterCharge }),
     ...paymentMethodRoutes({ knex, payments: deps.providers.payments, onDefaultChanged: retryPastDueRenewals({ knex, temporal, logger }) }),
     ...balanceRoutes({ knex, payments: deps.providers.payments, publicUrl: config.publicUrl }),
     ...paymentWebhookRoutes({ knex, payments: deps.providers.payments, logger, onSubscriptionPayment: deps.onSubscriptionPayment ?? settleSubscriptionPayment(temporal, logger) }),

@@ -149,4 +149,36 @@ describe('the Twilio carrier against a fake of its REST API', () => {
       await expect(carrier.calls!.placeCall({ ...request, to: '+1' })).rejects.toThrow(/not a valid phone number\. \(error 21211\)/);
     });
   });
+
+  describe('messages', () => {
+    const provisioned = async (countryCode = 'US') => {
+      const { phoneNumber } = await offer(countryCode);
+      await carrier.provisionNumber({ phoneNumber, idempotencyKey: `messages-${Date.now()}-${phoneNumber}` });
+      return phoneNumber;
+    };
+    const statusCallbackUrl = `${PUBLIC_URL}/api/telephony/twilio/messages/status?sms_id=7`;
+
+    it('sends through the Messages API from one of the account\'s numbers, its status changes posted back', async () => {
+      const from = await provisioned();
+      const queued = await carrier.messages!.sendSms({ from, to: '+14155550123', body: 'Hello there', statusCallbackUrl });
+      expect(queued).toEqual({ providerMessageId: expect.stringMatching(/^SM[0-9a-f]{32}$/), status: 'queued' });
+      expect(Object.fromEntries(sent('POST', '/Messages.json').at(-1)!.form)).toEqual({ From: from, To: '+14155550123', Body: 'Hello there', StatusCallback: statusCallbackUrl });
+      expect(twilio.messages.messages.get(queued.providerMessageId)).toMatchObject({ statusCallback: statusCallbackUrl, resource: { from, to: '+14155550123', direction: 'outbound-api' } });
+    });
+
+    it('refuses what Twilio will not send as the caller\'s input, and leaves its outages to be retried', async () => {
+      const from = await provisioned();
+      twilio.messages.landlines.add('+14155550191');
+      await expect(carrier.messages!.sendSms({ from, to: '+14155550191', body: 'Hi', statusCallbackUrl })).rejects.toThrow(/not a valid mobile number \(error 21614\)/);
+      // A number offered but never bought is not the account's to send from.
+      const notOurs = await offer();
+      const noSms = carrier.messages!.sendSms({ from: notOurs.phoneNumber, to: '+14155550123', body: 'Hi', statusCallbackUrl });
+      await expect(noSms).rejects.toThrow(RejectedError);
+      await expect(noSms).rejects.toThrow(/SMS-capable inbound phone number .* \(error 21606\)/);
+      twilio.failNext('/Messages.json', 503, 20503, 'Service Unavailable');
+      const outage = await carrier.messages!.sendSms({ from, to: '+14155550123', body: 'Hi', statusCallbackUrl }).catch((error: unknown) => error);
+      expect(outage).toBeInstanceOf(Error);
+      expect(outage).not.toBeInstanceOf(RejectedError);
+    });
+  });
 });

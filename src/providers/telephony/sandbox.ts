@@ -4,7 +4,7 @@ import type { Knex } from 'knex';
 import { RejectedError } from '../../lib/errors.ts';
 import type { SecretBox } from '../../lib/secrets.ts';
 import { drawNumbers, offerOf, REFUSED_DIGITS } from './sandbox-inventory.ts';
-import type { CarrierCalls, TelephonyProvider } from './types.ts';
+import type { CarrierCalls, CarrierMessages, TelephonyProvider } from './types.ts';
 
 /**
  * The embedded carrier: it offers numbers of its inventory (sandbox-inventory.ts), provisions them into
@@ -15,10 +15,12 @@ export function createSandboxTelephony(options: { knex: () => Knex; secrets: () 
   const { knex } = options;
   // Derived from the app key, which every process of a deployment shares.
   const token = () => sandboxCarrierToken(options.secrets());
+  const api = carrierApi(() => `${options.carrierUrl()}/api/sandbox/carrier`, token);
   return {
     name: 'sandbox',
     callbackToken: token,
-    calls: sandboxCalls(() => `${options.carrierUrl()}/api/sandbox/carrier/calls`, token),
+    calls: sandboxCalls(api),
+    messages: sandboxMessages(api),
 
     async searchNumbers({ countryCode, contains = '', limit }) {
       // Drawn twice over, so that numbers held here can be left out and the page still fills.
@@ -62,32 +64,48 @@ export function sandboxCarrierToken(secrets: SecretBox): string {
   return secrets.sign('callbacks', 'sandbox-carrier');
 }
 
+/** A request to the sandbox carrier's API: its status and JSON answer. A request it refuses (400) is the caller's. */
+type CarrierPost = (path: string, body?: unknown) => Promise<{ status: number; payload: { sid?: string; status?: string; message?: string } }>;
+
 /**
- * Calls through the sandbox carrier's API (resources/sandbox-carrier), served by the api role at PUBLIC_URL:
- * any process dials as it would dial Twilio. A request the carrier refuses (400) is the caller's.
+ * The sandbox carrier's API (resources/sandbox-carrier), served by the api role at PUBLIC_URL: any process
+ * dials and texts through it as Twilio's adapter calls Twilio, presenting the carrier's key.
  */
-function sandboxCalls(callsUrl: () => string, token: () => string): CarrierCalls {
-  const post = async (url: string, body?: unknown) => {
-    const answer = await fetch(url, {
+function carrierApi(apiUrl: () => string, token: () => string): CarrierPost {
+  return async (path, body) => {
+    const answer = await fetch(`${apiUrl()}${path}`, {
       method: 'POST',
       headers: { 'authorization': `Bearer ${token()}`, 'content-type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
       signal: AbortSignal.timeout(15_000),
     });
-    const payload = await answer.json().catch(() => ({})) as { sid?: string; message?: string };
-    if (answer.status === 400) throw new RejectedError(payload.message ?? 'The sandbox carrier refused the call.');
+    const payload = await answer.json().catch(() => ({})) as { sid?: string; status?: string; message?: string };
+    if (answer.status === 400) throw new RejectedError(payload.message ?? 'The sandbox carrier refused the request.');
     return { status: answer.status, payload };
   };
+}
+
+function sandboxCalls(post: CarrierPost): CarrierCalls {
   return {
     async placeCall(request) {
-      const { status, payload } = await post(callsUrl(), request);
+      const { status, payload } = await post('/calls', request);
       if (status !== 201 || !payload.sid) throw new Error(`The sandbox carrier answered ${status} to a dial.`);
       return { providerCallId: payload.sid };
     },
     async endCall(providerCallId) {
-      const { status } = await post(`${callsUrl()}/${providerCallId}/end`);
+      const { status } = await post(`/calls/${providerCallId}/end`);
       // 404: the call is over and gone from the carrier's memory.
       if (status !== 200 && status !== 404) throw new Error(`The sandbox carrier answered ${status} to a hang-up.`);
+    },
+  };
+}
+
+function sandboxMessages(post: CarrierPost): CarrierMessages {
+  return {
+    async sendSms(request) {
+      const { status, payload } = await post('/messages', request);
+      if (status !== 201 || !payload.sid || !payload.status) throw new Error(`The sandbox carrier answered ${status} to a message.`);
+      return { providerMessageId: payload.sid, status: payload.status };
     },
   };
 }

@@ -4,7 +4,7 @@ import type { RequestOptions } from 'twilio/lib/base/RequestClient.js';
 import type { TelephonyConfig } from '../../config/telephony.ts';
 import { RejectedError } from '../../lib/errors.ts';
 import { parseUsd } from '../../lib/money.ts';
-import type { AddressRequirement, AvailableNumber, CallRequest, CarrierCalls, TelephonyProvider } from './types.ts';
+import type { AddressRequirement, AvailableNumber, CallRequest, CarrierCalls, CarrierMessages, TelephonyProvider } from './types.ts';
 
 export type TwilioSettings = Extract<TelephonyConfig, { provider: 'twilio' }>;
 
@@ -155,6 +155,7 @@ export function createTwilioTelephony(options: { settings: TwilioSettings; publi
 
     callbackToken: () => options.settings.authToken,
     calls: twilioCalls(client),
+    messages: twilioMessages(client),
   };
 }
 
@@ -198,6 +199,28 @@ function twilioCalls(client: twilio.Twilio): CarrierCalls {
       }
       if (status === 'queued' || status === 'ringing') await client.calls(providerCallId).update({ status: 'canceled' });
       else if (status === 'in-progress') await client.calls(providerCallId).update({ status: 'completed' });
+    },
+  };
+}
+
+/**
+ * Text messages through Twilio's Messages API, from one of the account's numbers; Twilio posts each change of
+ * the message's status to the callback given.
+ */
+function twilioMessages(client: twilio.Twilio): CarrierMessages {
+  return {
+    async sendSms(request) {
+      try {
+        const message = await client.messages.create({
+          from: request.from,
+          to: request.to,
+          body: request.body,
+          statusCallback: request.statusCallbackUrl,
+        });
+        return { providerMessageId: message.sid, status: message.status };
+      } catch (error) {
+        throw carrierError(error, `send a message to ${request.to}`);
+      }
     },
   };
 }

@@ -1,7 +1,7 @@
 /**
  * What Parley asks of a carrier: which numbers it offers, to provision one (calls and messages to it then
- * reach Parley's public URL), to release one, and, where the carrier does it, to place and end calls. The
- * sandbox carrier and Twilio both answer through it.
+ * reach Parley's public URL), to release one, and, where the carrier does it, to place and end calls and to
+ * send text messages. The sandbox carrier and Twilio both answer through it.
  */
 
 /** How a carrier wants the buyer's address proven before it provisions a number (Twilio's terms). */
@@ -44,6 +44,8 @@ export interface TelephonyProvider {
   callbackToken(): string;
   /** Placing and ending calls, where this carrier does it. */
   readonly calls?: CarrierCalls;
+  /** Sending text messages, where this carrier does it. */
+  readonly messages?: CarrierMessages;
 }
 
 /** A phone call Parley asks a carrier to place. */
@@ -67,4 +69,24 @@ export interface CarrierCalls {
   placeCall(request: CallRequest): Promise<{ providerCallId: string }>;
   /** Ends a call: stops its ringing, or hangs it up; a call already over is not an error. */
   endCall(providerCallId: string): Promise<void>;
+}
+
+/** A text message Parley asks a carrier to send. */
+export interface SmsRequest {
+  /** E.164: one of the account's numbers, and the recipient. */
+  from: string;
+  to: string;
+  body: string;
+  /** Where the carrier posts each change of the message's status (sent, delivered, failed), signed as Twilio signs. */
+  statusCallbackUrl: string;
+}
+
+/** What a carrier does with text messages. */
+export interface CarrierMessages {
+  /**
+   * Hands a message to the carrier, which answers its id for the message and its status (`queued`, as a rule).
+   * A message the carrier refuses (not a number it can reach, a sender it does not know) is a `RejectedError`
+   * whose text says why.
+   */
+  sendSms(request: SmsRequest): Promise<{ providerMessageId: string; status: string }>;
 }

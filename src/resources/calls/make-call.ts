@@ -8,6 +8,7 @@ import type { LanguageModel } from '../../providers/llm/types.ts';
 import type { TemporalClient } from '../../temporal/client.ts';
 import { startCallLifecycle } from '../../temporal/starters.ts';
 import { NO_MODEL_MESSAGE } from '../conversations/service.ts';
+import { dialingCountries } from '../phone-numbers/service.ts';
 
 export interface MakeCallDeps {
   knex: Knex;
@@ -28,15 +29,6 @@ interface CallingAssistant {
   name: string;
   variables: Record<string, unknown> | null;
   phoneNumber: string | null;
-}
-
-/**
- * The countries an account may call: those of its own numbers, so a stolen key cannot run up calls to
- * premium destinations elsewhere (toll fraud).
- */
-async function dialingCountries(knex: Knex, userId: number): Promise<string[]> {
-  const rows: { countryCode: string }[] = await knex('phone_numbers').where({ userId }).whereIn('status', ['active', 'past_due']).distinct('countryCode');
-  return rows.map((row) => row.countryCode);
 }
 
 /**

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import { listenOnLoopback } from '../../support/ports.ts';
 import { callRoutes, type TwilioCalls } from './calls.ts';
+import { messageRoutes, type TwilioMessages } from './messages.ts';
 import { numberRoutes, type TwilioNumbers } from './numbers.ts';
 
 /**
@@ -42,6 +43,7 @@ export interface FakeTwilio {
   requests: TwilioRequest[];
   numbers: TwilioNumbers;
   calls: TwilioCalls;
+  messages: TwilioMessages;
   /** Answers the next request whose path contains `pathPart` with this error instead (a 5xx, a 429). */
   failNext(pathPart: string, status: number, code: number, message: string): void;
   close(): Promise<void>;
@@ -83,7 +85,8 @@ export async function startFakeTwilio(): Promise<FakeTwilio> {
   const failures: { pathPart: string; answer: TwilioAnswer }[] = [];
   const numbers = numberRoutes(accountSid);
   const calls = callRoutes(accountSid, numbers.state);
-  const routes: TwilioRoute[] = [...numbers.routes, ...calls.routes];
+  const messages = messageRoutes(accountSid, authToken, numbers.state);
+  const routes: TwilioRoute[] = [...numbers.routes, ...calls.routes, ...messages.routes];
 
   function answer(request: TwilioRequest): TwilioAnswer {
     const credentials = /^Basic (.+)$/.exec(request.headers.authorization ?? '')?.[1];
@@ -126,6 +129,7 @@ export async function startFakeTwilio(): Promise<FakeTwilio> {
     requests,
     numbers: numbers.state,
     calls: calls.state,
+    messages: messages.state,
     failNext(pathPart, status, code, message) {
       failures.push({ pathPart, answer: twilioError(status, code, message) });
     },

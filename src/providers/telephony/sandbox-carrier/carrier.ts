@@ -1,10 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { twilioSignatureOf } from '../../../lib/twilio-signature.ts';
+import { pause } from '../../../lib/abort.ts';
 import type { Logger } from '../../../logger.ts';
 import type { CallRequest } from '../types.ts';
 import { calleeFor, DEFAULT_SCRIPT, timings, VOICEMAIL_GREETING, type CalleeKind } from './callees.ts';
 import { Line } from './line.ts';
+import { SandboxMessaging } from './messaging.ts';
 import { beep, CalleeVoice } from './voice.ts';
+import { postSigned } from './webhook.ts';
 
 /** What the carrier saw of one call: for tests, and for the dial bench's answer-to-first-audio figure. */
 export interface SimulatedCall {
@@ -24,22 +26,6 @@ export interface SimulatedCall {
 /** How long an ended call stays readable. */
 const KEEP_ENDED_MS = 10 * 60 * 1000;
 
-/** Resolves true after `ms`, or false as soon as `signal` aborts. */
-function wait(ms: number, signal: AbortSignal): Promise<boolean> {
-  if (signal.aborted) return Promise.resolve(false);
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', aborted);
-      resolve(true);
-    }, ms);
-    const aborted = () => {
-      clearTimeout(timer);
-      resolve(false);
-    };
-    signal.addEventListener('abort', aborted, { once: true });
-  });
-}
-
 interface Running {
   call: SimulatedCall;
   /** Aborted when Parley ends the call, or the carrier stops. */
@@ -57,6 +43,8 @@ interface Running {
  */
 export class SandboxCarrier {
   readonly accountSid: string;
+  /** Its text messages, reported the same way (messaging.ts). */
+  readonly messages: SandboxMessaging;
   private readonly running = new Map<string, Running>();
   private readonly ended = new Map<string, SimulatedCall>();
   private readonly voice = new CalleeVoice();
@@ -71,6 +59,7 @@ export class SandboxCarrier {
     this.token = options.token;
     this.parleyUrl = options.parleyUrl;
     this.accountSid = `AC${createHash('sha256').update(options.token()).digest('hex').slice(0, 32)}`;
+    this.messages = new SandboxMessaging({ logger: this.logger, accountSid: this.accountSid, token: options.token, parleyUrl: options.parleyUrl });
   }
 
   /** Dials: answers the call's sid at once, then plays the call out. */
@@ -117,20 +106,20 @@ export class SandboxCarrier {
     return this.running.get(sid)?.call ?? this.ended.get(sid);
   }
 
-  /** Hangs every live call up (the process stops). */
+  /** Hangs every live call up and stops reporting messages (the process stops). */
   async close(): Promise<void> {
     const lines = [...this.running.values()].flatMap((run) => {
       run.ending.abort();
       run.line?.hangUp();
       return run.line ? [run.line.closed] : [];
     });
-    await Promise.all(lines);
+    await Promise.all([...lines, this.messages.close()]);
   }
 
   private async play(run: Running): Promise<void> {
     const { call, ending } = run;
     await this.report(run, 'initiated');
-    if (!await wait(timings.ringAfterMs, ending.signal)) return this.finish(run, 'canceled');
+    if (!await pause(timings.ringAfterMs, ending.signal)) return this.finish(run, 'canceled');
     await this.report(run, 'ringing');
     const ringing: Partial<Record<CalleeKind, [number, string]>> = {
       'busy': [timings.busyAfterMs, 'busy'],
@@ -138,7 +127,7 @@ export class SandboxCarrier {
       'no-answer': [call.request.ringTimeoutSeconds * 1000, 'no-answer'],
     };
     const [ringMs, outcome] = ringing[call.callee] ?? [timings.answerAfterMs, 'in-progress'];
-    if (!await wait(ringMs, ending.signal)) return this.finish(run, 'canceled');
+    if (!await pause(ringMs, ending.signal)) return this.finish(run, 'canceled');
     if (outcome !== 'in-progress') return this.finish(run, outcome);
 
     call.answeredAt = Date.now();
@@ -154,7 +143,7 @@ export class SandboxCarrier {
     });
     let answer: string;
     try {
-      const response = await fetch(voiceUrl, { method: 'POST', body: form.toString(), headers: this.signedHeaders(voiceUrl, form), signal: AbortSignal.timeout(15_000) });
+      const response = await postSigned(this.token(), voiceUrl, form);
       answer = response.ok ? await response.text() : '';
     } catch (error) {
       this.logger.warn({ err: error, callSid: call.sid }, 'the voice webhook could not be reached');
@@ -168,7 +157,7 @@ export class SandboxCarrier {
     }
     if (twiml.verb === 'say') {
       call.answeredAt = Date.now();
-      await wait(timings.silentHangUpAfterMs, run.ending.signal);
+      await pause(timings.silentHangUpAfterMs, run.ending.signal);
       return this.finish(run, 'completed');
     }
     // Rejected, or no usable answer: the caller hears a busy line, as Twilio plays for <Reject>.
@@ -199,7 +188,7 @@ export class SandboxCarrier {
   private async talk(run: Running, line: Line, signal: AbortSignal): Promise<void> {
     const { callee: kind, request } = run.call;
     if (kind === 'silent-hang-up') {
-      await wait(timings.silentHangUpAfterMs, signal);
+      await pause(timings.silentHangUpAfterMs, signal);
       return;
     }
     if (kind === 'voicemail') {
@@ -217,7 +206,7 @@ export class SandboxCarrier {
       await line.say(await this.voice.speak(text));
       await this.heardTurn(line, signal, timings.turnWaitMs);
     }
-    await wait(timings.goodbyeHangUpMs, signal);
+    await pause(timings.goodbyeHangUpMs, signal);
   }
 
   /**
@@ -231,7 +220,7 @@ export class SandboxCarrier {
       const spoke = line.lastSoundAt !== undefined && line.lastSoundAt > since;
       if (spoke && now - (line.lastSoundAt ?? now) >= quietMs) return;
       if (!spoke && now - since >= waitMs) return;
-      await wait(50, signal);
+      await pause(50, signal);
     }
   }
 
@@ -245,11 +234,6 @@ export class SandboxCarrier {
     await this.report(run, status, status === 'completed' ? { CallDuration: String(duration) } : {});
   }
 
-  /** A webhook request's headers, signed as Twilio signs them. */
-  private signedHeaders(url: string, form: URLSearchParams): Record<string, string> {
-    return { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': twilioSignatureOf(this.token(), url, form), 'user-agent': 'ParleySandboxCarrier/1.0' };
-  }
-
   /** Posts a status change to the call's callback as Twilio does; a callback that fails is logged, not retried. */
   private async report(run: Running, status: string, extra: Record<string, string> = {}): Promise<void> {
     const { call } = run;
@@ -261,7 +245,7 @@ export class SandboxCarrier {
     });
     const url = call.request.statusCallbackUrl;
     try {
-      const answer = await fetch(url, { method: 'POST', body: form.toString(), headers: this.signedHeaders(url, form), signal: AbortSignal.timeout(15_000) });
+      const answer = await postSigned(this.token(), url, form);
       await answer.body?.cancel();
       if (!answer.ok) this.logger.warn({ callSid: call.sid, status, answered: answer.status }, 'a status callback was refused');
     } catch (error) {
