@@ -28,7 +28,7 @@ describe('secrets in the logs', () => {
   let stripeClosed = false;
 
   beforeAll(async () => {
-    [twilio, stripe] = await Promise.all([startFakeTwilio(), startStripeMock({ paymentsSucceed: true })]);
+    [twilio, stripe] = await Promise.all([startFakeTwilio(), startStripeMock({ paymentIntentStatus: 'succeeded' })]);
     platform = await startTestPlatform({
       worker: true,
       logger: createLogger({ log: { level: 'trace', pretty: false } }, sink),
