@@ -16,6 +16,7 @@ function recordingCarrier() {
     name: 'sandbox',
     searchNumbers: () => Promise.resolve([]),
     provisionNumber: () => Promise.reject(new Error('not asked here')),
+    configureNumber: () => Promise.reject(new Error('not asked here')),
     releaseNumber: () => Promise.resolve(),
     callbackToken: () => 'callback-token',
     calls: {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { retryDelaysMs } from '../../src/billing/renewals.ts';
 import { workflowIds } from '../../src/temporal/names.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { createTestUser, type TestUser } from '../support/users.ts';
@@ -66,6 +67,32 @@ describe('buying numbers on the sandbox carrier and sandbox payments', () => {
     expect(new Set(payments.map((payment: { idempotencyKey: string }) => payment.idempotencyKey)).size).toBe(payments.length);
     const workflow = await platform.temporal.client.workflow.getHandle(workflowIds.phoneNumber(id)).describe();
     expect(workflow.status.name).toBe('RUNNING');
+  });
+
+  it('fails a renewal off-session on a card that asks for 3-D Secure, tries again on the schedule, then releases the number', async () => {
+    const user = await createTestUser(platform.database.knex);
+    await addCard(user);
+    const [offer] = await search(user);
+    const bought = await purchase(user, offer!.phone_number);
+    expect(bought.status).toBe(201);
+    const id = bought.body.data!.id;
+    const card = await addCard(user, 'pm_card_authenticationRequired');
+    expect((await platform.request('POST', `/user/payment-methods/${card.body.data.id}/default`, { token: user.token })).status).toBe(200);
+
+    await expect.poll(async () => (await row(id)).status, { timeout: 15_000, interval: 200 }).toBe('released');
+    expect(await row(id)).toMatchObject({ period: 1, statusReason: 'Released: the renewal was not paid.' });
+    const renewals = await platform.database.knex('phone_number_charges').where({ phoneNumberId: id, period: 2 }).orderBy('attempt');
+    expect(renewals.map((charge: { attempt: number; status: string; failureReason: string }) => [charge.attempt, charge.status, charge.failureReason])).toEqual(
+      [0, 1, 2, 3].map((attempt) => [attempt, 'failed', 'authentication_required']),
+    );
+    // Each try waited its turn of the schedule (1, 3 and 5 "days" of a two-second month).
+    const delays = retryDelaysMs({ ms: 2000 });
+    for (let attempt = 1; attempt < renewals.length; attempt++) {
+      expect(renewals[attempt].createdAt.getTime() - renewals[attempt - 1].createdAt.getTime()).toBeGreaterThanOrEqual(delays[attempt - 1]!);
+    }
+    const payments = await platform.database.knex('sandbox_payments').whereIn('id', renewals.map((charge: { paymentId: string }) => charge.paymentId));
+    expect(payments.map((payment: { status: string }) => payment.status)).toEqual(['failed', 'failed', 'failed', 'failed']);
+    expect(await platform.database.knex('sandbox_phone_numbers').where({ phoneNumber: offer!.phone_number }).whereNull('released_at')).toEqual([]);
   });
 
   it('answers every documented failure in the {error} shape, and leaves nothing charged or held', async () => {

@@ -116,12 +116,6 @@ describe.skipIf(!speechInstalled)(`phone calls through the sandbox carrier${spee
     expect(platform.sandboxCarrier!.get(sid)).toMatchObject({ direction: 'inbound', status: 'completed' });
   }, 60_000);
 
-  it('rejects a call to a number nobody holds: the caller hears a busy line', async () => {
-    const sid = await ring('+14155550100', '+14155550142');
-    await expect.poll(() => platform.sandboxCarrier!.get(sid)?.status, { timeout: 10_000, interval: 100 }).toBe('busy');
-    expect(await knex()('calls').where({ providerCallId: sid })).toEqual([]);
-  });
-
   // Last: it leaves the owner without balance, on a plan of one line.
   it('answers every documented refusal in the {message} shape, and places nothing', async () => {
     const before = await knex()('calls').where({ userId: owner.id }).count<{ count: string }[]>('id as count');

@@ -64,9 +64,29 @@ describe('the Twilio carrier against a fake of its REST API', () => {
     // A retried activity whose first answer was lost: no second purchase.
     expect(await carrier.provisionNumber({ phoneNumber, idempotencyKey: key })).toEqual(first);
     expect(sent('POST', '/IncomingPhoneNumbers.json')).toHaveLength(purchases);
+    // Pointed at Parley once more, in case its address changed since.
+    expect(sent('POST', `/IncomingPhoneNumbers/${first.providerNumberId}.json`)).toHaveLength(1);
     expect(twilio.numbers.incoming.get(first.providerNumberId)).toMatchObject({ phone_number: phoneNumber, friendly_name: key, voice_url: `${PUBLIC_URL}${twilioCallbackPaths.voice}` });
     // Another purchase cannot have it.
     await expect(carrier.provisionNumber({ phoneNumber, idempotencyKey: `${key}-other` })).rejects.toThrow(RejectedError);
+  });
+
+  it('configures where a number sends its calls, their statuses and its messages; a number not on the account is refused', async () => {
+    const { phoneNumber } = await offer();
+    const { providerNumberId } = await carrier.provisionNumber({ phoneNumber, idempotencyKey: `configure-${Date.now()}` });
+    const routing = { voiceUrl: 'https://moved.example.test/voice', statusCallbackUrl: 'https://moved.example.test/status', smsUrl: 'https://moved.example.test/messages' };
+    await carrier.configureNumber(providerNumberId, routing);
+    expect(Object.fromEntries(sent('POST', `/IncomingPhoneNumbers/${providerNumberId}.json`).at(-1)!.form)).toEqual({
+      VoiceUrl: routing.voiceUrl, VoiceMethod: 'POST', StatusCallback: routing.statusCallbackUrl, StatusCallbackMethod: 'POST', SmsUrl: routing.smsUrl, SmsMethod: 'POST',
+    });
+    expect(twilio.numbers.incoming.get(providerNumberId)).toMatchObject({ voice_url: routing.voiceUrl, status_callback: routing.statusCallbackUrl, sms_url: routing.smsUrl });
+    // Twilio failing is worth another try; a number Twilio does not have on the account is not.
+    twilio.failNext(`/IncomingPhoneNumbers/${providerNumberId}`, 503, 20503, 'Service unavailable');
+    const unavailable = await carrier.configureNumber(providerNumberId, routing).catch((error: unknown) => error);
+    expect(unavailable).toBeInstanceOf(Error);
+    expect(unavailable).not.toBeInstanceOf(RejectedError);
+    await carrier.releaseNumber(providerNumberId);
+    await expect(carrier.configureNumber(providerNumberId, routing)).rejects.toThrow(RejectedError);
   });
 
   it('gives a number back, and releasing it again is not an error', async () => {

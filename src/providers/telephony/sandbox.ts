@@ -3,24 +3,34 @@ import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import { RejectedError } from '../../lib/errors.ts';
 import type { SecretBox } from '../../lib/secrets.ts';
+import { callbackRouting } from './routing.ts';
 import { drawNumbers, offerOf, REFUSED_DIGITS } from './sandbox-inventory.ts';
-import type { CarrierCalls, CarrierMessages, TelephonyProvider } from './types.ts';
+import type { CarrierCalls, CarrierMessages, NumberRouting, TelephonyProvider } from './types.ts';
 
 /**
  * The embedded carrier: it offers numbers of its inventory (sandbox-inventory.ts), provisions them into
- * its own table (a restart changes nothing) and takes them back. A number it holds for someone is not
- * offered; released, it can be offered again.
+ * its own table (a restart changes nothing) with where their calls and messages go, and takes them back. A
+ * number it holds for someone is not offered; released, it can be offered again. `publicUrl` is Parley's
+ * PUBLIC_URL: numbers are pointed at Parley's routes there, and the api role serves the carrier's own API there.
  */
-export function createSandboxTelephony(options: { knex: () => Knex; secrets: () => SecretBox; carrierUrl: () => string }): TelephonyProvider {
+export function createSandboxTelephony(options: { knex: () => Knex; secrets: () => SecretBox; publicUrl: () => string }): TelephonyProvider {
   const { knex } = options;
   // Derived from the app key, which every process of a deployment shares.
   const token = () => sandboxCarrierToken(options.secrets());
-  const api = carrierApi(() => `${options.carrierUrl()}/api/sandbox/carrier`, token);
+  const api = carrierApi(() => `${options.publicUrl()}/api/sandbox/carrier`, token);
+
+  async function configureNumber(providerNumberId: string, routing: NumberRouting): Promise<void> {
+    const { voiceUrl, statusCallbackUrl, smsUrl } = routing;
+    const updated = await knex()('sandbox_phone_numbers').where({ id: providerNumberId }).whereNull('released_at').update({ voiceUrl, statusCallbackUrl, smsUrl });
+    if (updated === 0) throw new RejectedError(`The sandbox carrier holds no number ${providerNumberId}.`);
+  }
+
   return {
     name: 'sandbox',
     callbackToken: token,
     calls: sandboxCalls(api),
     messages: sandboxMessages(api),
+    configureNumber,
 
     async searchNumbers({ countryCode, contains = '', limit }) {
       // Drawn twice over, so that numbers held here can be left out and the page still fills.
@@ -35,14 +45,19 @@ export function createSandboxTelephony(options: { knex: () => Knex; secrets: () 
 
     async provisionNumber({ phoneNumber, idempotencyKey }) {
       const db = knex();
+      const parley = callbackRouting(options.publicUrl(), 'sandbox');
       const earlier = await db('sandbox_phone_numbers').where({ idempotencyKey }).first<{ id: string; releasedAt: Date | null } | undefined>('id', 'releasedAt');
-      if (earlier && !earlier.releasedAt) return { providerNumberId: earlier.id };
+      if (earlier && !earlier.releasedAt) {
+        // Provisioned by this purchase before; pointed at Parley again in case its address changed since.
+        await configureNumber(earlier.id, parley);
+        return { providerNumberId: earlier.id };
+      }
       if (earlier) throw new RejectedError(`The purchase ${idempotencyKey} already released its number.`);
       if (phoneNumber.includes(REFUSED_DIGITS)) throw new RejectedError(`The sandbox carrier declines numbers with ${REFUSED_DIGITS} in them (its number that fails on purpose).`);
       if (!offerOf(phoneNumber)) throw new RejectedError(`The sandbox carrier does not offer ${phoneNumber}.`);
       const id = `PNsbx${randomBytes(14).toString('hex')}`;
       try {
-        await db('sandbox_phone_numbers').insert({ id, phoneNumber, idempotencyKey });
+        await db('sandbox_phone_numbers').insert({ id, phoneNumber, idempotencyKey, ...parley });
       } catch (error) {
         if (!isUniqueViolation(error)) throw error;
         // The same key raced itself: the first insert stands. Another key holds the number: it is taken.

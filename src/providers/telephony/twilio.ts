@@ -4,16 +4,25 @@ import type { RequestOptions } from 'twilio/lib/base/RequestClient.js';
 import type { TelephonyConfig } from '../../config/telephony.ts';
 import { RejectedError } from '../../lib/errors.ts';
 import { parseUsd } from '../../lib/money.ts';
-import type { AddressRequirement, AvailableNumber, CallRequest, CarrierCalls, CarrierMessages, TelephonyProvider } from './types.ts';
+import { callbackPaths, callbackRouting } from './routing.ts';
+import type { AddressRequirement, AvailableNumber, CallRequest, CarrierCalls, CarrierMessages, NumberRouting, TelephonyProvider } from './types.ts';
 
 export type TwilioSettings = Extract<TelephonyConfig, { provider: 'twilio' }>;
 
 /** Where Twilio sends a number's calls, their progress and its messages: Parley's callback routes. */
-export const twilioCallbackPaths = {
-  voice: '/api/telephony/twilio/voice',
-  status: '/api/telephony/twilio/status',
-  messages: '/api/telephony/twilio/messages',
-} as const;
+export const twilioCallbackPaths = callbackPaths('twilio');
+
+/** A number's routing as IncomingPhoneNumbers' parameters. */
+function numberUrls(routing: NumberRouting) {
+  return {
+    voiceUrl: routing.voiceUrl,
+    voiceMethod: 'POST',
+    statusCallback: routing.statusCallbackUrl,
+    statusCallbackMethod: 'POST',
+    smsUrl: routing.smsUrl,
+    smsMethod: 'POST',
+  };
+}
 
 const PRICE_TTL_MS = 60 * 60 * 1000;
 
@@ -79,14 +88,7 @@ function smsCapable(capabilities: Record<string, unknown> | undefined): boolean 
  */
 export function createTwilioTelephony(options: { settings: TwilioSettings; publicUrl: string; client?: twilio.Twilio }): TelephonyProvider {
   const client = options.client ?? createTwilioClient(options.settings);
-  const urls = {
-    voiceUrl: `${options.publicUrl}${twilioCallbackPaths.voice}`,
-    voiceMethod: 'POST',
-    statusCallback: `${options.publicUrl}${twilioCallbackPaths.status}`,
-    statusCallbackMethod: 'POST',
-    smsUrl: `${options.publicUrl}${twilioCallbackPaths.messages}`,
-    smsMethod: 'POST',
-  };
+  const parley = callbackRouting(options.publicUrl, 'twilio');
   const prices = new Map<string, { micros: number; until: number }>();
 
   async function monthlyPriceMicros(countryCode: string): Promise<number> {
@@ -102,8 +104,17 @@ export function createTwilioTelephony(options: { settings: TwilioSettings; publi
     return micros;
   }
 
+  async function configureNumber(providerNumberId: string, routing: NumberRouting): Promise<void> {
+    try {
+      await client.incomingPhoneNumbers(providerNumberId).update(numberUrls(routing));
+    } catch (error) {
+      throw carrierError(error, `configure ${providerNumberId}`);
+    }
+  }
+
   return {
     name: 'twilio',
+    configureNumber,
 
     async searchNumbers({ countryCode, contains, limit }) {
       // Twilio's pattern needs two characters at least: one digit is matched here, on a larger page.
@@ -134,11 +145,11 @@ export function createTwilioTelephony(options: { settings: TwilioSettings; publi
       if (held) {
         if (held.friendlyName !== idempotencyKey) throw new RejectedError(`${phoneNumber} is already on the Twilio account, for "${held.friendlyName}".`);
         // Bought by this purchase before; its URLs are set again in case Parley's address changed since.
-        await client.incomingPhoneNumbers(held.sid).update(urls);
+        await configureNumber(held.sid, parley);
         return { providerNumberId: held.sid };
       }
       try {
-        const bought = await client.incomingPhoneNumbers.create({ phoneNumber, friendlyName: idempotencyKey, ...urls });
+        const bought = await client.incomingPhoneNumbers.create({ phoneNumber, friendlyName: idempotencyKey, ...numberUrls(parley) });
         return { providerNumberId: bought.sid };
       } catch (error) {
         throw carrierError(error, `provision ${phoneNumber}`);

@@ -1,7 +1,7 @@
 /**
  * What Parley asks of a carrier: which numbers it offers, to provision one (calls and messages to it then
- * reach Parley's public URL), to release one, and, where the carrier does it, to place and end calls and to
- * send text messages. The sandbox carrier and Twilio both answer through it.
+ * reach Parley's public URL), to configure where they go, to release one, and, where the carrier does it, to
+ * place and end calls and to send text messages. The sandbox carrier and Twilio both answer through it.
  */
 
 /** How a carrier wants the buyer's address proven before it provisions a number (Twilio's terms). */
@@ -26,6 +26,16 @@ export interface NumberSearch {
   limit: number;
 }
 
+/** Where a carrier sends what happens on one of its numbers, each as a POST (Twilio's terms). */
+export interface NumberRouting {
+  /** Asked what to do with an incoming call (TwiML). */
+  voiceUrl: string;
+  /** Told of each status change of the number's calls. */
+  statusCallbackUrl: string;
+  /** Given each incoming message. */
+  smsUrl: string;
+}
+
 export interface TelephonyProvider {
   readonly name: 'sandbox' | 'twilio';
   searchNumbers(search: NumberSearch): Promise<AvailableNumber[]>;
@@ -35,6 +45,11 @@ export interface TelephonyProvider {
    * the carrier will not give (taken meanwhile, declined) is a `RejectedError`: asking again will not help.
    */
   provisionNumber(request: { phoneNumber: string; idempotencyKey: string }): Promise<{ providerNumberId: string }>;
+  /**
+   * Points a provisioned number's calls, their status changes and its messages at `routing` (provisioning
+   * points them at Parley's routes, routing.ts). A number the carrier does not hold is a `RejectedError`.
+   */
+  configureNumber(providerNumberId: string, routing: NumberRouting): Promise<void>;
   /** Gives a provisioned number back; releasing one already released is not an error. */
   releaseNumber(providerNumberId: string): Promise<void>;
   /**

@@ -62,16 +62,20 @@ export function sandboxCarrierRoutes(deps: SandboxCarrierDeps): RouteDefinition[
       path: '/sandbox/carrier/inbound',
       tag: 'Sandbox carrier',
       summary: 'A simulated caller rings one of the numbers (for tests; the softphone page places calls the same way)',
-      description: 'Body `{"from": "+1…", "to": "<a number held here>", "lines": ["…"]}`: the caller says `lines`, one after each assistant turn.',
+      description: 'Body `{"from": "+1…", "to": "<a number held here>", "lines": ["…"]}`: the caller says `lines`, one after each assistant turn. '
+        + 'The call goes where the number is configured to send its calls.',
       auth,
       bodyKind: 'raw',
       responses: { 201: { description: 'Ringing', schema: Type.Object({ sid: Type.String() }) } },
-      handle({ rawBody }) {
+      async handle({ rawBody }) {
         const request = JSON.parse(rawBody?.toString('utf8') || '{}') as { from?: unknown; to?: unknown; lines?: unknown };
         const from = typeof request.from === 'string' ? parsePhoneNumberFromString(request.from) : undefined;
         if (!from?.isValid() || from.number !== request.from || typeof request.to !== 'string') throw new BadRequestError('A call needs a valid E.164 `from` and a `to`.');
+        const routing = await knex('sandbox_phone_numbers').where({ phoneNumber: request.to }).whereNull('releasedAt')
+          .first<{ voiceUrl: string | null; statusCallbackUrl: string | null } | undefined>('voiceUrl', 'statusCallbackUrl');
+        if (!routing) throw new BadRequestError(`${request.to} is not a number of the sandbox carrier: it rings only numbers bought from it.`);
         const lines = Array.isArray(request.lines) ? request.lines.filter((line): line is string => typeof line === 'string').slice(0, 20) : undefined;
-        return { status: 201, body: { sid: carrier.ring({ from: from.number, to: request.to, ...(lines ? { lines } : {}) }) } };
+        return { status: 201, body: { sid: carrier.ring({ from: from.number, to: request.to, routing, ...(lines ? { lines } : {}) }) } };
       },
     }),
     defineRoute({

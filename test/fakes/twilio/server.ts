@@ -46,6 +46,8 @@ export interface FakeTwilio {
   messages: TwilioMessages;
   /** Answers the next request whose path contains `pathPart` with this error instead (a 5xx, a 429). */
   failNext(pathPart: string, status: number, code: number, message: string): void;
+  /** Closes the connection of the next request whose path contains `pathPart` without answering (a network failure). */
+  dropNext(pathPart: string): void;
   close(): Promise<void>;
 }
 
@@ -82,13 +84,13 @@ export async function startFakeTwilio(): Promise<FakeTwilio> {
   const accountSid = sid('AC');
   const authToken = randomBytes(16).toString('hex');
   const requests: TwilioRequest[] = [];
-  const failures: { pathPart: string; answer: TwilioAnswer }[] = [];
+  const failures: { pathPart: string; answer: TwilioAnswer | 'drop' }[] = [];
   const numbers = numberRoutes(accountSid);
   const calls = callRoutes(accountSid, numbers.state);
   const messages = messageRoutes(accountSid, authToken, numbers.state);
   const routes: TwilioRoute[] = [...numbers.routes, ...calls.routes, ...messages.routes];
 
-  function answer(request: TwilioRequest): TwilioAnswer {
+  function answer(request: TwilioRequest): TwilioAnswer | 'drop' {
     const credentials = /^Basic (.+)$/.exec(request.headers.authorization ?? '')?.[1];
     const [user, password] = Buffer.from(credentials ?? '', 'base64').toString().split(':');
     if (user !== accountSid || password !== authToken) return twilioError(401, 20003, 'Authenticate');
@@ -116,7 +118,12 @@ export async function startFakeTwilio(): Promise<FakeTwilio> {
         headers: incoming.headers,
       };
       requests.push(request);
-      const { status, body } = answer(request);
+      const answered = answer(request);
+      if (answered === 'drop') {
+        incoming.socket.destroy();
+        return;
+      }
+      const { status, body } = answered;
       if (body === undefined) response.writeHead(status).end();
       else response.writeHead(status, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(body));
     });
@@ -132,6 +139,9 @@ export async function startFakeTwilio(): Promise<FakeTwilio> {
     messages: messages.state,
     failNext(pathPart, status, code, message) {
       failures.push({ pathPart, answer: twilioError(status, code, message) });
+    },
+    dropNext(pathPart) {
+      failures.push({ pathPart, answer: 'drop' });
     },
     close,
   };

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { pause } from '../../../lib/abort.ts';
 import type { Logger } from '../../../logger.ts';
+import { callbackRouting } from '../routing.ts';
 import type { CallRequest } from '../types.ts';
 import { calleeFor, DEFAULT_SCRIPT, timings, VOICEMAIL_GREETING, type CalleeKind } from './callees.ts';
 import { Line } from './line.ts';
@@ -72,19 +73,22 @@ export class SandboxCarrier {
   }
 
   /**
-   * A caller rings one of Parley's numbers: the carrier asks Parley's voice webhook what to do (signed, as
-   * Twilio asks), and the caller, a person saying `lines` (or the default script), is connected as told.
+   * A caller rings one of the carrier's numbers: the carrier asks the number's voice URL what to do (signed,
+   * as Twilio asks), and the caller, a person saying `lines` (or the default script), is connected as told.
+   * `routing` is the number's, as configured; a number provisioned before the carrier kept it (null) goes to
+   * Parley's routes.
    */
-  ring(call: { from: string; to: string; lines?: string[] }): string {
+  ring(call: { from: string; to: string; lines?: string[]; routing: { voiceUrl: string | null; statusCallbackUrl: string | null } }): string {
     const sid = `CA${randomBytes(16).toString('hex')}`;
-    const base = this.parleyUrl();
+    const parley = callbackRouting(this.parleyUrl(), 'sandbox');
+    const voiceUrl = call.routing.voiceUrl ?? parley.voiceUrl;
     const request: CallRequest = {
-      from: call.from, to: call.to, ringTimeoutSeconds: 0, statusCallbackUrl: `${base}/api/telephony/sandbox/status`, stream: { url: '', parameters: {} },
+      from: call.from, to: call.to, ringTimeoutSeconds: 0, statusCallbackUrl: call.routing.statusCallbackUrl ?? parley.statusCallbackUrl, stream: { url: '', parameters: {} },
     };
     const run: Running = { call: { sid, direction: 'inbound', request, callee: 'person', status: 'ringing', startedAt: Date.now() }, ending: new AbortController(), sequence: 0 };
     if (call.lines) this.scripts.set(call.from, call.lines);
     this.running.set(sid, run);
-    void this.answerAtParley(run, `${base}/api/telephony/sandbox/voice`).catch((error: unknown) => this.logger.error({ err: error, callSid: sid }, 'a simulated call broke'));
+    void this.answerAtParley(run, voiceUrl).catch((error: unknown) => this.logger.error({ err: error, callSid: sid }, 'a simulated call broke'));
     return sid;
   }
 
