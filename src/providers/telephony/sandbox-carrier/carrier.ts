@@ -4,6 +4,7 @@ import type { Logger } from '../../../logger.ts';
 import type { CallRequest } from '../types.ts';
 import { calleeFor, DEFAULT_SCRIPT, timings, VOICEMAIL_GREETING, type CalleeKind } from './callees.ts';
 import { Line } from './line.ts';
+import { Softphones, type SoftphonePage } from './softphones.ts';
 import { beep, CalleeVoice } from './voice.ts';
 
 /** What the carrier saw of one call: for tests, and for the dial bench's answer-to-first-audio figure. */
@@ -45,6 +46,8 @@ interface Running {
   /** Aborted when Parley ends the call, or the carrier stops. */
   ending: AbortController;
   line?: Line;
+  /** The softphone page on the other end, when a person in a browser is the callee or the caller. */
+  page?: SoftphonePage;
   sequence: number;
 }
 
@@ -53,7 +56,8 @@ interface Running {
  * call's status callback as Twilio does (a form signed with `X-Twilio-Signature`), and once the callee answers
  * connects the call to Parley's media gateway over Media Streams, where the callee speaks its lines
  * (espeak-ng) and listens for the assistant's turns. Calls live in this process, in memory: a simulator of
- * the phone network, not a record of it.
+ * the phone network, not a record of it. A number claimed by a softphone page (softphones.ts) rings that page
+ * instead of a scripted callee, and the page can ring Parley's numbers.
  */
 export class SandboxCarrier {
   readonly accountSid: string;
@@ -63,20 +67,30 @@ export class SandboxCarrier {
   private readonly logger: Logger;
   private readonly token: () => string;
   private readonly scripts = new Map<string, string[]>();
+  /** The softphone pages connected now, and the numbers they claimed. */
+  readonly softphones: Softphones;
 
   private readonly parleyUrl: () => string;
 
-  constructor(options: { logger: Logger; token: () => string; parleyUrl: () => string }) {
+  /** `owned` says whether a Parley user holds a number, which no softphone may claim. */
+  constructor(options: { logger: Logger; token: () => string; parleyUrl: () => string; owned: (phoneNumber: string) => Promise<boolean> }) {
     this.logger = options.logger.child({ component: 'sandbox-carrier' });
     this.token = options.token;
     this.parleyUrl = options.parleyUrl;
     this.accountSid = `AC${createHash('sha256').update(options.token()).digest('hex').slice(0, 32)}`;
+    this.softphones = new Softphones({
+      dial: (page, to) => this.ring({ from: page.number ?? '', to, page }),
+      hangUp: (sid) => this.end(sid),
+      owned: options.owned,
+    }, this.logger);
   }
 
   /** Dials: answers the call's sid at once, then plays the call out. */
   place(request: CallRequest): string {
     const sid = `CA${randomBytes(16).toString('hex')}`;
-    const run: Running = { call: { sid, direction: 'outbound-api', request, callee: calleeFor(request.to), status: 'queued', startedAt: Date.now() }, ending: new AbortController(), sequence: 0 };
+    const page = this.softphones.holder(request.to);
+    const callee = page ? 'softphone' : calleeFor(request.to);
+    const run: Running = { call: { sid, direction: 'outbound-api', request, callee, status: 'queued', startedAt: Date.now() }, ending: new AbortController(), sequence: 0, page };
     this.running.set(sid, run);
     void this.play(run).catch((error: unknown) => this.logger.error({ err: error, callSid: sid }, 'a simulated call broke'));
     return sid;
@@ -84,15 +98,17 @@ export class SandboxCarrier {
 
   /**
    * A caller rings one of Parley's numbers: the carrier asks Parley's voice webhook what to do (signed, as
-   * Twilio asks), and the caller, a person saying `lines` (or the default script), is connected as told.
+   * Twilio asks), and the caller, a person saying `lines` (or the default script) or the person at a softphone
+   * `page`, is connected as told.
    */
-  ring(call: { from: string; to: string; lines?: string[] }): string {
+  ring(call: { from: string; to: string; lines?: string[]; page?: SoftphonePage }): string {
     const sid = `CA${randomBytes(16).toString('hex')}`;
     const base = this.parleyUrl();
     const request: CallRequest = {
       from: call.from, to: call.to, ringTimeoutSeconds: 0, statusCallbackUrl: `${base}/api/telephony/sandbox/status`, stream: { url: '', parameters: {} },
     };
-    const run: Running = { call: { sid, direction: 'inbound', request, callee: 'person', status: 'ringing', startedAt: Date.now() }, ending: new AbortController(), sequence: 0 };
+    const callee = call.page ? 'softphone' : 'person';
+    const run: Running = { call: { sid, direction: 'inbound', request, callee, status: 'ringing', startedAt: Date.now() }, ending: new AbortController(), sequence: 0, page: call.page };
     if (call.lines) this.scripts.set(call.from, call.lines);
     this.running.set(sid, run);
     void this.answerAtParley(run, `${base}/api/telephony/sandbox/voice`).catch((error: unknown) => this.logger.error({ err: error, callSid: sid }, 'a simulated call broke'));
@@ -119,6 +135,7 @@ export class SandboxCarrier {
 
   /** Hangs every live call up (the process stops). */
   async close(): Promise<void> {
+    this.softphones.close();
     const lines = [...this.running.values()].flatMap((run) => {
       run.ending.abort();
       run.line?.hangUp();
@@ -132,18 +149,29 @@ export class SandboxCarrier {
     await this.report(run, 'initiated');
     if (!await wait(timings.ringAfterMs, ending.signal)) return this.finish(run, 'canceled');
     await this.report(run, 'ringing');
-    const ringing: Partial<Record<CalleeKind, [number, string]>> = {
-      'busy': [timings.busyAfterMs, 'busy'],
-      'failed': [timings.failAfterMs, 'failed'],
-      'no-answer': [call.request.ringTimeoutSeconds * 1000, 'no-answer'],
-    };
-    const [ringMs, outcome] = ringing[call.callee] ?? [timings.answerAfterMs, 'in-progress'];
-    if (!await wait(ringMs, ending.signal)) return this.finish(run, 'canceled');
+    const outcome = await this.ringing(run);
     if (outcome !== 'in-progress') return this.finish(run, outcome);
 
     call.answeredAt = Date.now();
     await this.report(run, 'in-progress');
     return this.converse(run, call.request.stream);
+  }
+
+  /** How the callee's phone stops ringing: the call's next status, `in-progress` when answered. */
+  private async ringing(run: Running): Promise<string> {
+    const { call, ending, page } = run;
+    const ringTimeoutMs = call.request.ringTimeoutSeconds * 1000;
+    if (page) {
+      const answer = await page.ring({ sid: call.sid, from: call.request.from }, ringTimeoutMs, ending.signal);
+      return answer === 'answered' ? 'in-progress' : answer;
+    }
+    const ringing: Partial<Record<CalleeKind, [number, string]>> = {
+      'busy': [timings.busyAfterMs, 'busy'],
+      'failed': [timings.failAfterMs, 'failed'],
+      'no-answer': [ringTimeoutMs, 'no-answer'],
+    };
+    const [ringMs, outcome] = ringing[call.callee] ?? [timings.answerAfterMs, 'in-progress'];
+    return await wait(ringMs, ending.signal) ? outcome : 'canceled';
   }
 
   /** Asks Parley's voice webhook what to do with an incoming call, and does it: reject, say and hang up, or stream. */
@@ -160,6 +188,8 @@ export class SandboxCarrier {
       this.logger.warn({ err: error, callSid: call.sid }, 'the voice webhook could not be reached');
       answer = '';
     }
+    // The caller (a softphone page) hung up while Parley was asked.
+    if (run.ending.signal.aborted) return this.finish(run, 'canceled');
     const twiml = readTwiml(answer);
     if (twiml.verb === 'stream') {
       call.answeredAt = Date.now();
@@ -186,7 +216,8 @@ export class SandboxCarrier {
       return this.finish(run, 'completed');
     }
     const line = run.line;
-    const talking = AbortSignal.any([ending.signal, AbortSignal.timeout(timings.personCapMs)]);
+    // A scripted callee hangs up at its cap; the person at a softphone whenever they like.
+    const talking = run.page ? ending.signal : AbortSignal.any([ending.signal, AbortSignal.timeout(timings.personCapMs)]);
     line.closed.then(() => ending.abort(), () => undefined);
     await this.talk(run, line, talking);
     call.firstSoundAt = line.firstSoundAt;
@@ -198,6 +229,7 @@ export class SandboxCarrier {
   /** What the callee does once the call is up, until it hangs up or the far end does. */
   private async talk(run: Running, line: Line, signal: AbortSignal): Promise<void> {
     const { callee: kind, request } = run.call;
+    if (run.page) return run.page.bridge(run.call.sid, line, signal);
     if (kind === 'silent-hang-up') {
       await wait(timings.silentHangUpAfterMs, signal);
       return;
@@ -241,6 +273,7 @@ export class SandboxCarrier {
     this.running.delete(call.sid);
     this.ended.set(call.sid, call);
     setTimeout(() => this.ended.delete(call.sid), KEEP_ENDED_MS).unref();
+    run.page?.ended(call.sid, status);
     const duration = call.answeredAt ? Math.ceil((call.endedAt - call.answeredAt) / 1000) : 0;
     await this.report(run, status, status === 'completed' ? { CallDuration: String(duration) } : {});
   }
