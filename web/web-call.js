@@ -360,5 +360,6 @@
     };
   }
 
-  window.ParleyWebCall = { start };
+  // The worklets are shared with the sandbox softphone page, which captures and plays the same 16 kHz PCM16.
+  window.ParleyWebCall = { start, workletUrl };
 })();

@@ -6,6 +6,7 @@ import type { CallRequest } from '../types.ts';
 import { calleeFor, DEFAULT_SCRIPT, timings, VOICEMAIL_GREETING, type CalleeKind } from './callees.ts';
 import { Line } from './line.ts';
 import { SandboxMessaging } from './messaging.ts';
+import { Softphones, type SoftphonePage } from './softphones.ts';
 import { beep, CalleeVoice } from './voice.ts';
 import { postSigned } from './webhook.ts';
 
@@ -32,6 +33,8 @@ interface Running {
   /** Aborted when Parley ends the call, or the carrier stops. */
   ending: AbortController;
   line?: Line;
+  /** The softphone page on the other end, when a person in a browser is the callee or the caller. */
+  page?: SoftphonePage;
   sequence: number;
 }
 
@@ -40,7 +43,8 @@ interface Running {
  * call's status callback as Twilio does (a form signed with `X-Twilio-Signature`), and once the callee answers
  * connects the call to Parley's media gateway over Media Streams, where the callee speaks its lines
  * (espeak-ng) and listens for the assistant's turns. Calls live in this process, in memory: a simulator of
- * the phone network, not a record of it.
+ * the phone network, not a record of it. A number claimed by a softphone page (softphones.ts) rings that page
+ * instead of a scripted callee, and the page can ring Parley's numbers.
  */
 export class SandboxCarrier {
   readonly accountSid: string;
@@ -52,21 +56,31 @@ export class SandboxCarrier {
   private readonly logger: Logger;
   private readonly token: () => string;
   private readonly scripts = new Map<string, string[]>();
+  /** The softphone pages connected now, and the numbers they claimed. */
+  readonly softphones: Softphones;
 
   private readonly parleyUrl: () => string;
 
-  constructor(options: { logger: Logger; token: () => string; parleyUrl: () => string }) {
+  /** `owned` says whether a Parley user holds a number, which no softphone may claim. */
+  constructor(options: { logger: Logger; token: () => string; parleyUrl: () => string; owned: (phoneNumber: string) => Promise<boolean> }) {
     this.logger = options.logger.child({ component: 'sandbox-carrier' });
     this.token = options.token;
     this.parleyUrl = options.parleyUrl;
     this.accountSid = `AC${createHash('sha256').update(options.token()).digest('hex').slice(0, 32)}`;
     this.messages = new SandboxMessaging({ logger: this.logger, accountSid: this.accountSid, token: options.token, parleyUrl: options.parleyUrl });
+    this.softphones = new Softphones({
+      dial: (page, to) => this.ring({ from: page.number ?? '', to, page }),
+      hangUp: (sid) => this.end(sid),
+      owned: options.owned,
+    }, this.logger);
   }
 
   /** Dials: answers the call's sid at once, then plays the call out. */
   place(request: CallRequest): string {
     const sid = `CA${randomBytes(16).toString('hex')}`;
-    const run: Running = { call: { sid, direction: 'outbound-api', request, callee: calleeFor(request.to), status: 'queued', startedAt: Date.now() }, ending: new AbortController(), sequence: 0 };
+    const page = this.softphones.holder(request.to);
+    const callee = page ? 'softphone' : calleeFor(request.to);
+    const run: Running = { call: { sid, direction: 'outbound-api', request, callee, status: 'queued', startedAt: Date.now() }, ending: new AbortController(), sequence: 0, page };
     this.running.set(sid, run);
     void this.play(run).catch((error: unknown) => this.logger.error({ err: error, callSid: sid }, 'a simulated call broke'));
     return sid;
@@ -74,18 +88,20 @@ export class SandboxCarrier {
 
   /**
    * A caller rings one of the carrier's numbers: the carrier asks the number's voice URL what to do (signed,
-   * as Twilio asks), and the caller, a person saying `lines` (or the default script), is connected as told.
-   * `routing` is the number's, as configured; a number provisioned before the carrier kept it (null) goes to
-   * Parley's routes.
+   * as Twilio asks), and the caller, a person saying `lines` (or the default script) or the person at a
+   * softphone `page`, is connected as told. `routing` is the number's, as configured; without it (a softphone
+   * dials any number, and Parley turns away one it does not hold) or with nulls (a number provisioned before
+   * the carrier kept its routing), the call goes to Parley's routes.
    */
-  ring(call: { from: string; to: string; lines?: string[]; routing: { voiceUrl: string | null; statusCallbackUrl: string | null } }): string {
+  ring(call: { from: string; to: string; lines?: string[]; page?: SoftphonePage; routing?: { voiceUrl: string | null; statusCallbackUrl: string | null } }): string {
     const sid = `CA${randomBytes(16).toString('hex')}`;
     const parley = callbackRouting(this.parleyUrl(), 'sandbox');
-    const voiceUrl = call.routing.voiceUrl ?? parley.voiceUrl;
+    const voiceUrl = call.routing?.voiceUrl ?? parley.voiceUrl;
     const request: CallRequest = {
-      from: call.from, to: call.to, ringTimeoutSeconds: 0, statusCallbackUrl: call.routing.statusCallbackUrl ?? parley.statusCallbackUrl, stream: { url: '', parameters: {} },
+      from: call.from, to: call.to, ringTimeoutSeconds: 0, statusCallbackUrl: call.routing?.statusCallbackUrl ?? parley.statusCallbackUrl, stream: { url: '', parameters: {} },
     };
-    const run: Running = { call: { sid, direction: 'inbound', request, callee: 'person', status: 'ringing', startedAt: Date.now() }, ending: new AbortController(), sequence: 0 };
+    const callee = call.page ? 'softphone' : 'person';
+    const run: Running = { call: { sid, direction: 'inbound', request, callee, status: 'ringing', startedAt: Date.now() }, ending: new AbortController(), sequence: 0, page: call.page };
     if (call.lines) this.scripts.set(call.from, call.lines);
     this.running.set(sid, run);
     void this.answerAtParley(run, voiceUrl).catch((error: unknown) => this.logger.error({ err: error, callSid: sid }, 'a simulated call broke'));
@@ -112,6 +128,7 @@ export class SandboxCarrier {
 
   /** Hangs every live call up and stops reporting messages (the process stops). */
   async close(): Promise<void> {
+    this.softphones.close();
     const lines = [...this.running.values()].flatMap((run) => {
       run.ending.abort();
       run.line?.hangUp();
@@ -125,18 +142,29 @@ export class SandboxCarrier {
     await this.report(run, 'initiated');
     if (!await pause(timings.ringAfterMs, ending.signal)) return this.finish(run, 'canceled');
     await this.report(run, 'ringing');
-    const ringing: Partial<Record<CalleeKind, [number, string]>> = {
-      'busy': [timings.busyAfterMs, 'busy'],
-      'failed': [timings.failAfterMs, 'failed'],
-      'no-answer': [call.request.ringTimeoutSeconds * 1000, 'no-answer'],
-    };
-    const [ringMs, outcome] = ringing[call.callee] ?? [timings.answerAfterMs, 'in-progress'];
-    if (!await pause(ringMs, ending.signal)) return this.finish(run, 'canceled');
+    const outcome = await this.ringing(run);
     if (outcome !== 'in-progress') return this.finish(run, outcome);
 
     call.answeredAt = Date.now();
     await this.report(run, 'in-progress');
     return this.converse(run, call.request.stream);
+  }
+
+  /** How the callee's phone stops ringing: the call's next status, `in-progress` when answered. */
+  private async ringing(run: Running): Promise<string> {
+    const { call, ending, page } = run;
+    const ringTimeoutMs = call.request.ringTimeoutSeconds * 1000;
+    if (page) {
+      const answer = await page.ring({ sid: call.sid, from: call.request.from }, ringTimeoutMs, ending.signal);
+      return answer === 'answered' ? 'in-progress' : answer;
+    }
+    const ringing: Partial<Record<CalleeKind, [number, string]>> = {
+      'busy': [timings.busyAfterMs, 'busy'],
+      'failed': [timings.failAfterMs, 'failed'],
+      'no-answer': [ringTimeoutMs, 'no-answer'],
+    };
+    const [ringMs, outcome] = ringing[call.callee] ?? [timings.answerAfterMs, 'in-progress'];
+    return await pause(ringMs, ending.signal) ? outcome : 'canceled';
   }
 
   /** Asks Parley's voice webhook what to do with an incoming call, and does it: reject, say and hang up, or stream. */
@@ -153,6 +181,8 @@ export class SandboxCarrier {
       this.logger.warn({ err: error, callSid: call.sid }, 'the voice webhook could not be reached');
       answer = '';
     }
+    // The caller (a softphone page) hung up while Parley was asked.
+    if (run.ending.signal.aborted) return this.finish(run, 'canceled');
     const twiml = readTwiml(answer);
     if (twiml.verb === 'stream') {
       call.answeredAt = Date.now();
@@ -179,7 +209,8 @@ export class SandboxCarrier {
       return this.finish(run, 'completed');
     }
     const line = run.line;
-    const talking = AbortSignal.any([ending.signal, AbortSignal.timeout(timings.personCapMs)]);
+    // A scripted callee hangs up at its cap; the person at a softphone whenever they like.
+    const talking = run.page ? ending.signal : AbortSignal.any([ending.signal, AbortSignal.timeout(timings.personCapMs)]);
     line.closed.then(() => ending.abort(), () => undefined);
     await this.talk(run, line, talking);
     call.firstSoundAt = line.firstSoundAt;
@@ -191,6 +222,7 @@ export class SandboxCarrier {
   /** What the callee does once the call is up, until it hangs up or the far end does. */
   private async talk(run: Running, line: Line, signal: AbortSignal): Promise<void> {
     const { callee: kind, request } = run.call;
+    if (run.page) return run.page.bridge(run.call.sid, line, signal);
     if (kind === 'silent-hang-up') {
       await pause(timings.silentHangUpAfterMs, signal);
       return;
@@ -234,6 +266,7 @@ export class SandboxCarrier {
     this.running.delete(call.sid);
     this.ended.set(call.sid, call);
     setTimeout(() => this.ended.delete(call.sid), KEEP_ENDED_MS).unref();
+    run.page?.ended(call.sid, status);
     const duration = call.answeredAt ? Math.ceil((call.endedAt - call.answeredAt) / 1000) : 0;
     await this.report(run, status, status === 'completed' ? { CallDuration: String(duration) } : {});
   }
