@@ -110,8 +110,10 @@ export class Listener {
     if (this.closed) return;
     this.closed = true;
     this.endTimer?.cancel();
-    this.controller.abort();
-    this.stream?.close();
+    // A stream ends with its provider's closing handshake (the adapter bounds the wait; what it still says is
+    // not heard); aborting it would drop the connection instead. Transcriptions still running are abandoned.
+    if (this.stream) this.stream.close();
+    else this.controller.abort();
     this.detector.close();
   }
 

@@ -141,16 +141,18 @@ export function runCallSession(options: RunCallOptions): RunningCall {
     }
     const { session: built, recorder } = buildSession(options, transport, setup, clock, logger);
     session = built;
+    // Started first, so that it hears what the caller said while the call loaded (the transport kept it).
+    built.start();
     transport.listen({
-      audio: (frame) => {
-        recorder?.inbound(frame);
+      audio: (frame, held) => {
+        // The recording starts now: audio from before is heard but not recorded, so both sides stay in step.
+        if (!held) recorder?.inbound(frame);
         built.hear(frame);
       },
       mark: (name) => built.markHeard(name),
       dtmf: (digit) => logger.debug({ digit }, 'dtmf received'),
       ended: (failed) => void built.endNow(failed ? 'error' : 'customer_hangup'),
     });
-    built.start();
     endedEarly?.(await built.ended);
   })();
 

@@ -52,6 +52,8 @@ export interface HarnessOptions {
   sttDelayMs?: number;
   /** `load` fails with this instead of setting the call up. */
   loadError?: Error;
+  /** How long `load` takes (the media role reads the call and waits for its time limit). */
+  loadDelayMs?: number;
   /** The speech-to-speech model for `settings.mode: 'multimodal'`. */
   realtime?: RealtimeModel;
   /** The client HTTP tools call out through; none by default. */
@@ -103,10 +105,11 @@ export async function startVoiceHarness(options: HarnessOptions = {}) {
         onTurn: (turn) => call.turns.push(turn),
         onEnded: (reason) => resolveEnded(reason),
       },
-      load: (start): Promise<CallSetup> => {
+      load: async (start): Promise<CallSetup> => {
         resolveStart(start);
-        if (options.loadError) return Promise.reject(options.loadError);
-        return Promise.resolve({
+        if (options.loadDelayMs) await new Promise((resolve) => setTimeout(resolve, options.loadDelayMs));
+        if (options.loadError) throw options.loadError;
+        return {
           profile: testProfile(options.profile),
           settings,
           ports: { searchKnowledge: options.searchKnowledge ?? (() => Promise.resolve([])), fetch: options.fetch ?? (() => Promise.reject(new Error('no fetch in tests'))), now: () => performance.now() },
@@ -118,7 +121,7 @@ export async function startVoiceHarness(options: HarnessOptions = {}) {
             write: (chunk) => { call.recording.chunks.push(chunk); return Promise.resolve(); },
             finish: (header) => { call.recording.header = header; return Promise.resolve(); },
           },
-        });
+        };
       },
     });
     pending.shift()?.(Object.assign(call, { running: Promise.resolve(running) }));
