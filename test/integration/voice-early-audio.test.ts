@@ -21,7 +21,7 @@ describe('a caller who speaks before the call has loaded', { timeout: 15_000 }, 
     await call.client.waitFor(() => call.turns.length === 2, 5000, 'the answer');
     expect(roles(call)).toEqual(['user: What are your opening hours?', 'assistant: We open at nine.']);
     // Times count from the answer, which came after the caller began.
-    expect(call.turns[0]!.startedAt).toBeLessThan(0);
+    expect(call.turns[0]!.start_offset_ms).toBeLessThan(0);
     call.client.stop();
     await call.ended;
     // The recording starts at the answer, without what was said before it: it opens on the line's silence

