@@ -67,27 +67,34 @@ export function sandboxCarrierToken(secrets: SecretBox): string {
  * any process dials as it would dial Twilio. A request the carrier refuses (400) is the caller's.
  */
 function sandboxCalls(callsUrl: () => string, token: () => string): CarrierCalls {
-  const post = async (url: string, body?: unknown) => {
+  const ask = async (url: string, body?: unknown, method = 'POST') => {
     const answer = await fetch(url, {
-      method: 'POST',
+      method,
       headers: { 'authorization': `Bearer ${token()}`, 'content-type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
       signal: AbortSignal.timeout(15_000),
     });
-    const payload = await answer.json().catch(() => ({})) as { sid?: string; message?: string };
+    const payload = await answer.json().catch(() => ({})) as { sid?: string; message?: string; endedAt?: number; priceMicros?: number };
     if (answer.status === 400) throw new RejectedError(payload.message ?? 'The sandbox carrier refused the call.');
     return { status: answer.status, payload };
   };
   return {
     async placeCall(request) {
-      const { status, payload } = await post(callsUrl(), request);
+      const { status, payload } = await ask(callsUrl(), request);
       if (status !== 201 || !payload.sid) throw new Error(`The sandbox carrier answered ${status} to a dial.`);
       return { providerCallId: payload.sid };
     },
     async endCall(providerCallId) {
-      const { status } = await post(`${callsUrl()}/${providerCallId}/end`);
+      const { status } = await ask(`${callsUrl()}/${providerCallId}/end`);
       // 404: the call is over and gone from the carrier's memory.
       if (status !== 200 && status !== 404) throw new Error(`The sandbox carrier answered ${status} to a hang-up.`);
+    },
+    async callPrice(providerCallId) {
+      const { status, payload } = await ask(`${callsUrl()}/${providerCallId}`, undefined, 'GET');
+      // The carrier keeps ended calls for a while, in one api replica's memory: one it forgot cannot be priced.
+      if (status === 404) throw new RejectedError(`The sandbox carrier no longer knows call ${providerCallId}.`);
+      if (status !== 200) throw new Error(`The sandbox carrier answered ${status} to a call's reading.`);
+      return payload.endedAt === undefined ? undefined : payload.priceMicros;
     },
   };
 }

@@ -4,6 +4,7 @@ import type { Logger } from '../../../logger.ts';
 import type { CallRequest } from '../types.ts';
 import { calleeFor, DEFAULT_SCRIPT, timings, VOICEMAIL_GREETING, type CalleeKind } from './callees.ts';
 import { Line } from './line.ts';
+import { sandboxCallPriceMicros } from './rates.ts';
 import { beep, CalleeVoice } from './voice.ts';
 
 /** What the carrier saw of one call: for tests, and for the dial bench's answer-to-first-audio figure. */
@@ -19,6 +20,10 @@ export interface SimulatedCall {
   /** When the callee first heard sound from Parley (ms since the epoch). */
   firstSoundAt?: number;
   endedAt?: number;
+  /** What the carrier charges for the call (rates.ts), once it has ended. */
+  priceMicros?: number;
+  /** A voicemail box: how much of Parley it heard over its greeting, and how much it recorded after its beep (ms of sound). */
+  voicemail?: { heardOverGreetingMs: number; recordedMs: number };
 }
 
 /** How long an ended call stays readable. */
@@ -203,11 +208,16 @@ export class SandboxCarrier {
       return;
     }
     if (kind === 'voicemail') {
+      const box = { heardOverGreetingMs: 0, recordedMs: 0 };
+      run.call.voicemail = box;
       await line.say(await this.voice.speak(VOICEMAIL_GREETING));
+      box.heardOverGreetingMs = line.soundMs;
       await line.say(beep());
+      const recordingFrom = line.soundMs;
       const recording = AbortSignal.any([signal, AbortSignal.timeout(timings.voicemailRecordMs)]);
       // The message left, then a long enough pause: the box hangs up, as boxes do.
       await this.heardTurn(line, recording, timings.voicemailRecordMs, 3000);
+      box.recordedMs = line.soundMs - recordingFrom;
       return;
     }
     await this.heardTurn(line, signal, timings.turnWaitMs);
@@ -238,6 +248,7 @@ export class SandboxCarrier {
   private async finish(run: Running, status: string): Promise<void> {
     const { call } = run;
     call.endedAt = Date.now();
+    call.priceMicros = call.answeredAt ? sandboxCallPriceMicros(call.direction, call.request.to, call.endedAt - call.answeredAt) : 0;
     this.running.delete(call.sid);
     this.ended.set(call.sid, call);
     setTimeout(() => this.ended.delete(call.sid), KEEP_ENDED_MS).unref();

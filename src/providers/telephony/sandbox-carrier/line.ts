@@ -32,6 +32,8 @@ export class Line {
   firstSoundAt: number | undefined;
   /** When the last frame holding sound was played. */
   lastSoundAt: number | undefined;
+  /** How much sound has been played, in all (ms). */
+  soundMs = 0;
   /** Resolves when the line is down, from either end. */
   readonly closed: Promise<void>;
   private readonly socket: WebSocket;
@@ -135,6 +137,7 @@ export class Line {
     while (typeof this.playback[0] === 'string') this.echo(this.playback.shift() as string);
     const played = this.playback.shift();
     if (played instanceof Int16Array && level(played) > SOUND_LEVEL) {
+      this.soundMs += FRAME_MS;
       this.lastSoundAt = Date.now();
       this.firstSoundAt ??= this.lastSoundAt;
     }
