@@ -89,7 +89,7 @@ describe('callLifecycleWorkflow on the phone network', () => {
     expect(names(worker)).toEqual(['prepareCall', 'dialCall', 'markAnswered', 'requestHangup', 'endCarrierCall', 'finalizeCall', 'recordCarrierCost']);
   });
 
-  it('stores each verdict on who answered as it comes, the carrier\'s over the engine\'s, and one that comes at the end', async () => {
+  it('stores each verdict on who answered as it comes, the carrier\'s over the engine\'s, before the call is finalized', async () => {
     const { worker, callId, handle } = await call({ ...outbound, finalizeCall: () => Promise.resolve({ status: 'ended_by_assistant' as const, evaluate: false }) });
     await handle.signal(callSignals.carrierStatus, carrier('in-progress'));
     await expect.poll(() => handle.query(callPhaseQuery), { timeout: 10_000 }).toBe('in-progress');
