@@ -20,21 +20,26 @@ const completedReasons = new Set(['max_duration', 'silence_timeout', 'balance_ex
 
 /**
  * The status a call ends in, from its end reason (docs/decisions.md, "Call statuses"): a phone call the callee
- * never answered is `busy` or `no-answer` as the carrier said; any other call that never connected failed; the customer's or the assistant's hang-up says who ended it; a limit reached completed
- * it; anything else (an error, a lost session, a request to end it) ended it.
+ * never answered is `busy` or `no-answer` as the carrier said; any other call that never connected failed; the
+ * customer's or the assistant's hang-up says who ended it (the assistant hangs up on a voicemail box, after its
+ * message if it leaves one); a limit reached completed it; anything else (an error, a lost session, a request
+ * to end it) ended it.
  */
 export function finalCallStatus(reason: string, answered: boolean): FinalCallStatus {
   if (!answered) return reason === 'busy' || reason === 'no-answer' ? reason : 'failed';
   if (reason === 'customer_hangup') return 'ended_by_customer';
-  if (reason === 'assistant_end_call') return 'ended_by_assistant';
+  if (reason === 'assistant_end_call' || reason === 'voicemail') return 'ended_by_assistant';
   return completedReasons.has(reason) ? 'completed' : 'ended';
 }
 
 /**
  * A call ready to connect: its time limit, whether it is on the phone network (`phone`: the carrier's status
- * callbacks follow it and its line is dropped there), and whether Parley dials it (`dial`: outbound).
+ * callbacks follow it and its line is dropped there), whether Parley dials it (`dial`: outbound), and whether
+ * its assistant hangs up on a voicemail box (`end_call_on_voicemail`).
  */
-export type PreparedCall = { outcome: 'ready'; maxSeconds: number; phone: boolean; dial: boolean } | { outcome: 'refused'; reason: 'insufficient_balance' | 'assistant_deleted' };
+export type PreparedCall =
+  | { outcome: 'ready'; maxSeconds: number; phone: boolean; dial: boolean; endCallOnVoicemail: boolean }
+  | { outcome: 'refused'; reason: 'insufficient_balance' | 'assistant_deleted' };
 
 export interface FinalizedCall {
   status: FinalCallStatus | 'deleted';
@@ -47,6 +52,7 @@ interface FinalizingRow {
   userId: number;
   type: string;
   status: string;
+  answeredBy: string | null;
   answeredAt: Date | null;
   endedAt: Date | null;
   turns: SpokenTurn[];
@@ -98,11 +104,11 @@ export function createCallActivities(deps: CallActivityDependencies) {
         const row = await trx('calls as c')
           .leftJoin('assistants as a', 'a.id', 'c.assistant_id')
           .where('c.id', callId)
-          .first<{ type: string; maxSeconds: number | null; assistantId: number | null; maxDuration: number | null } | undefined>(
-            'c.type', 'c.max_seconds', 'a.id as assistant_id', 'a.max_duration',
+          .first<{ type: string; maxSeconds: number | null; assistantId: number | null; maxDuration: number | null; endCallOnVoicemail: boolean | null } | undefined>(
+            'c.type', 'c.max_seconds', 'a.id as assistant_id', 'a.max_duration', 'a.end_call_on_voicemail',
           );
         if (!row) throw new NotFoundError(`Call ${callId} no longer exists.`);
-        const ready = { outcome: 'ready', phone: row.type !== 'web', dial: row.type === 'outbound' } as const;
+        const ready = { outcome: 'ready', phone: row.type !== 'web', dial: row.type === 'outbound', endCallOnVoicemail: row.endCallOnVoicemail === true } as const;
         if (row.maxSeconds !== null) return { ...ready, maxSeconds: row.maxSeconds };
         if (row.assistantId === null || row.maxDuration === null) return { outcome: 'refused', reason: 'assistant_deleted' };
         const budget = await callBudget(trx, owner.userId, callId);
@@ -113,6 +119,12 @@ export function createCallActivities(deps: CallActivityDependencies) {
         await trx('calls').where({ id: callId }).update({ maxSeconds, limitReason, reservedMicros, pricePerMinuteMicros: price, updatedAt: trx.fn.now() });
         return { ...ready, maxSeconds };
       });
+    },
+
+    /** Who answered an outbound call (`answered_by`), as the workflow judged the verdicts it was told. */
+    async recordAnsweredBy({ callId, answeredBy }: { callId: number; answeredBy: 'human' | 'machine' | 'unknown' }): Promise<void> {
+      const updated = await knex('calls').where({ id: callId, type: 'outbound' }).update({ answeredBy, updatedAt: knex.fn.now() });
+      if (updated === 0 && !(await knex('calls').where({ id: callId }).first('id'))) throw new NotFoundError(`Call ${callId} no longer exists.`);
     },
 
     /** The call is live: `in-progress`, answered at the time the media gateway reported. Once only. */
@@ -147,7 +159,7 @@ export function createCallActivities(deps: CallActivityDependencies) {
           .where('c.id', callId)
           .forUpdate('c')
           .first<FinalizingRow | undefined>(
-            'c.id', 'c.user_id', 'c.type', 'c.status', 'c.answered_at', 'c.ended_at', 'c.turns', 'c.transcript',
+            'c.id', 'c.user_id', 'c.type', 'c.status', 'c.answered_by', 'c.answered_at', 'c.ended_at', 'c.turns', 'c.transcript',
             'c.max_seconds', 'c.price_per_minute_micros', 'p.call_price_per_minute_micros as plan_price', 'a.post_call_evaluation',
           );
         if (!row) return { status: 'deleted', evaluate: false };
@@ -179,6 +191,8 @@ export function createCallActivities(deps: CallActivityDependencies) {
           duration,
           transcript,
           totalCostMicros: cost,
+          // An outbound call answered without a verdict on who answered (the callee hung up first): nobody can tell.
+          answeredBy: row.answeredBy ?? (answered && row.type === 'outbound' ? 'unknown' : null),
           mediaTokenHash: null,
           mediaTokenExpiresAt: null,
           updatedAt: trx.fn.now(),

@@ -28,6 +28,11 @@ export function openingLine(profile: AgentProfile, variables: Record<string, unk
   return fillTemplate(profile.initialMessage, dialogueVariables(profile, variables)).trim();
 }
 
+/** What the assistant leaves on a voicemail box: its voicemail message, or else its opening line, variables filled. */
+export function voicemailLine(profile: AgentProfile, variables: Record<string, unknown>, message: string | null): string {
+  return message ? fillTemplate(message, dialogueVariables(profile, variables)).trim() : openingLine(profile, variables);
+}
+
 /** The functions on offer: the assistant's HTTP tools, the knowledge search (in `function_call` mode) and end-call. */
 export function dialogueTools(ports: Pick<AgentPorts, 'searchKnowledge' | 'fetch'>, profile: AgentProfile): AgentTool[] {
   const tools: AgentTool[] = profile.httpTools.map((spec) => httpTool(spec, ports.fetch));

@@ -2,9 +2,13 @@
  * How a call session reports to its caller (the media role): plain callbacks with plain data. The voice
  * engine has no database; the caller stores turns, signals the call's workflow, and so on.
  */
+import type { Verdict } from './voicemail/judge.ts';
 
-/** Why a call ended; `hangup_requested` is an end asked for from outside (the call's workflow, on a DELETE or an operator's request). */
-export const END_REASONS = ['customer_hangup', 'assistant_end_call', 'max_duration', 'silence_timeout', 'balance_exhausted', 'hangup_requested', 'error'] as const;
+/**
+ * Why a call ended; `hangup_requested` is an end asked for from outside (the call's workflow, on a DELETE or an
+ * operator's request); `voicemail`: a machine answered, and the assistant hung up (after its message, if it left one).
+ */
+export const END_REASONS = ['customer_hangup', 'assistant_end_call', 'max_duration', 'silence_timeout', 'balance_exhausted', 'hangup_requested', 'voicemail', 'error'] as const;
 export type EndReason = (typeof END_REASONS)[number];
 
 /**
@@ -46,6 +50,8 @@ export interface CallHooks {
   /** The stream started and the session is set up: the call is in progress since `at`, the time its turns count from. */
   onAnswered?(at: Date): void;
   onTurn?(turn: CallTurn): void;
+  /** An outbound phone call's verdict on who answered (voicemail/judge.ts), once. */
+  onAnsweredBy?(verdict: Verdict): void;
   /** Called once, when the session has ended and its socket is closed or closing. */
   onEnded?(reason: EndReason): void;
 }

@@ -33,10 +33,14 @@ export interface UserTurn {
 export interface SpeechProgress {
   voicedMs: number;
   words: number;
+  /** The words of the turn so far. */
+  text: string;
 }
 
 export interface ListenerHandlers {
   speechStarted(at: number): void;
+  /** The voice detector heard the caller's utterance end (a pause, not yet the end of the turn). */
+  speechEnded(at: number): void;
   /** While the caller speaks, on every frame and every new transcript. */
   progress(speech: SpeechProgress): void;
   turn(turn: UserTurn): void;
@@ -134,6 +138,7 @@ export class Listener {
   private speechEnded(atMs: number, audio: Int16Array): void {
     this.onsetStreamMs = undefined;
     this.speechEndedAt = this.clockAt(atMs);
+    this.options.handlers.speechEnded(this.speechEndedAt);
     const { stt, settings } = this.options;
     if (stt.kind === 'segment') {
       this.pendingTranscriptions++;
@@ -158,7 +163,8 @@ export class Listener {
 
   private reportProgress(): void {
     const voicedMs = this.onsetStreamMs === undefined ? 0 : this.streamMs - this.onsetStreamMs;
-    this.options.handlers.progress({ voicedMs, words: wordCount(this.text) });
+    const text = this.text;
+    this.options.handlers.progress({ voicedMs, words: wordCount(text), text });
   }
 
   private async readStream(stream: TranscriptionStream): Promise<void> {

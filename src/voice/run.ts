@@ -53,6 +53,11 @@ export interface CallSetup {
   recording?: RecordingSink;
   /** The synthesizer of the assistant's voice, when it is not `providers.tts`. */
   tts?: TextToSpeech;
+  /**
+   * Judge who answered, a person or a machine, and act on a machine as `settings.endCallOnVoicemail` says: for
+   * outbound phone calls (the speech pipeline; a speech-to-speech model is not judged).
+   */
+  screen?: boolean;
 }
 
 /** Knobs for tests and benchmarks; production uses the defaults. */
@@ -237,6 +242,7 @@ function buildSession(
     pendingOutputMs: () => pacer.pendingFrames * FRAME_MS + leadMs,
     maxCallMs: setup.maxSeconds * 1000,
     limitReason: setup.limitReason ?? 'max_duration',
+    screen: setup.screen === true,
     hooks,
     clock,
     logger,

@@ -6,7 +6,7 @@
  * audio queued here and at the far side.
  */
 import type { HistoryEntry } from '../agent/turn-input.ts';
-import { openingLine } from '../agent/turn-input.ts';
+import { openingLine, voicemailLine } from '../agent/turn-input.ts';
 import type { Logger } from '../logger.ts';
 import type { VoiceClock } from './clock.ts';
 import type { CallHooks, EndReason, TurnMetrics } from './hooks.ts';
@@ -18,6 +18,8 @@ import { SpeechHandle } from './speech.ts';
 import { callTurn, type AnswerTime, type MeasuredTurn } from './turn-record.ts';
 import { shouldInterrupt } from './turns/barge-in.ts';
 import { nextSilenceAction } from './turns/silence.ts';
+import type { Verdict } from './voicemail/judge.ts';
+import { AnswerScreening } from './voicemail/screening.ts';
 
 /** The words the engine says on its own, when no model turn is involved. */
 export const GOODBYES = {
@@ -43,6 +45,8 @@ export interface SessionParts {
   maxCallMs: number;
   /** What the limit is: the assistant's longest call, or what the balance pays for; the goodbye says which. */
   limitReason: 'max_duration' | 'balance_exhausted';
+  /** Judge who answered, a person or a machine (an outbound phone call): voicemail/screening.ts. */
+  screen: boolean;
   hooks: CallHooks;
   clock: VoiceClock;
   logger: Logger;
@@ -61,6 +65,7 @@ export class CallSession {
   readonly history: HistoryEntry[] = [];
   private readonly parts: SessionParts;
   private readonly answer: AnswerTime;
+  private readonly screening: AnswerScreening | undefined;
   private listener: Listener | undefined;
   private current: Utterance | undefined;
   /** The caller's speech while the assistant had the floor, and whether it interrupted. */
@@ -80,6 +85,7 @@ export class CallSession {
     this.answer = { clockMs: parts.clock.now(), at: new Date() };
     this.callerSpokeAt = this.answer.clockMs;
     this.anyoneSpokeAt = this.answer.clockMs;
+    this.screening = parts.screen ? new AnswerScreening({ clock: parts.clock, onVerdict: (verdict) => this.judged(verdict) }) : undefined;
     this.ended = new Promise((resolve) => {
       this.resolveEnded = resolve;
     });
@@ -97,18 +103,24 @@ export class CallSession {
     const { parts } = this;
     this.listener = parts.createListener({
       speechStarted: (at) => this.speechStarted(at),
+      speechEnded: (at) => this.screening?.speechEnded(at),
       progress: (speech) => this.progress(speech),
       turn: (turn) => this.userTurn(turn),
     });
     this.limitTimer = parts.clock.setTimeout(() => this.guard(this.hangUp(parts.limitReason, GOODBYES[parts.limitReason])), parts.maxCallMs);
     parts.hooks.onAnswered?.(this.answer.at);
     const opening = openingLine(parts.reply.profile, parts.reply.variables);
-    if (!parts.settings.waitForCustomer && opening) this.guard(this.say(opening, { interruptible: parts.settings.allowInterruptions }));
-    else this.armSilence();
+    if (!parts.settings.waitForCustomer && opening) {
+      this.guard(this.say(opening, { interruptible: parts.settings.allowInterruptions }).then(() => this.screening?.openingEnded()));
+    } else {
+      this.screening?.openingEnded();
+      this.armSilence();
+    }
   }
 
   /** One frame of caller audio. */
   hear(frame: Int16Array): void {
+    this.screening?.hear(frame);
     this.listener?.push(frame);
   }
 
@@ -156,6 +168,7 @@ export class CallSession {
     if (this.finished) return;
     this.finished = true;
     this.listener?.close();
+    this.screening?.close();
     try {
       await this.parts.close(reason);
     } catch (error) {
@@ -166,6 +179,7 @@ export class CallSession {
   }
 
   private speechStarted(at: number): void {
+    this.screening?.speechStarted(at);
     this.callerSpokeAt = at;
     this.anyoneSpokeAt = at;
     this.silenceTimer?.cancel();
@@ -173,6 +187,7 @@ export class CallSession {
   }
 
   private progress(speech: SpeechProgress): void {
+    this.screening?.heard(speech.text);
     const { overlap, current } = this;
     if (!overlap || overlap.interrupted || !current?.interruptible || current.handle.interrupted) return;
     if (shouldInterrupt(this.parts.settings, speech)) {
@@ -188,8 +203,11 @@ export class CallSession {
     const overlap = this.overlap;
     this.overlap = undefined;
     // Words that began over the assistant and did not interrupt it: a backchannel, or interruptions are off.
-    if (this.ending || (overlap && !overlap.interrupted)) return;
-    this.report({ role: 'user', text: turn.text, startedAt: turn.startedAt, endedAt: turn.speechEndedAt, interrupted: false, metrics: {} });
+    const heard = !this.ending && !(overlap && !overlap.interrupted);
+    if (heard) this.report({ role: 'user', text: turn.text, startedAt: turn.startedAt, endedAt: turn.speechEndedAt, interrupted: false, metrics: {} });
+    // The first turn of an outbound call is judged before it is answered: a machine's greeting is never answered.
+    this.screening?.turnEnded(turn.text);
+    if (!heard || this.floorHeld) return;
     const history = this.history.slice();
     this.history.push({ role: 'user', content: turn.text });
     this.guard(this.reply({ history, message: turn.text }, turn));
@@ -201,7 +219,7 @@ export class CallSession {
       this.interrupt();
       await previous.committed;
     }
-    if (this.ending) return;
+    if (this.floorHeld) return;
     let outcome: ReplyOutcome | undefined;
     await this.utter(this.parts.settings.allowInterruptions, async (handle) => {
       outcome = await speakReply(this.parts.reply, handle, input);
@@ -262,7 +280,7 @@ export class CallSession {
 
   private armSilence(): void {
     this.silenceTimer?.cancel();
-    if (this.ending || this.current) return;
+    if (this.floorHeld || this.current) return;
     const { clock, settings } = this.parts;
     const next = nextSilenceAction(settings, { callerSpokeAt: this.callerSpokeAt, anyoneSpokeAt: this.anyoneSpokeAt });
     this.silenceTimer = clock.setTimeout(() => {
@@ -270,6 +288,35 @@ export class CallSession {
       if (next.action === 'end') this.guard(this.hangUp('silence_timeout', GOODBYES.silence_timeout));
       else this.guard(this.reply({ history: this.history.slice(), message: settings.reengagementPrompt ?? REENGAGE_INSTRUCTION }));
     }, next.at - clock.now());
+  }
+
+  /** Ending, or a machine answered: nothing is answered and no silence is filled any more. */
+  private get floorHeld(): boolean {
+    return this.ending || this.screening?.answeredBy === 'machine';
+  }
+
+  /**
+   * The verdict on who answered, reported once. A machine is hung up on (`end_call_on_voicemail`, or nothing
+   * to say), or else holds the floor until its greeting is over and its beep has sounded; then the message is
+   * left, not interruptible (the box records it), and the call ends.
+   */
+  private judged(verdict: Verdict): void {
+    this.parts.hooks.onAnsweredBy?.(verdict);
+    if (verdict.answeredBy !== 'machine' || this.ending) return;
+    const { settings, reply } = this.parts;
+    const message = settings.endCallOnVoicemail ? '' : voicemailLine(reply.profile, reply.variables, settings.voicemailMessage);
+    this.guard(message ? this.leaveMessage(message) : this.hangUp('voicemail'));
+  }
+
+  private async leaveMessage(message: string): Promise<void> {
+    this.silenceTimer?.cancel();
+    const current = this.current;
+    if (current) {
+      this.interrupt();
+      await current.committed;
+    }
+    await this.screening?.messageCue();
+    await this.hangUp('voicemail', message);
   }
 
   /** Work started from an event or a timer: an unexpected failure ends the call as an error instead of going unheard. */

@@ -82,15 +82,15 @@ describe('call lifecycle activities', () => {
     it("limits the call to the assistant's max_call_duration when the balance pays for more", async () => {
       const { owner, assistant } = await ownerWithAssistant(5, { max_duration: 300 });
       const callId = await insertCall(owner, assistant.id);
-      expect(await activities.prepareCall({ callId })).toEqual({ outcome: 'ready', maxSeconds: 300, phone: false, dial: false });
+      expect(await activities.prepareCall({ callId })).toEqual({ outcome: 'ready', maxSeconds: 300, phone: false, dial: false, endCallOnVoicemail: true });
       expect(await callRow(callId)).toMatchObject({ maxSeconds: 300, limitReason: 'max_call_duration', pricePerMinuteMicros: 100_000 });
     });
 
     it('limits it to what the balance pays for at the plan price when that is less', async () => {
-      const { owner, assistant } = await ownerWithAssistant(0.25, { max_duration: 600 });
+      const { owner, assistant } = await ownerWithAssistant(0.25, { max_duration: 600, end_call_on_voicemail: false });
       const callId = await insertCall(owner, assistant.id);
       // 0.25 USD at 0.10 USD a minute: 150 seconds.
-      expect(await activities.prepareCall({ callId })).toEqual({ outcome: 'ready', maxSeconds: 150, phone: false, dial: false });
+      expect(await activities.prepareCall({ callId })).toEqual({ outcome: 'ready', maxSeconds: 150, phone: false, dial: false, endCallOnVoicemail: false });
       expect(await callRow(callId)).toMatchObject({ maxSeconds: 150, limitReason: 'balance' });
     });
 
@@ -263,6 +263,30 @@ describe('call lifecycle activities', () => {
       const { owner, assistant } = await ownerWithAssistant(1, { post_call_evaluation: false });
       const callId = await insertCall(owner, assistant.id, { status: 'in-progress', answeredAt, turns: JSON.stringify(turns) });
       expect(await activities.finalizeCall({ callId, reason: 'assistant_end_call', endedAt: '2026-11-23T12:00:30.000Z' })).toEqual({ status: 'ended_by_assistant', evaluate: false });
+    });
+
+    it('keeps who answered an outbound call, says unknown when nobody judged it, and leaves web and inbound calls unjudged', async () => {
+      const { owner, assistant } = await ownerWithAssistant(1);
+      const answered = { status: 'in-progress', answeredAt };
+      const judged = await insertCall(owner, assistant.id, { type: 'outbound', ...answered });
+      await activities.recordAnsweredBy({ callId: judged, answeredBy: 'machine' });
+      await activities.finalizeCall({ callId: judged, reason: 'voicemail', endedAt: '2026-11-23T12:00:20.000Z' });
+      expect(await callRow(judged)).toMatchObject({ answeredBy: 'machine', status: 'ended_by_assistant', endReason: 'voicemail' });
+
+      const unjudged = await insertCall(owner, assistant.id, { type: 'outbound', ...answered });
+      await activities.finalizeCall({ callId: unjudged, reason: 'customer_hangup', endedAt: '2026-11-23T12:00:02.000Z' });
+      expect(await callRow(unjudged)).toMatchObject({ answeredBy: 'unknown' });
+      const neverAnswered = await insertCall(owner, assistant.id, { type: 'outbound' });
+      await activities.finalizeCall({ callId: neverAnswered, reason: 'busy', endedAt: '2026-11-23T12:00:02.000Z' });
+      expect(await callRow(neverAnswered)).toMatchObject({ answeredBy: null });
+
+      for (const type of ['web', 'inbound']) {
+        const callId = await insertCall(owner, assistant.id, { type, ...answered });
+        await activities.recordAnsweredBy({ callId, answeredBy: 'machine' });
+        await activities.finalizeCall({ callId, reason: 'customer_hangup', endedAt: '2026-11-23T12:00:02.000Z' });
+        expect(await callRow(callId), type).toMatchObject({ answeredBy: null });
+      }
+      await expect(activities.recordAnsweredBy({ callId: 987_656, answeredBy: 'human' })).rejects.toMatchObject({ code: 'not_found' });
     });
 
     it('answers deleted for a call that no longer exists', async () => {

@@ -145,6 +145,30 @@ describe('the Twilio carrier against a fake of its REST API', () => {
       expect(sentForm.getAll('StatusCallbackEvent')).toEqual(['initiated', 'ringing', 'answered', 'completed']);
       expect(sentForm.get('Twiml')).toBe('<?xml version="1.0" encoding="UTF-8"?><Response><Connect><Stream url="wss://media.parley.example.test/media/phone-call">'
         + '<Parameter name="callId" value="42"/><Parameter name="token" value="stream-token"/></Stream></Connect></Response>');
+      expect(sentForm.has('MachineDetection')).toBe(false);
+    });
+
+    it('asks for asynchronous answering-machine detection that waits for the greeting\'s end, its verdict posted to Parley', async () => {
+      const request = { ...await placing(), answeredByCallbackUrl: `${PUBLIC_URL}/api/telephony/twilio/answered-by?call_id=42` };
+      const { providerCallId } = await carrier.calls!.placeCall(request);
+      expect(Object.fromEntries(sent('POST', '/Calls.json').at(-1)!.form)).toMatchObject({
+        MachineDetection: 'DetectMessageEnd', AsyncAmd: 'true', AsyncAmdStatusCallback: request.answeredByCallbackUrl, AsyncAmdStatusCallbackMethod: 'POST',
+      });
+      expect(twilio.calls.calls.get(providerCallId)).toMatchObject({ machine_detection: 'DetectMessageEnd', async_amd: 'true', async_amd_status_callback: request.answeredByCallbackUrl });
+    });
+
+    it('reads what Twilio charged for a call once it has priced it, as positive micro-dollars', async () => {
+      const request = await placing();
+      const { providerCallId } = await carrier.calls!.placeCall(request);
+      expect(await carrier.calls!.callPrice(providerCallId)).toBeUndefined();
+      twilio.calls.answer(providerCallId);
+      twilio.calls.unpriced.add(providerCallId);
+      twilio.calls.complete(providerCallId, 65);
+      // Completed, but not priced yet.
+      expect(await carrier.calls!.callPrice(providerCallId)).toBeUndefined();
+      twilio.calls.unpriced.delete(providerCallId);
+      expect(twilio.calls.complete(providerCallId, 65).price).toBe('-0.02800');
+      expect(await carrier.calls!.callPrice(providerCallId)).toBe(28_000);
     });
 
     it('cancels a ringing call, hangs up an answered one, and leaves an ended one alone', async () => {

@@ -13,6 +13,7 @@ import type { CallTurn, EndReason } from '../../src/voice/hooks.ts';
 import { runCallSession, type CallSetup, type RunningCall } from '../../src/voice/run.ts';
 import { DEFAULT_VOICE_SETTINGS, type VoiceSettings } from '../../src/voice/settings.ts';
 import type { StreamStart } from '../../src/voice/transports/media-stream.ts';
+import type { Verdict } from '../../src/voice/voicemail/judge.ts';
 import { connectMediaStream, type MediaStreamClient } from './media-stream-client.ts';
 import type { MediaFormat } from '../../src/voice/serializers/twilio.ts';
 import { listenOnLoopback } from './ports.ts';
@@ -25,6 +26,7 @@ export const UTTERANCES = {
   uhHuh: { pitch: 520, text: 'uh-huh' },
   stop: { pitch: 640, text: 'Wait, stop, I have a question.' },
   bye: { pitch: 760, text: 'That is all, goodbye.' },
+  voicemail: { pitch: 360, text: 'Hi, this is Anna. Please leave a message after the tone.' },
 } as const;
 
 export function testProfile(overrides: Partial<AgentProfile> = {}): AgentProfile {
@@ -58,6 +60,8 @@ export interface HarnessOptions {
   realtime?: RealtimeModel;
   /** The client HTTP tools call out through; none by default. */
   fetch?: AgentPorts['fetch'];
+  /** Judge who answered, as for an outbound phone call. */
+  screen?: boolean;
 }
 
 export interface HarnessCall {
@@ -66,6 +70,8 @@ export interface HarnessCall {
   turns: CallTurn[];
   /** When the session answered, as it told its hooks: the date its turns' offsets count from. */
   answeredAt: Date | undefined;
+  /** The verdicts on who answered, as reported. */
+  verdicts: Verdict[];
   ended: Promise<EndReason>;
   running: Promise<RunningCall>;
   recording: { chunks: Buffer[]; header: Buffer | undefined };
@@ -92,6 +98,7 @@ export async function startVoiceHarness(options: HarnessOptions = {}) {
       start: new Promise((resolve) => { resolveStart = resolve; }),
       turns: [],
       answeredAt: undefined,
+      verdicts: [],
       ended: new Promise((resolve) => { resolveEnded = resolve; }),
       recording: { chunks: [], header: undefined },
     };
@@ -103,6 +110,7 @@ export async function startVoiceHarness(options: HarnessOptions = {}) {
       hooks: {
         onAnswered: (at) => { call.answeredAt = at; },
         onTurn: (turn) => call.turns.push(turn),
+        onAnsweredBy: (verdict) => call.verdicts.push(verdict),
         onEnded: (reason) => resolveEnded(reason),
       },
       load: async (start): Promise<CallSetup> => {
@@ -116,6 +124,7 @@ export async function startVoiceHarness(options: HarnessOptions = {}) {
           modelName: settings.mode === 'multimodal' ? 'test-realtime-model' : 'test-model',
           variables: options.variables ?? { name: 'Anna' },
           maxSeconds: options.maxSeconds ?? 60,
+          screen: options.screen === true,
           ...(options.limitReason ? { limitReason: options.limitReason } : {}),
           recording: {
             write: (chunk) => { call.recording.chunks.push(chunk); return Promise.resolve(); },

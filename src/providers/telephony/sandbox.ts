@@ -80,42 +80,50 @@ export function sandboxCarrierToken(secrets: SecretBox): string {
 }
 
 /** A request to the sandbox carrier's API: its status and JSON answer. A request it refuses (400) is the caller's. */
-type CarrierPost = (path: string, body?: unknown) => Promise<{ status: number; payload: { sid?: string; status?: string; message?: string } }>;
+interface CarrierAnswer { sid?: string; status?: string; message?: string; endedAt?: number; priceMicros?: number }
+type CarrierRequest = (path: string, body?: unknown, method?: 'GET' | 'POST') => Promise<{ status: number; payload: CarrierAnswer }>;
 
 /**
  * The sandbox carrier's API (resources/sandbox-carrier), served by the api role at PUBLIC_URL: any process
  * dials and texts through it as Twilio's adapter calls Twilio, presenting the carrier's key.
  */
-function carrierApi(apiUrl: () => string, token: () => string): CarrierPost {
-  return async (path, body) => {
+function carrierApi(apiUrl: () => string, token: () => string): CarrierRequest {
+  return async (path, body, method = 'POST') => {
     const answer = await fetch(`${apiUrl()}${path}`, {
-      method: 'POST',
+      method,
       headers: { 'authorization': `Bearer ${token()}`, 'content-type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
       signal: AbortSignal.timeout(15_000),
     });
-    const payload = await answer.json().catch(() => ({})) as { sid?: string; status?: string; message?: string };
+    const payload = await answer.json().catch(() => ({})) as CarrierAnswer;
     if (answer.status === 400) throw new RejectedError(payload.message ?? 'The sandbox carrier refused the request.');
     return { status: answer.status, payload };
   };
 }
 
-function sandboxCalls(post: CarrierPost): CarrierCalls {
+function sandboxCalls(ask: CarrierRequest): CarrierCalls {
   return {
     async placeCall(request) {
-      const { status, payload } = await post('/calls', request);
+      const { status, payload } = await ask('/calls', request);
       if (status !== 201 || !payload.sid) throw new Error(`The sandbox carrier answered ${status} to a dial.`);
       return { providerCallId: payload.sid };
     },
     async endCall(providerCallId) {
-      const { status } = await post(`/calls/${providerCallId}/end`);
+      const { status } = await ask(`/calls/${providerCallId}/end`);
       // 404: the call is over and gone from the carrier's memory.
       if (status !== 200 && status !== 404) throw new Error(`The sandbox carrier answered ${status} to a hang-up.`);
+    },
+    async callPrice(providerCallId) {
+      const { status, payload } = await ask(`/calls/${providerCallId}`, undefined, 'GET');
+      // The carrier keeps ended calls for a while, in one api replica's memory: one it forgot cannot be priced.
+      if (status === 404) throw new RejectedError(`The sandbox carrier no longer knows call ${providerCallId}.`);
+      if (status !== 200) throw new Error(`The sandbox carrier answered ${status} to a call's reading.`);
+      return payload.endedAt === undefined ? undefined : payload.priceMicros;
     },
   };
 }
 
-function sandboxMessages(post: CarrierPost): CarrierMessages {
+function sandboxMessages(post: CarrierRequest): CarrierMessages {
   return {
     async sendSms(request) {
       const { status, payload } = await post('/messages', request);

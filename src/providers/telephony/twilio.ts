@@ -176,6 +176,10 @@ const STATUS_EVENTS = ['initiated', 'ringing', 'answered', 'completed'];
 /**
  * Calls through Twilio's Calls API: the answered call is connected by `<Connect><Stream>` to the media
  * gateway, the stream's parameters riding along as `<Parameter>`s, and each status change is posted to Parley.
+ * With a verdict URL, Twilio's asynchronous answering-machine detection runs beside the stream (the call is
+ * connected at once) and posts its AnsweredBy there; `DetectMessageEnd` waits for a machine's greeting to end,
+ * so its verdict also says the box is ready for a message.
+ * https://www.twilio.com/docs/voice/answering-machine-detection
  */
 function twilioCalls(client: twilio.Twilio): CarrierCalls {
   return {
@@ -192,6 +196,9 @@ function twilioCalls(client: twilio.Twilio): CarrierCalls {
           statusCallback: request.statusCallbackUrl,
           statusCallbackMethod: 'POST',
           statusCallbackEvent: STATUS_EVENTS,
+          ...(request.answeredByCallbackUrl
+            ? { machineDetection: 'DetectMessageEnd', asyncAmd: 'true', asyncAmdStatusCallback: request.answeredByCallbackUrl, asyncAmdStatusCallbackMethod: 'POST' }
+            : {}),
         });
         return { providerCallId: call.sid };
       } catch (error) {
@@ -210,6 +217,16 @@ function twilioCalls(client: twilio.Twilio): CarrierCalls {
       }
       if (status === 'queued' || status === 'ringing') await client.calls(providerCallId).update({ status: 'canceled' });
       else if (status === 'in-progress') await client.calls(providerCallId).update({ status: 'completed' });
+    },
+
+    // Twilio fills `price` (negative: a charge) some time after the call completes.
+    async callPrice(providerCallId) {
+      const call = await client.calls(providerCallId).fetch();
+      if (call.price === null || call.price === undefined || call.price === '') return undefined;
+      if (call.priceUnit?.toUpperCase() !== 'USD') throw new RejectedError(`Twilio priced call ${providerCallId} in ${call.priceUnit}, not USD.`);
+      const micros = parseUsd(call.price);
+      if (micros === undefined) throw new RejectedError(`Twilio priced call ${providerCallId} as "${call.price}", which is not an amount.`);
+      return Math.abs(micros);
     },
   };
 }

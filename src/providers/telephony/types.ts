@@ -77,6 +77,11 @@ export interface CallRequest {
   statusCallbackUrl: string;
   /** How long the callee's phone rings before the carrier gives up with `no-answer`. */
   ringTimeoutSeconds: number;
+  /**
+   * Where a carrier that detects answering machines itself (Twilio's asynchronous AMD) posts its verdict, signed
+   * like its status callbacks. Parley's own detector judges every call anyway; the sandbox carrier never says.
+   */
+  answeredByCallbackUrl?: string;
 }
 
 /** What a carrier does with calls. */
@@ -84,6 +89,11 @@ export interface CarrierCalls {
   placeCall(request: CallRequest): Promise<{ providerCallId: string }>;
   /** Ends a call: stops its ringing, or hangs it up; a call already over is not an error. */
   endCall(providerCallId: string): Promise<void>;
+  /**
+   * What the carrier charged for a call that has ended, in micro-dollars (USD); undefined while it has not
+   * priced it yet (carriers price a call some time after it ends).
+   */
+  callPrice(providerCallId: string): Promise<number | undefined>;
 }
 
 /** A text message Parley asks a carrier to send. */

@@ -8,7 +8,7 @@ import type { TelephonyProvider } from '../../providers/telephony/types.ts';
 import type { TemporalClient } from '../../temporal/client.ts';
 import { EMPTY_TWIML, receiveMessage, recordMessageStatus } from '../sms/status.ts';
 import { answerInboundCall, type InboundCallDeps } from './inbound.ts';
-import { recordCarrierStatus } from './service.ts';
+import { recordCarrierStatus, recordCarrierVerdict } from './service.ts';
 
 export interface CarrierCallbackDeps extends InboundCallDeps {
   knex: Knex;
@@ -24,9 +24,10 @@ export interface CarrierCallbackDeps extends InboundCallDeps {
  * `X-Twilio-Signature` over the URL and the parameters; a forged or unsigned one is refused with 403 before
  * anything is read. `POST /api/telephony/<carrier>/voice`: a call to one of the numbers, answered with TwiML.
  * `POST /api/telephony/<carrier>/status[?call_id=<id>]`: a call's status changes (the calls Parley dials carry
- * their id; a number's own callbacks name the call by the carrier's id). `POST /api/telephony/<carrier>/messages`:
- * a text to one of the numbers, stored and answered with empty TwiML. `POST
- * /api/telephony/<carrier>/messages/status?sms_id=<id>`: a sent message's status changes.
+ * their id; a number's own callbacks name the call by the carrier's id). `POST /api/telephony/<carrier>/answered-by
+ * ?call_id=<id>`: the carrier's answering-machine detection on a dialled call (Twilio's asynchronous AMD).
+ * `POST /api/telephony/<carrier>/messages`: a text to one of the numbers, stored and answered with empty TwiML.
+ * `POST /api/telephony/<carrier>/messages/status?sms_id=<id>`: a sent message's status changes.
  */
 export function carrierCallbackRoutes(deps: CarrierCallbackDeps): RouteDefinition[] {
   const { telephony } = deps;
@@ -68,6 +69,25 @@ export function carrierCallbackRoutes(deps: CarrierCallbackDeps): RouteDefinitio
       responses: { 200: { description: 'Received', schema: MessageBody } },
       async handle({ query, body }) {
         await recordCarrierStatus(deps, { callId: query.call_id, providerCallId: body.CallSid, status: body.CallStatus, timestamp: body.Timestamp });
+        return { body: { message: 'Received.' } };
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: `/telephony/${telephony.name}/answered-by`,
+      tag: 'Provider callbacks',
+      summary: 'Who answered a dialled call, as the carrier\'s answering-machine detection found',
+      description: 'Parley gives this URL to the carrier with each call it dials (Twilio\'s asynchronous AMD); it is not called by users.',
+      auth,
+      bodyKind: 'form',
+      query: Type.Object({ call_id: IdInteger() }),
+      body: Type.Object({
+        CallSid: Type.String({ minLength: 1, maxLength: 64 }),
+        AnsweredBy: Type.String({ maxLength: 32 }),
+      }, { additionalProperties: true }),
+      responses: { 200: { description: 'Received', schema: MessageBody } },
+      async handle({ query, body }) {
+        await recordCarrierVerdict(deps, { callId: query.call_id, providerCallId: body.CallSid, answeredBy: body.AnsweredBy });
         return { body: { message: 'Received.' } };
       },
     }),

@@ -86,7 +86,7 @@ export async function startFakeTwilio(): Promise<FakeTwilio> {
   const requests: TwilioRequest[] = [];
   const failures: { pathPart: string; answer: TwilioAnswer | 'drop' }[] = [];
   const numbers = numberRoutes(accountSid);
-  const calls = callRoutes(accountSid, numbers.state);
+  const calls = callRoutes(accountSid, authToken, numbers.state);
   const messages = messageRoutes(accountSid, authToken, numbers.state);
   const routes: TwilioRoute[] = [...numbers.routes, ...calls.routes, ...messages.routes];
 

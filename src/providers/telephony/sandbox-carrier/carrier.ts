@@ -7,6 +7,7 @@ import { calleeFor, DEFAULT_SCRIPT, timings, VOICEMAIL_GREETING, type CalleeKind
 import { Line } from './line.ts';
 import { SandboxMessaging } from './messaging.ts';
 import { Softphones, type SoftphonePage } from './softphones.ts';
+import { sandboxCallPriceMicros } from './rates.ts';
 import { beep, CalleeVoice } from './voice.ts';
 import { postSigned } from './webhook.ts';
 
@@ -23,6 +24,10 @@ export interface SimulatedCall {
   /** When the callee first heard sound from Parley (ms since the epoch). */
   firstSoundAt?: number;
   endedAt?: number;
+  /** What the carrier charges for the call (rates.ts), once it has ended. */
+  priceMicros?: number;
+  /** A voicemail box: how much of Parley it heard over its greeting, and how much it recorded after its beep (ms of sound). */
+  voicemail?: { heardOverGreetingMs: number; recordedMs: number };
 }
 
 /** How long an ended call stays readable. */
@@ -228,11 +233,16 @@ export class SandboxCarrier {
       return;
     }
     if (kind === 'voicemail') {
+      const box = { heardOverGreetingMs: 0, recordedMs: 0 };
+      run.call.voicemail = box;
       await line.say(await this.voice.speak(VOICEMAIL_GREETING));
+      box.heardOverGreetingMs = line.soundMs;
       await line.say(beep());
+      const recordingFrom = line.soundMs;
       const recording = AbortSignal.any([signal, AbortSignal.timeout(timings.voicemailRecordMs)]);
       // The message left, then a long enough pause: the box hangs up, as boxes do.
       await this.heardTurn(line, recording, timings.voicemailRecordMs, 3000);
+      box.recordedMs = line.soundMs - recordingFrom;
       return;
     }
     await this.heardTurn(line, signal, timings.turnWaitMs);
@@ -263,6 +273,7 @@ export class SandboxCarrier {
   private async finish(run: Running, status: string): Promise<void> {
     const { call } = run;
     call.endedAt = Date.now();
+    call.priceMicros = call.answeredAt ? sandboxCallPriceMicros(call.direction, call.request.to, call.endedAt - call.answeredAt) : 0;
     this.running.delete(call.sid);
     this.ended.set(call.sid, call);
     setTimeout(() => this.ended.delete(call.sid), KEEP_ENDED_MS).unref();

@@ -34,6 +34,8 @@ export class Line {
   firstSoundAt: number | undefined;
   /** When the last frame holding sound was played. */
   lastSoundAt: number | undefined;
+  /** How much sound has been played, in all (ms). */
+  soundMs = 0;
   /** Resolves when the line is down, from either end. */
   readonly closed: Promise<void>;
   private readonly socket: WebSocket;
@@ -160,6 +162,7 @@ export class Line {
     const played = this.playback.shift();
     this.listener?.(played instanceof Int16Array ? played : new Int16Array(FRAME_SAMPLES));
     if (played instanceof Int16Array && level(played) > SOUND_LEVEL) {
+      this.soundMs += FRAME_MS;
       this.lastSoundAt = Date.now();
       this.firstSoundAt ??= this.lastSoundAt;
     }
