@@ -1,36 +1,17 @@
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { drawNumbers } from '../../src/providers/telephony/sandbox-inventory.ts';
 import { workflowIds } from '../../src/temporal/names.ts';
 import { startFakeLlmServer, type ChatCompletionRequest, type FakeLlmServer } from '../fakes/llm-server.ts';
 import { createTestAssistant } from '../support/assistants.ts';
+import { launchChromium, screenshots, spokenWav } from '../support/browser.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { speechInstalled, speechSkipReason } from '../support/speech.ts';
 import { createTestUser, type TestUser } from '../support/users.ts';
 
-const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const screenshots = path.resolve('test-results', 'screenshots');
-
-/**
- * What the fake microphone plays, on a loop: silence while the assistant greets, one espeak-ng line at 48 kHz,
- * then long enough a silence that the assistant answers before the line comes round again.
- */
-function callerWav(directory: string): string {
-  const raw = path.join(directory, 'espeak.wav');
-  const wav = path.join(directory, 'caller.wav');
-  for (const [command, args] of [
-    ['espeak-ng', ['-v', 'en-us', '-w', raw, 'I would like to book an appointment for Tuesday at three.']],
-    ['sox', [raw, '-r', '48000', '-c', '1', '-b', '16', wav, 'pad', '3', '12']],
-  ] as const) {
-    const run = spawnSync(command, args);
-    if (run.status !== 0) throw new Error(`${command} failed: ${run.stderr.toString()}`);
-  }
-  return wav;
-}
 
 /** Counts the audio frames the page's socket receives that hold sound (the far end speaking), not line silence. */
 function countHeardFrames(page: Page): () => number {
@@ -78,14 +59,7 @@ describe.skipIf(!speechInstalled)(`the sandbox softphone in a browser${speechIns
     assistantId = (await createTestAssistant(platform, owner, { initial_message: 'Hello, this is Parley calling.', phone_number_id: outbound.body.data.id })).id;
     inboundNumber = inbound.body.data.phone_number;
     await createTestAssistant(platform, owner, { type: 'inbound', initial_message: 'Thanks for calling Parley, this is Ada.', phone_number_id: inbound.body.data.id });
-    browser = await chromium.launch({
-      executablePath: chromiumPath,
-      args: [
-        '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync',
-        '--autoplay-policy=no-user-gesture-required',
-        '--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream', `--use-file-for-fake-audio-capture=${callerWav(scratch)}`,
-      ],
-    });
+    browser = await launchChromium({ autoplay: true, microphone: spokenWav(scratch, 'I would like to book an appointment for Tuesday at three.', { before: 3, after: 12 }) });
     fs.mkdirSync(screenshots, { recursive: true });
   }, 60_000);
   afterAll(async () => {

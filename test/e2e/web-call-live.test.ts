@@ -1,34 +1,15 @@
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeLlmServer, type FakeLlmServer } from '../fakes/llm-server.ts';
 import { createTestAssistant } from '../support/assistants.ts';
+import { launchChromium, screenshots, spokenWav } from '../support/browser.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { speechInstalled, speechSkipReason } from '../support/speech.ts';
 import { createTestUser } from '../support/users.ts';
 
-const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const screenshots = path.resolve('test-results', 'screenshots');
-
-/**
- * What the fake microphone plays, on a loop: one espeak-ng line at 48 kHz, then long enough a silence that
- * the assistant answers before the line comes round again.
- */
-function callerWav(directory: string): string {
-  const raw = path.join(directory, 'espeak.wav');
-  const wav = path.join(directory, 'caller.wav');
-  for (const [command, args] of [
-    ['espeak-ng', ['-v', 'en-us', '-w', raw, 'I would like to book an appointment for Tuesday at three.']],
-    ['sox', [raw, '-r', '48000', '-c', '1', '-b', '16', wav, 'pad', '0.5', '12']],
-  ] as const) {
-    const run = spawnSync(command, args);
-    if (run.status !== 0) throw new Error(`${command} failed: ${run.stderr.toString()}`);
-  }
-  return wav;
-}
 
 /**
  * The whole path a visitor takes: the demo page's Call button, the browser's microphone (a WAV), the real
@@ -52,14 +33,7 @@ describe.skipIf(!speechInstalled)(`a live web call from the demo page${speechIns
     const owner = await createTestUser(platform.database.knex, { balanceUsd: 5 });
     ownerId = owner.id;
     assistantUuid = (await createTestAssistant(platform, owner, { wait_for_customer: true })).uuid;
-    browser = await chromium.launch({
-      executablePath: chromiumPath,
-      args: [
-        '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync',
-        '--autoplay-policy=no-user-gesture-required',
-        '--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream', `--use-file-for-fake-audio-capture=${callerWav(scratch)}`,
-      ],
-    });
+    browser = await launchChromium({ autoplay: true, microphone: spokenWav(scratch, 'I would like to book an appointment for Tuesday at three.', { before: 0.5, after: 12 }) });
     fs.mkdirSync(screenshots, { recursive: true });
   }, 60_000);
   afterAll(async () => {

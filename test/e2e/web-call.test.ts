@@ -2,19 +2,18 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NO_MODEL_MESSAGE } from '../../src/resources/conversations/service.ts';
 import { startFakeLlmServer, type FakeLlmServer } from '../fakes/llm-server.ts';
 import { startMediaPeer, type MediaPeer } from '../fakes/media-peer.ts';
 import { createTestAssistant } from '../support/assistants.ts';
+import { launchChromium, screenshots, spokenWav } from '../support/browser.ts';
 import { connectMediaStream, L16_16K } from '../support/media-stream-client.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { energyVad, toneStt, toneTts } from '../support/speech-doubles.ts';
 import { createTestUser, type TestUser } from '../support/users.ts';
 
-const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const screenshots = path.resolve('test-results', 'screenshots');
 const missingTools = ['espeak-ng', 'sox'].filter((tool) => spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0);
 const title = missingTools.length === 0
   ? 'a web call from the widget in a browser'
@@ -31,20 +30,6 @@ function rms(samples: Int16Array): number {
   let sum = 0;
   for (const sample of samples) sum += sample * sample;
   return Math.sqrt(sum / samples.length);
-}
-
-/** The speech the fake microphone plays, on a loop: espeak-ng resampled by sox to 48 kHz mono PCM16. */
-function speechWav(directory: string): string {
-  const raw = path.join(directory, 'espeak.wav');
-  const wav = path.join(directory, 'caller.wav');
-  for (const [command, args] of [
-    ['espeak-ng', ['-v', 'en-us', '-w', raw, 'Hello, I would like to book a table for two people tonight.']],
-    ['sox', [raw, '-r', '48000', '-c', '1', '-b', '16', wav, 'pad', '0', '0.3']],
-  ] as const) {
-    const run = spawnSync(command, args);
-    if (run.status !== 0) throw new Error(`${command} failed: ${run.stderr.toString()}`);
-  }
-  return wav;
 }
 
 describe.skipIf(missingTools.length > 0)(title, () => {
@@ -76,13 +61,7 @@ describe.skipIf(missingTools.length > 0)(title, () => {
       providers: { stt: toneStt({}), vad: energyVad(), tts: { forCode: () => tts, default: tts, codes: ['espeak'] } },
     });
     oneLineOwner = await createTestUser(oneLine.database.knex, { balanceUsd: 5 });
-    browser = await chromium.launch({
-      executablePath: chromiumPath,
-      args: [
-        '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync',
-        '--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream', `--use-file-for-fake-audio-capture=${speechWav(scratch)}`,
-      ],
-    });
+    browser = await launchChromium({ microphone: spokenWav(scratch, 'Hello, I would like to book a table for two people tonight.', { before: 0, after: 0.3 }) });
     fs.mkdirSync(screenshots, { recursive: true });
   });
   afterAll(async () => {

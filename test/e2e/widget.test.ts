@@ -1,16 +1,15 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestAssistant } from '../support/assistants.ts';
+import { launchChromium, screenshots } from '../support/browser.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { createTestUser, type TestUser } from '../support/users.ts';
 import { startFakeLlmServer, type FakeLlmServer } from '../fakes/llm-server.ts';
 import { listenOnLoopback, type LoopbackServer } from '../support/ports.ts';
 
-const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const screenshots = path.resolve('test-results', 'screenshots');
 
 describe('the chat widget in a browser', () => {
   let llm: FakeLlmServer;
@@ -31,10 +30,7 @@ describe('the chat widget in a browser', () => {
       body: { name: 'delivery_eta', description: 'When the order arrives', endpoint: toolUrl, method: 'GET' },
     });
     assistantUuid = (await createTestAssistant(platform, owner, { initial_message: 'Hi! How can I help?', tool_ids: [tool.body.data.id] })).uuid;
-    browser = await chromium.launch({
-      executablePath: chromiumPath,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
     fs.mkdirSync(screenshots, { recursive: true });
   });
   afterAll(async () => {
