@@ -6,17 +6,24 @@
  * metrics give: the turn policy's silence, the recognizer's words, the model's first token, the synthesizer's
  * first audio, and the rest (the platform's own time, including where the VAD placed the end of speech).
  * A first call warms the models up (its greeting is the cold start); the second is measured.
+ * Then a third call times barge-in (issue 14: stop speaking within 200 ms of the caller's speech): the caller
+ * says a line and, each time the reply has played half a second, speaks over it with a line whose first frame
+ * is voiced; from that onset it times the `clear` it receives and the last reply frame before it, and counts
+ * reply frames after the clear while it is still speaking (there should be none). Each reply to an
+ * interruption is the next one interrupted.
  *
- *   npm run bench:voice-latency -- [--llm-ms 250] [--rounds 1] [--endpoint vad|ai] [--sensitivity 0.5]
- * The turn policy is the assistant's (`endpoint_type`, `endpoint_sensitivity`; the defaults are vad and 0.5).
+ *   npm run bench:voice-latency -- [--llm-ms 250] [--rounds 1] [--endpoint vad|ai] [--sensitivity 0.5] [--barge-ins 5]
+ * The turn policy is the assistant's (`endpoint_type`, `endpoint_sensitivity`; the defaults are vad and 0.5);
+ * barge-in uses the default `interrupt_sensitivity` (0.5: 150 ms of voice from Silero's onset). `--barge-ins 0`
+ * leaves the barge-in call out.
  * Pipecat 1.14 on the same stack and machine: p50 1191 ms, p95 1275 ms at one call (notes/speech-offline.md).
  */
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { loadVoiceSettings } from '../src/resources/assistants/voice-profile.ts';
 import { startBenchPlatform } from './voice/platform.ts';
-import type { CallPlan, CallResult, RunReply } from './voice/protocol.ts';
-import { matchTurns, ms, spread } from './voice/turns.ts';
+import type { BargeInReply, CallPlan, CallResult, RunReply } from './voice/protocol.ts';
+import { matchTurns, ms, spread, spreadToMax } from './voice/turns.ts';
 
 const { values } = parseArgs({
   options: {
@@ -24,9 +31,13 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '1' },
     endpoint: { type: 'string', default: 'vad' },
     sensitivity: { type: 'string', default: '0.5' },
+    'barge-ins': { type: 'string', default: '5' },
   },
 });
 const llmMs = Number(values['llm-ms']);
+const bargeIns = Number(values['barge-ins']);
+/** How long the reply has played when the caller interrupts it: well inside its first sentence. */
+const BARGE_IN_AFTER_MS = 500;
 const lines = [
   'I would like to book an appointment for Tuesday at three.',
   'Could you tell me when the office opens tomorrow morning?',
@@ -36,6 +47,7 @@ const lines = [
 ];
 
 const platform = await startBenchPlatform({
+  // Piper says the reply's first sentence in about 1.5 s: a barge-in at half a second lands mid-sentence.
   delays: { llmMs, sttResultMs: 0, ttsFirstByteMs: 0, reply: 'Sure, I can help with that. Is there anything else you need today?', heard: '' },
   env: () => ({ STT_PROVIDER: 'local', TTS_PROVIDER: 'local' }),
   voice: (voice) => /piper/i.test(voice.name),
@@ -59,6 +71,12 @@ try {
   // Turns are stored as they commit; the last one may still be on its way.
   await new Promise((resolve) => setTimeout(resolve, 500));
   const { turns, unmatched } = matchTurns(measured, await platform.turnsOf(measured.map((result) => result.callId)), settings);
+  const bargeIn = bargeIns > 0
+    ? await platform.ask<BargeInReply>({
+      type: 'barge-in',
+      plan: { apiUrl: platform.apiUrl, token: platform.token, assistantId: platform.assistantId, opening: lines[0]!, interruption: 'Hold on, I have a question.', rounds: bargeIns, afterMs: BARGE_IN_AFTER_MS },
+    })
+    : undefined;
 
   console.log(`one web call, offline stack (Silero VAD, Whisper tiny.en, Piper), model first token after ${llmMs} ms; ` +
     `turn policy ${settings.endpointType}, sensitivity ${settings.endpointSensitivity}`);
@@ -80,6 +98,15 @@ try {
   console.log(`stt p50 / p95: ${spread(turns.map((turn) => turn.metrics.stt_final_delay_ms ?? Number.NaN))}; ` +
     `llm: ${spread(turns.map((turn) => turn.metrics.llm_first_token_ms ?? Number.NaN))}; tts: ${spread(turns.map((turn) => turn.metrics.tts_first_byte_ms ?? Number.NaN))}; rest: ${spread(rests)}`);
   console.log(`answer → first greeting audio: ${spread(greetings)} warm; ${ms(cold?.greetingMs)} ms cold (first call: Whisper and Piper start on first use)`);
+  if (bargeIn) {
+    const { rounds } = bargeIn;
+    console.log(`\nbarge-in, ${rounds.length} rounds, interrupt_sensitivity ${settings.interruptSensitivity}: the caller speaks over a reply that has played ${BARGE_IN_AFTER_MS} ms; ` +
+      'onset = its first voiced frame sent (target: stop within 200 ms)');
+    console.log(`onset → clear received p50 / p95 / max: ${spreadToMax(rounds.map((round) => round.clearMs))}`);
+    console.log(`onset → last reply frame received before the clear p50 / p95 / max: ${spreadToMax(rounds.map((round) => round.lastFrameMs))}`);
+    console.log(`rounds (clear / last frame, ms): ${rounds.map((round) => `${ms(round.clearMs)} / ${ms(round.lastFrameMs)}`).join(', ')}; ` +
+      `reply frames after the clear while the caller spoke: ${rounds.reduce((sum, round) => sum + round.framesAfterClear, 0)}`);
+  }
   console.log(`machine load average ${os.loadavg()[0]!.toFixed(1)} on ${os.availableParallelism()} cores`);
 } finally {
   await platform.close();

@@ -2,14 +2,15 @@
  * The callers' process of the voice benchmarks (forked by platform.ts): the fake providers at fixed delays
  * (fakes.ts, on a worker thread), and scripted web calls over the Media Streams protocol, timed on this side of the socket. Each call asks the
  * API for a web call, answers, hears the greeting, then says its lines one per turn, each after the
- * assistant's reply has played and a short pause, until its time is up; then it hangs up.
+ * assistant's reply has played and a short pause, until its time is up; then it hangs up. A barge-in call
+ * instead speaks over the assistant's replies and times how soon they stop.
  */
 import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import { apiRequest } from '../../test/support/http.ts';
 import { connectMediaStream, L16_16K, type MediaStreamClient } from '../../test/support/media-stream-client.ts';
-import { spokenPcm } from '../../test/support/speech.ts';
-import type { CallPlan, CallResult, CallerReply, CallerRequest, FakeDelays, FakeUrls, TurnResult } from './protocol.ts';
+import { fromVoiceOnset, spokenPcm } from '../../test/support/speech.ts';
+import type { BargeInPlan, BargeInReply, BargeInRound, CallPlan, CallResult, CallerReply, CallerRequest, FakeDelays, FakeUrls, TurnResult } from './protocol.ts';
 
 const FRAME_SAMPLES = 320;
 const FRAME_MS = 20;
@@ -18,6 +19,8 @@ const BURST_FRAMES = 5;
 /** A sample louder than this is speech, for finding where a spoken line ends. */
 const SPEECH_LEVEL = 300;
 const REPLY_TIMEOUT_MS = 60_000;
+/** How long after the caller's interruption a `clear` may still come before the round counts as not stopped. */
+const CLEAR_TIMEOUT_MS = 3000;
 
 const closers: (() => Promise<void>)[] = [];
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -66,14 +69,27 @@ function jitterOf(frames: number[]): number[] {
   return deviations;
 }
 
+/** Asks the API for a web call and connects its caller (not yet started). */
+async function placeCall(plan: Pick<CallPlan, 'apiUrl' | 'token' | 'assistantId'>): Promise<{ callId: number; caller: MediaStreamClient } | { error: string }> {
+  const created = await apiRequest(plan.apiUrl)('POST', '/user/web-calls', { token: plan.token, body: { assistant_id: plan.assistantId } });
+  if (created.status !== 201) return { error: `POST /user/web-calls: ${created.status} ${created.text}` };
+  const { call_id: callId, websocket_url: url } = created.body.data as { call_id: number; websocket_url: string };
+  return { callId, caller: await connectMediaStream(url, L16_16K) };
+}
+
+async function hangUp(caller: MediaStreamClient): Promise<void> {
+  caller.stop();
+  caller.close();
+  await caller.closed;
+}
+
 async function oneCall(plan: CallPlan, lines: Int16Array[], startAfterMs: number): Promise<CallResult> {
   await sleep(startAfterMs);
   const result: CallResult = { callId: 0, greetingMs: undefined, turns: [], jitterMs: [] };
-  const created = await apiRequest(plan.apiUrl)('POST', '/user/web-calls', { token: plan.token, body: { assistant_id: plan.assistantId } });
-  if (created.status !== 201) return { ...result, error: `POST /user/web-calls: ${created.status} ${created.text}` };
-  const { call_id: callId, websocket_url: url } = created.body.data as { call_id: number; websocket_url: string };
+  const placed = await placeCall(plan);
+  if ('error' in placed) return { ...result, error: placed.error };
+  const { callId, caller } = placed;
   result.callId = callId;
-  const caller = await connectMediaStream(url, L16_16K);
   const heard = follower(caller);
   const until = performance.now() + plan.durationMs;
   const waitForReply = (count: number) => caller.waitFor(() => heard.replies() >= count, REPLY_TIMEOUT_MS, 'the assistant to finish a turn');
@@ -100,11 +116,58 @@ async function oneCall(plan: CallPlan, lines: Int16Array[], startAfterMs: number
   } catch (error) {
     result.error = error instanceof Error ? error.message : String(error);
   } finally {
-    caller.stop();
-    caller.close();
-    await caller.closed;
+    await hangUp(caller);
   }
   return result;
+}
+
+/**
+ * One interruption: says `interruption` (its first frame voiced) over the reply playing, and times from that
+ * onset the `clear` and the last reply frame before it; resolves once the clear has come.
+ */
+async function interrupt(caller: MediaStreamClient, interruption: Int16Array, round: number): Promise<BargeInRound> {
+  const from = caller.received.length;
+  const onset = await caller.say(interruption);
+  const saidUntil = performance.now();
+  let clearAt = -1;
+  await caller.waitFor(() => {
+    clearAt = caller.received.findIndex((message, index) => index >= from && message.event === 'clear' && message.at >= onset);
+    return clearAt >= 0;
+  }, saidUntil - onset + CLEAR_TIMEOUT_MS, `the clear of barge-in ${round}`);
+  const clear = caller.received[clearAt]!;
+  const lastFrame = caller.received.findLast((message, index) => index < clearAt && message.event === 'media');
+  return {
+    clearMs: clear.at - onset,
+    lastFrameMs: (lastFrame?.at ?? Number.NaN) - onset,
+    framesAfterClear: caller.received.filter((message, index) => index > clearAt && message.event === 'media' && message.at < saidUntil).length,
+  };
+}
+
+/** A call that interrupts the assistant's replies `plan.rounds` times (BargeInPlan). */
+async function bargeInCall(plan: BargeInPlan): Promise<BargeInReply> {
+  const opening = await spokenLine(plan.opening);
+  const interruption = fromVoiceOnset(await spokenLine(plan.interruption));
+  const placed = await placeCall(plan);
+  if ('error' in placed) return { callId: 0, rounds: [], error: placed.error };
+  const { callId, caller } = placed;
+  const reply: BargeInReply = { callId, rounds: [] };
+  const heard = follower(caller);
+  try {
+    caller.start();
+    await caller.waitFor(() => heard.replies() >= 1, REPLY_TIMEOUT_MS, 'the greeting');
+    await caller.say(opening);
+    for (let round = 1; round <= plan.rounds; round++) {
+      // Counted after the last clear (which dropped what was queued), so only the new reply's sound counts.
+      const played = caller.playedSound.length;
+      await caller.waitFor(() => caller.playedSound.length >= played + plan.afterMs / FRAME_MS, REPLY_TIMEOUT_MS, `reply ${round} to play ${plan.afterMs} ms`);
+      reply.rounds.push(await interrupt(caller, interruption, round));
+    }
+  } catch (error) {
+    reply.error = error instanceof Error ? error.message : String(error);
+  } finally {
+    await hangUp(caller);
+  }
+  return reply;
 }
 
 async function run(plan: CallPlan): Promise<CallerReply> {
@@ -123,6 +186,8 @@ process.on('message', (request: CallerRequest) => {
         return startFakes(request.delays);
       case 'run':
         return run(request.plan);
+      case 'barge-in':
+        return bargeInCall(request.plan);
       case 'exit':
         for (const close of closers.splice(0)) await close();
         process.disconnect?.();

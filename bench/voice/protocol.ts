@@ -38,7 +38,21 @@ export interface CallPlan {
   lines: string[];
 }
 
-export type CallerRequest = { type: 'fakes'; delays: FakeDelays } | { type: 'run'; plan: CallPlan } | { type: 'exit' };
+/**
+ * A call that interrupts the assistant: after the greeting the caller says `opening`, then `rounds` times, once
+ * the reply has played `afterMs` of sound, says `interruption` over it (its reply is the next one interrupted).
+ */
+export interface BargeInPlan {
+  apiUrl: string;
+  token: string;
+  assistantId: number;
+  opening: string;
+  interruption: string;
+  rounds: number;
+  afterMs: number;
+}
+
+export type CallerRequest = { type: 'fakes'; delays: FakeDelays } | { type: 'run'; plan: CallPlan } | { type: 'barge-in'; plan: BargeInPlan } | { type: 'exit' };
 
 export interface TurnResult {
   /** Index of the line said. */
@@ -57,6 +71,22 @@ export interface CallResult {
   error?: string;
 }
 
+/** One interruption, timed from the caller's first voiced frame of it (its onset). */
+export interface BargeInRound {
+  /** Onset → the `clear` received. */
+  clearMs: number;
+  /** Onset → the last reply audio frame received before the clear (negative if the reply had stopped before). */
+  lastFrameMs: number;
+  /** Reply audio frames received after the clear while the caller was still speaking (the engine sends none). */
+  framesAfterClear: number;
+}
+
+export interface BargeInReply {
+  callId: number;
+  rounds: BargeInRound[];
+  error?: string;
+}
+
 /** A run's calls, and the CPU the callers' process (callers and fake providers) used over its wall time. */
 export interface RunReply {
   results: CallResult[];
@@ -64,4 +94,4 @@ export interface RunReply {
   wallMs: number;
 }
 
-export type CallerReply = { urls: FakeUrls } | RunReply | { error: string };
+export type CallerReply = { urls: FakeUrls } | RunReply | BargeInReply | { error: string };

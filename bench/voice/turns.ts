@@ -48,4 +48,11 @@ export function spread(values: number[]): string {
   return `${percentile(sorted, 50).toFixed(0)} / ${percentile(sorted, 95).toFixed(0)} ms`;
 }
 
+/** p50, p95 and the largest of a list, as "p50 / p95 / max ms". */
+export function spreadToMax(values: number[]): string {
+  const sorted = values.filter(Number.isFinite).sort((a, b) => a - b);
+  if (sorted.length === 0) return 'n/a';
+  return `${percentile(sorted, 50).toFixed(0)} / ${percentile(sorted, 95).toFixed(0)} / ${sorted.at(-1)!.toFixed(0)} ms`;
+}
+
 export const ms = (value: number | undefined) => (value === undefined ? '-' : `${value.toFixed(0)}`);

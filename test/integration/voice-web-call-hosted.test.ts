@@ -5,9 +5,9 @@ import { startFakeLlmServer, type ChatCompletionRequest, type FakeLlmServer, typ
 import { startFakeSpeechServer, type FakeSpeechRequest, type FakeSpeechServer } from '../fakes/speech-server.ts';
 import { createTestAssistant } from '../support/assistants.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
-import { speechInstalled, speechSkipReason, spokenPcm } from '../support/speech.ts';
+import { fromVoiceOnset, speechInstalled, speechSkipReason, spokenPcm } from '../support/speech.ts';
 import { createTestUser, type TestUser } from '../support/users.ts';
-import { fromVoiceOnset, placeWebCall, transcriptOf } from '../support/web-call.ts';
+import { placeWebCall, transcriptOf } from '../support/web-call.ts';
 
 /**
  * Whole web calls through the media gateway with the platform configured for hosted speech providers, each

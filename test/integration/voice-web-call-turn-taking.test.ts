@@ -4,9 +4,9 @@ import { GOODBYES, REENGAGE_INSTRUCTION } from '../../src/voice/session.ts';
 import { startFakeLlmServer, type ChatCompletionRequest, type FakeLlmServer, type FakeTurn } from '../fakes/llm-server.ts';
 import { createTestAssistant } from '../support/assistants.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
-import { speechInstalled, speechSkipReason, spokenPcm, warmUpSpeech } from '../support/speech.ts';
+import { fromVoiceOnset, speechInstalled, speechSkipReason, spokenPcm, warmUpSpeech } from '../support/speech.ts';
 import { createTestUser, type TestUser } from '../support/users.ts';
-import { fromVoiceOnset, placeWebCall, transcriptLines, transcriptOf } from '../support/web-call.ts';
+import { placeWebCall, transcriptLines, transcriptOf } from '../support/web-call.ts';
 
 /**
  * Turn-taking on the embedded default speech stack (Silero VAD, Whisper tiny.en, the catalog's offline

@@ -44,6 +44,22 @@ export function rms(samples: Int16Array): number {
   return Math.sqrt(sum / Math.max(1, samples.length));
 }
 
+/** 20 ms at 16 kHz: a caller's frame. */
+const FRAME_SAMPLES = 320;
+/** A 20 ms frame louder than this (RMS) holds the caller's voice; espeak-ng's silence is all zeros. */
+const VOICED_RMS = 200;
+
+/**
+ * `samples` from the first frame that holds the voice, so that saying them makes the caller's first frame
+ * its first voiced one: the time `say` resolves with is then the onset of speech on the caller's side.
+ */
+export function fromVoiceOnset(samples: Int16Array): Int16Array {
+  for (let offset = 0; offset + FRAME_SAMPLES <= samples.length; offset += FRAME_SAMPLES) {
+    if (rms(samples.subarray(offset, offset + FRAME_SAMPLES)) > VOICED_RMS) return samples.subarray(offset);
+  }
+  throw new Error('the line holds no voice');
+}
+
 /**
  * Loads what the offline stack loads on first use (Whisper's worker processes, the default voice), so that a
  * test timing a call measures the call, not the loading.
