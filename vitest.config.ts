@@ -21,6 +21,9 @@ export default defineConfig({
           globalSetup: ['test/integration/global-setup.ts'],
           testTimeout: 30_000,
           hookTimeout: 120_000,
+          // A poll waits for a platform, a worker or a browser on a shared two-core machine: a second, vitest's
+          // default, runs out under load. A poll that passes returns as soon as it does.
+          expect: { poll: { timeout: 5_000 } },
           // Two cores: two files at a time keeps PGlite start-up and Temporal polling from starving each other.
           maxWorkers: 2,
         },

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { workflowIds } from '../../src/temporal/names.ts';
 import { GOODBYES, REENGAGE_INSTRUCTION } from '../../src/voice/session.ts';
+import type { CallTurn } from '../../src/voice/hooks.ts';
 import { startFakeLlmServer, type ChatCompletionRequest, type FakeLlmServer, type FakeTurn } from '../fakes/llm-server.ts';
 import { createTestAssistant } from '../support/assistants.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
@@ -124,17 +125,19 @@ describe.skipIf(!speechInstalled)(`turn-taking on a web call over the offline sp
     expect(result).toMatchObject({ status: 'completed', reason: 'max_duration' });
     const call = await platform.database.knex('calls').where({ id: callId }).first();
     expect(call.status).toBe('completed');
-    const [, cut, goodbye] = call.turns as { text: string; startedAt: number; interrupted: boolean }[];
+    const [, cut, goodbye] = call.turns as CallTurn[];
     expect(cut!.interrupted).toBe(true);
     expect(MENU.startsWith(cut!.text)).toBe(true);
     expect(cut!.text.length).toBeLessThan(MENU.length);
     expect(goodbye).toMatchObject({ text: GOODBYES.max_duration, interrupted: false });
     // The goodbye starts at the limit (5 s after the answer), give or take the cut reply's settling.
-    expect(goodbye!.startedAt).toBeGreaterThanOrEqual(5000);
-    expect(goodbye!.startedAt).toBeLessThan(6000);
+    expect(goodbye!.start_offset_ms).toBeGreaterThanOrEqual(5000);
+    expect(goodbye!.start_offset_ms).toBeLessThan(6000);
     expect(call.duration).toBeGreaterThanOrEqual(6);
     expect(call.duration).toBeLessThanOrEqual(13);
-    expect(Number(call.totalCostMicros)).toBe(Math.ceil((call.duration * Number(call.pricePerMinuteMicros)) / 60));
+    // Billed no further than the call's limit: the goodbye said past it is free.
+    expect(call.maxSeconds).toBe(5);
+    expect(Number(call.totalCostMicros)).toBe(Math.ceil((call.maxSeconds * Number(call.pricePerMinuteMicros)) / 60));
   }, 60_000);
 
   it('re-engages a silent caller after the interval, and goes on with the conversation when the caller answers', async () => {
