@@ -12,7 +12,25 @@ export interface AgentPorts {
   fetch: SafeFetch;
   /** Milliseconds on a monotonic clock: times the tool calls. */
   now: () => number;
+  /** The line of a voice call, which the line tools act on; absent in a text chat, where they are not offered. */
+  line?: CallLine;
 }
 
 /** How many passages one knowledge search hands the model. */
 export const PASSAGES_PER_SEARCH = 5;
+
+/** The keys a caller typed for `collect_keypad`, and what ended the entry. */
+export interface KeypadEntry {
+  /** The digits, without the stop key. */
+  digits: string;
+  endedBy: 'stop_key' | 'timeout';
+}
+
+/** The phone line under a voice call, as the line tools act on it (the voice engine provides it, per reply). */
+export interface CallLine {
+  /**
+   * Collects the keys the caller presses (DTMF) until `stopKey`, or until `timeoutMs` pass without a key once
+   * the assistant has stopped speaking. The signal (the caller barging in) abandons the entry.
+   */
+  collectDigits(options: { timeoutMs: number; stopKey: '#' | '*' }, signal: AbortSignal): Promise<KeypadEntry>;
+}

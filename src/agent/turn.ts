@@ -9,6 +9,8 @@ export interface AgentTool {
   execute(args: Record<string, unknown>, signal: AbortSignal): Promise<unknown>;
   /** Calling it asks to end the conversation (the end-call tool). */
   ends?: boolean;
+  /** It waits on the phone line (the caller's keys): no filler is spoken over it. */
+  onLine?: boolean;
 }
 
 /** As the interface records a call on a message: `{name, arguments, result}`. */

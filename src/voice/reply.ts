@@ -3,16 +3,18 @@
  * sentences, which are synthesized as they come), or a fixed text (the opening line, a goodbye). Both run on
  * the handle's signal, so an interruption stops the model request, its tools and the synthesis together.
  */
-import type { AgentPorts } from '../agent/ports.ts';
+import type { AgentPorts, CallLine } from '../agent/ports.ts';
 import type { AgentProfile } from '../agent/profile.ts';
 import { SentenceSplitter } from '../agent/sentences.ts';
 import { buildTurnInput, type HistoryEntry } from '../agent/turn-input.ts';
 import { AgentTurn } from '../agent/turn.ts';
 import type { Logger } from '../logger.ts';
 import type { LanguageModel } from '../providers/llm/types.ts';
+import type { AsyncQueue } from './async-queue.ts';
 import type { VoiceClock } from './clock.ts';
 import type { Speaker, SpeechTimings } from './speaker.ts';
 import type { SpeechHandle } from './speech.ts';
+import type { Keypad } from './turns/keypad.ts';
 
 export interface ReplyContext {
   model: LanguageModel;
@@ -35,16 +37,35 @@ export interface ReplyOutcome {
   firstTokenAt: number | undefined;
 }
 
-/** Speaks the model's answer to `message`, given the history before it. */
-export async function speakReply(context: ReplyContext, handle: SpeechHandle, input: { history: HistoryEntry[]; message: string }): Promise<ReplyOutcome> {
+/** The call's line as the session lends it to a reply, for the line tools. */
+export interface SessionLine {
+  keypad: Keypad;
+}
+
+/**
+ * The line port of one reply: what the tools do on the line happens in the order of the reply's speech (a
+ * keypad entry times out only once the question before it has been heard).
+ */
+function replyLine(line: SessionLine, handle: SpeechHandle, sentences: AsyncQueue<string>): CallLine {
+  const speaking = () => sentences.size > 0 || handle.sentences.some((sentence) => !sentence.heard);
+  return {
+    collectDigits: (options, signal) => line.keypad.collect({ ...options, speaking, signal }),
+  };
+}
+
+/** Speaks the model's answer to `message`, given the history before it; the line tools act on `line` when given. */
+export async function speakReply(
+  context: ReplyContext, handle: SpeechHandle, input: { history: HistoryEntry[]; message: string }, line?: SessionLine,
+): Promise<ReplyOutcome> {
   const { clock, profile } = context;
   const { sentences, done } = context.speaker.utterance(handle);
+  const ports: AgentPorts = line ? { ...context.ports, line: replyLine(line, handle, sentences) } : context.ports;
   const outcome: ReplyOutcome = { endCall: false, timings: { ttsRequestedAt: undefined, ttsFirstChunkAt: undefined, firstFrameSentAt: undefined }, llmRequestedAt: undefined, firstTokenAt: undefined };
   const running = new Set<string>();
   let filler: { cancel(): void } | undefined;
   let fillerSpoken = false;
   try {
-    const turnInput = await buildTurnInput(context.ports, profile, { variables: context.variables, history: input.history, message: input.message }, handle.signal);
+    const turnInput = await buildTurnInput(ports, profile, { variables: context.variables, history: input.history, message: input.message }, handle.signal);
     outcome.llmRequestedAt = clock.now();
     const turn = new AgentTurn({
       model: context.model, modelName: context.modelName, temperature: profile.temperature, ...turnInput, signal: handle.signal, now: context.ports.now,
@@ -58,6 +79,8 @@ export async function speakReply(context: ReplyContext, handle: SpeechHandle, in
           sentences.push(event.text);
           break;
         case 'tool_started':
+          // A tool waiting on the caller's keys needs the line quiet, not a filler.
+          if (turnInput.tools.find((tool) => tool.definition.name === event.name)?.onLine) break;
           running.add(event.name);
           if (context.fillerAfterMs !== undefined && !fillerSpoken && !filler) {
             filler = clock.setTimeout(() => {

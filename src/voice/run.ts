@@ -92,7 +92,7 @@ const FILLER_AFTER_MS = 1000;
 export const NO_REALTIME_MESSAGE = 'No speech-to-speech model is configured for multimodal assistants. Set REALTIME_URL or REALTIME_API_KEY.';
 
 /** What runs a call once it started: the pipeline's CallSession or a speech-to-speech model's RealtimeCallSession. */
-type ServedSession = Pick<CallSession, 'hear' | 'markHeard' | 'endNow' | 'hangUp' | 'start' | 'ended' | 'state'>;
+type ServedSession = Pick<CallSession, 'hear' | 'markHeard' | 'endNow' | 'hangUp' | 'start' | 'ended' | 'state'> & Partial<Pick<CallSession, 'keypress'>>;
 
 /** Serves one call on `socket`; resolves at once with a handle on it. */
 export function runCallSession(options: RunCallOptions): RunningCall {
@@ -147,7 +147,10 @@ export function runCallSession(options: RunCallOptions): RunningCall {
         built.hear(frame);
       },
       mark: (name) => built.markHeard(name),
-      dtmf: (digit) => logger.debug({ digit }, 'dtmf received'),
+      dtmf: (digit) => {
+        if (built.keypress) built.keypress(digit);
+        else logger.debug({ digit }, 'a key pressed on a speech-to-speech call: ignored');
+      },
       ended: (failed) => void built.endNow(failed ? 'error' : 'customer_hangup'),
     });
     built.start();

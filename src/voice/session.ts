@@ -11,11 +11,12 @@ import type { Logger } from '../logger.ts';
 import type { VoiceClock } from './clock.ts';
 import type { CallHooks, CallTurn, EndReason } from './hooks.ts';
 import type { Listener, ListenerHandlers, SpeechProgress, UserTurn } from './pipeline.ts';
-import { speakReply, speakText, type ReplyContext, type ReplyOutcome } from './reply.ts';
+import { speakReply, speakText, type ReplyContext, type ReplyOutcome, type SessionLine } from './reply.ts';
 import type { VoiceSettings } from './settings.ts';
 import type { SpeechTimings } from './speaker.ts';
 import { SpeechHandle } from './speech.ts';
 import { shouldInterrupt } from './turns/barge-in.ts';
+import { Keypad } from './turns/keypad.ts';
 import { nextSilenceAction } from './turns/silence.ts';
 
 /** The words the engine says on its own, when no model turn is involved. */
@@ -71,6 +72,7 @@ export class CallSession {
   private ending = false;
   private finished = false;
   private utterances = 0;
+  private readonly line: SessionLine;
   private resolveEnded: ((reason: EndReason) => void) | undefined;
   readonly ended: Promise<EndReason>;
 
@@ -79,6 +81,7 @@ export class CallSession {
     this.answeredAt = parts.clock.now();
     this.callerSpokeAt = this.answeredAt;
     this.anyoneSpokeAt = this.answeredAt;
+    this.line = { keypad: new Keypad(parts.clock, (keys) => this.keypadTurn(keys)) };
     this.ended = new Promise((resolve) => {
       this.resolveEnded = resolve;
     });
@@ -109,6 +112,15 @@ export class CallSession {
   /** One frame of caller audio. */
   hear(frame: Int16Array): void {
     this.listener?.push(frame);
+  }
+
+  /** The caller pressed a key (a DTMF digit): to the keypad entry a tool collects, or the caller's input. */
+  keypress(key: string): void {
+    if (this.ending) return;
+    this.callerSpokeAt = this.parts.clock.now();
+    this.anyoneSpokeAt = this.callerSpokeAt;
+    this.line.keypad.press(key);
+    if (!this.current) this.armSilence();
   }
 
   /** A mark came back from the far side. */
@@ -155,6 +167,7 @@ export class CallSession {
     if (this.finished) return;
     this.finished = true;
     this.listener?.close();
+    this.line.keypad.close();
     try {
       await this.parts.close(reason);
     } catch (error) {
@@ -194,16 +207,31 @@ export class CallSession {
     this.guard(this.reply({ history, message: turn.text }, turn));
   }
 
-  private async reply(input: { history: HistoryEntry[]; message: string }, turn?: UserTurn): Promise<void> {
+  /**
+   * Keys the caller typed when no tool was collecting them: a turn of the caller like words, written so the
+   * model and the transcript see what was pressed. It interrupts the assistant as speech would, or waits for
+   * an utterance that may not be interrupted.
+   */
+  private keypadTurn(keys: string): void {
+    if (this.ending) return;
+    const now = this.parts.clock.now();
+    const text = `[pressed ${keys}]`;
+    this.report({ role: 'user', text, startedAt: now, endedAt: now, interrupted: false, metrics: { interrupted: false } });
+    const history = this.history.slice();
+    this.history.push({ role: 'user', content: text });
+    this.guard(this.reply({ history, message: text }, undefined, this.current?.interruptible !== false));
+  }
+
+  private async reply(input: { history: HistoryEntry[]; message: string }, turn?: UserTurn, interruptCurrent = true): Promise<void> {
     const previous = this.current;
     if (previous) {
-      this.interrupt();
+      if (interruptCurrent) this.interrupt();
       await previous.committed;
     }
     if (this.ending) return;
     let outcome: ReplyOutcome | undefined;
     await this.utter(this.parts.settings.allowInterruptions, async (handle) => {
-      outcome = await speakReply(this.parts.reply, handle, input);
+      outcome = await speakReply(this.parts.reply, handle, input, this.line);
       return outcome.timings;
     }, (timings, handle) => ({
       interrupted: handle.interrupted,

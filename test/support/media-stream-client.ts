@@ -37,6 +37,8 @@ export interface MediaStreamClient {
   /** Says `samples` (PCM16, 16 kHz) in real time; resolves when the last frame is sent, with the first frame's time. */
   say(samples: Int16Array): Promise<number>;
   sendRaw(message: unknown): void;
+  /** Presses keys on the keypad: a `dtmf` message per key, as Twilio sends them. */
+  press(keys: string): void;
   stop(): void;
   close(): void;
   /** Resolves with the close code and reason. */
@@ -161,6 +163,9 @@ export async function connectMediaStream(url: string, format: MediaFormat): Prom
       return new Promise((resolve) => sayDone.push(() => resolve(first)));
     },
     sendRaw: (message) => socket.send(typeof message === 'string' ? message : JSON.stringify(message)),
+    press(keys) {
+      for (const digit of keys) send({ event: 'dtmf', sequenceNumber: String(++sequence), streamSid, dtmf: { track: 'inbound_track', digit } });
+    },
     stop() {
       send({ event: 'stop', sequenceNumber: String(++sequence), streamSid, stop: { accountSid: 'AC00000000000000000000000000000000', callSid: 'CA00000000000000000000000000000000' } });
     },

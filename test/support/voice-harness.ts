@@ -32,7 +32,7 @@ export function testProfile(overrides: Partial<AgentProfile> = {}): AgentProfile
     assistantId: 1, assistantUuid: '00000000-0000-4000-8000-000000000001', userId: 1, name: 'Receptionist',
     systemPrompt: 'You are the receptionist of {{business}}.', initialMessage: 'Hello {{name}}, how can I help?',
     variables: { business: 'Trattoria Roma' }, modelName: 'test-model', temperature: 0.2, timezone: 'UTC',
-    knowledgebaseId: null, knowledgebaseMode: 'function_call', endCallDescription: undefined, httpTools: [],
+    knowledgebaseId: null, knowledgebaseMode: 'function_call', endCallDescription: undefined, httpTools: [], lineTools: [],
     ...overrides,
   };
 }

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { LineToolSpec } from '../../agent/line-tools.ts';
 import type { AgentProfile } from '../../agent/profile.ts';
 import type { SecretBox } from '../../lib/secrets.ts';
 import type { Tool } from '../tools/model.ts';
@@ -17,7 +18,7 @@ export interface StoredProfile {
   timezone: string;
   knowledgebaseId: number | null;
   knowledgebaseMode: string | null;
-  builtInTools: { type: string; data?: { description?: string } | null }[] | null;
+  builtInTools: StoredTool[] | null;
   modelName: string | null;
   httpTools: Pick<Tool, 'name' | 'description' | 'endpoint' | 'method' | 'timeout' | 'headers' | 'schema'>[];
 }
@@ -44,9 +45,29 @@ export function agentProfileQuery(knex: Knex, where: { uuid: string } | { id: nu
     ) as profile`));
 }
 
+/** A built-in tool as the assistant stores it (builtin-tools.ts): its type and its fields. */
+interface StoredTool {
+  type: string;
+  data?: Record<string, unknown> | null;
+}
+
+/** The built-in tools that act on a call's line, with the contract's defaults for the fields left out. */
+export function lineToolSpecs(tools: readonly StoredTool[]): LineToolSpec[] {
+  return tools.flatMap((tool): LineToolSpec[] => {
+    const data = tool.data ?? {};
+    switch (tool.type) {
+      case 'collect_keypad':
+        return [{ type: 'collect_keypad', timeoutSeconds: typeof data.timeout === 'number' ? data.timeout : 5, stopKey: data.stop_key === '*' ? '*' : '#' }];
+      default:
+        return [];
+    }
+  });
+}
+
 /** The profile from what `agentProfileQuery` returned, with the tools' headers decrypted. */
 export function toAgentProfile(secrets: SecretBox, stored: StoredProfile): AgentProfile {
-  const endCall = (stored.builtInTools ?? []).find((tool) => tool.type === 'end_call');
+  const builtIn = stored.builtInTools ?? [];
+  const endCall = builtIn.find((tool) => tool.type === 'end_call');
   return {
     assistantId: stored.id,
     assistantUuid: stored.uuid,
@@ -60,7 +81,7 @@ export function toAgentProfile(secrets: SecretBox, stored: StoredProfile): Agent
     timezone: stored.timezone,
     knowledgebaseId: stored.knowledgebaseId,
     knowledgebaseMode: stored.knowledgebaseMode === 'prompt' ? 'prompt' : 'function_call',
-    endCallDescription: endCall?.data?.description,
+    endCallDescription: typeof endCall?.data?.description === 'string' ? endCall.data.description : undefined,
     httpTools: stored.httpTools.map((tool) => ({
       name: tool.name,
       description: tool.description,
@@ -70,6 +91,7 @@ export function toAgentProfile(secrets: SecretBox, stored: StoredProfile): Agent
       headers: openHeaders(secrets, tool),
       parameters: tool.schema,
     })),
+    lineTools: lineToolSpecs(builtIn),
   };
 }
 
