@@ -7,7 +7,12 @@ import type { CallLine } from './ports.ts';
 import type { AgentTool } from './turn.ts';
 
 /** An assistant's line tools as the engine needs them: the stored settings with their defaults applied. */
-export type LineToolSpec = { type: 'collect_keypad'; timeoutSeconds: number; stopKey: '#' | '*' };
+export type LineToolSpec =
+  | { type: 'collect_keypad'; timeoutSeconds: number; stopKey: '#' | '*' }
+  | { type: 'dtmf_input'; description: string | undefined };
+
+/** The keys `dtmf_input` sends: a keypad's, and `w` for a half-second pause. */
+const KEYS = /^[0-9*#A-Dw]{1,32}$/;
 
 /** Lets the model ask for the caller's keypad entry (an account number, a PIN) and hear the digits as the result. */
 export function collectKeypadTool(spec: Extract<LineToolSpec, { type: 'collect_keypad' }>, line: CallLine): AgentTool {
@@ -28,8 +33,40 @@ export function collectKeypadTool(spec: Extract<LineToolSpec, { type: 'collect_k
   };
 }
 
+/** Lets the model press keys towards an automated phone menu (IVR) it has called, as DTMF tones. */
+export function dtmfInputTool(spec: Extract<LineToolSpec, { type: 'dtmf_input' }>, line: CallLine): AgentTool {
+  return {
+    definition: {
+      name: 'dtmf_input',
+      description: spec.description?.trim()
+        || 'Press keys on the phone keypad, to choose an option in an automated phone menu or to type a number it asks for. '
+          + 'The keys are played as tones after what you are saying; the result comes once they have been played.',
+      parameters: {
+        type: 'object',
+        properties: {
+          digits: { type: 'string', description: 'The keys to press, in order: 0-9, * and #; w waits half a second between keys.', pattern: KEYS.source },
+        },
+        required: ['digits'],
+        additionalProperties: false,
+      },
+    },
+    onLine: true,
+    async execute(args, signal) {
+      const digits = typeof args.digits === 'string' ? args.digits.replace(/[\s-]/g, '') : '';
+      if (!KEYS.test(digits)) throw new Error('digits must be 1 to 32 keys of 0-9, *, #, A-D, or w for a pause');
+      await line.sendDigits(digits, signal);
+      return { pressed: digits };
+    },
+  };
+}
+
 /** The line tools of an assistant, for a call whose line is `line`; one of each kind (the first configured). */
 export function lineTools(specs: readonly LineToolSpec[], line: CallLine): AgentTool[] {
-  const keypad = specs.find((spec) => spec.type === 'collect_keypad');
-  return keypad ? [collectKeypadTool(keypad, line)] : [];
+  const tools: AgentTool[] = [];
+  for (const spec of specs) {
+    if (tools.some((tool) => tool.definition.name === spec.type)) continue;
+    if (spec.type === 'collect_keypad') tools.push(collectKeypadTool(spec, line));
+    else tools.push(dtmfInputTool(spec, line));
+  }
+  return tools;
 }

@@ -33,4 +33,9 @@ export interface CallLine {
    * the assistant has stopped speaking. The signal (the caller barging in) abandons the entry.
    */
   collectDigits(options: { timeoutMs: number; stopKey: '#' | '*' }, signal: AbortSignal): Promise<KeypadEntry>;
+  /**
+   * Presses keys towards the far end (an automated menu): their DTMF tones play after what the assistant is
+   * saying, and the promise resolves once they have been played. `keys`: 0-9, *, #, A-D, and w for a pause.
+   */
+  sendDigits(keys: string, signal: AbortSignal): Promise<void>;
 }

@@ -11,9 +11,12 @@ import { AgentTurn } from '../agent/turn.ts';
 import type { Logger } from '../logger.ts';
 import type { LanguageModel } from '../providers/llm/types.ts';
 import type { AsyncQueue } from './async-queue.ts';
+import { untilAborted } from '../lib/abort.ts';
+import { dtmfTones } from './audio/dtmf.ts';
+import { INTERNAL_SAMPLE_RATE } from './audio/frames.ts';
 import type { VoiceClock } from './clock.ts';
-import type { Speaker, SpeechTimings } from './speaker.ts';
-import type { SpeechHandle } from './speech.ts';
+import type { Speaker, SpeechItem, SpeechTimings } from './speaker.ts';
+import { MARK_GRACE_MS, type SentenceTrack, type SpeechHandle } from './speech.ts';
 import type { Keypad } from './turns/keypad.ts';
 
 export interface ReplyContext {
@@ -42,14 +45,31 @@ export interface SessionLine {
   keypad: Keypad;
 }
 
+/** How often a wait for a track to be heard looks again. */
+const HEARD_POLL_MS = 50;
+
 /**
- * The line port of one reply: what the tools do on the line happens in the order of the reply's speech (a
- * keypad entry times out only once the question before it has been heard).
+ * Resolves once the track has been heard (its mark came back, or, when marks are lost, its audio has been
+ * queued in full and its time plus a grace has passed) or the signal aborted.
  */
-function replyLine(line: SessionLine, handle: SpeechHandle, sentences: AsyncQueue<string>): CallLine {
+async function heard(track: SentenceTrack, clock: VoiceClock, signal: AbortSignal): Promise<void> {
+  const lost = () => track.complete && track.firstDueAt !== undefined && clock.now() > track.firstDueAt + track.queuedMs + MARK_GRACE_MS;
+  while (!track.heard && !lost() && !signal.aborted) await new Promise<void>((resolve) => clock.setTimeout(resolve, HEARD_POLL_MS));
+}
+
+/**
+ * The line port of one reply: what the tools do on the line happens in the order of the reply's speech (tones
+ * after the words before them, a keypad entry timing out only once the question before it has been heard).
+ */
+function replyLine(line: SessionLine, handle: SpeechHandle, sentences: AsyncQueue<SpeechItem>, clock: VoiceClock): CallLine {
   const speaking = () => sentences.size > 0 || handle.sentences.some((sentence) => !sentence.heard);
   return {
     collectDigits: (options, signal) => line.keypad.collect({ ...options, speaking, signal }),
+    sendDigits: (keys, signal) => {
+      const samples = dtmfTones(keys, INTERNAL_SAMPLE_RATE);
+      const played = new Promise<SentenceTrack>((resolve) => sentences.push({ samples, onTrack: resolve })).then((track) => heard(track, clock, signal));
+      return untilAborted(played, signal);
+    },
   };
 }
 
@@ -59,7 +79,7 @@ export async function speakReply(
 ): Promise<ReplyOutcome> {
   const { clock, profile } = context;
   const { sentences, done } = context.speaker.utterance(handle);
-  const ports: AgentPorts = line ? { ...context.ports, line: replyLine(line, handle, sentences) } : context.ports;
+  const ports: AgentPorts = line ? { ...context.ports, line: replyLine(line, handle, sentences, clock) } : context.ports;
   const outcome: ReplyOutcome = { endCall: false, timings: { ttsRequestedAt: undefined, ttsFirstChunkAt: undefined, firstFrameSentAt: undefined }, llmRequestedAt: undefined, firstTokenAt: undefined };
   const running = new Set<string>();
   let filler: { cancel(): void } | undefined;

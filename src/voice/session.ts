@@ -14,7 +14,7 @@ import type { Listener, ListenerHandlers, SpeechProgress, UserTurn } from './pip
 import { speakReply, speakText, type ReplyContext, type ReplyOutcome, type SessionLine } from './reply.ts';
 import type { VoiceSettings } from './settings.ts';
 import type { SpeechTimings } from './speaker.ts';
-import { SpeechHandle } from './speech.ts';
+import { MARK_GRACE_MS, SpeechHandle } from './speech.ts';
 import { shouldInterrupt } from './turns/barge-in.ts';
 import { Keypad } from './turns/keypad.ts';
 import { nextSilenceAction } from './turns/silence.ts';
@@ -27,8 +27,7 @@ export const GOODBYES = {
 } as const;
 
 export const REENGAGE_INSTRUCTION = '(The caller has said nothing for a while. Briefly and naturally check whether they are still there.)';
-/** How long past its expected end a sentence's mark may take before the engine stops waiting for it. */
-export const MARK_GRACE_MS = 1500;
+export { MARK_GRACE_MS } from './speech.ts';
 
 export type SessionState = 'listening' | 'thinking' | 'speaking' | 'ended';
 

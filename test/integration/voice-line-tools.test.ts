@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../../src/providers/llm/types.ts';
 import { FREE_KEYS_PAUSE_MS } from '../../src/voice/turns/keypad.ts';
-import { MULAW_8K } from '../support/media-stream-client.ts';
+import { decodeKeys } from '../support/dtmf.ts';
+import { MULAW_8K, type MediaStreamClient } from '../support/media-stream-client.ts';
 import { roles, say, startVoiceHarness, UTTERANCES } from '../support/voice-harness.ts';
 
 type Harness = Awaited<ReturnType<typeof startVoiceHarness>>;
@@ -76,5 +77,42 @@ describe('the caller\'s keypad on a call', { timeout: 15_000 }, () => {
     expect(roles(call)).toEqual(['user: [pressed 2]', 'assistant: You pressed two.']);
     // No line tools are offered to an assistant that has none.
     expect(harness.llm.requests[0]!.tools!.map((tool) => tool.name)).toEqual(['end_call']);
+  });
+});
+
+/** What the caller heard, as one run of 16 kHz samples. */
+function playedAudio(client: MediaStreamClient): Int16Array {
+  const joined = new Int16Array(client.played.length * 320);
+  client.played.forEach((frame, index) => joined.set(frame, index * 320));
+  return joined;
+}
+
+describe('pressing keys towards the far end', { timeout: 15_000 }, () => {
+  it('plays the keys\' DTMF tones over the 8 kHz line after the words before them, and answers once they have played', async () => {
+    harness = await startVoiceHarness({ settings: { waitForCustomer: true }, profile: { lineTools: [{ type: 'dtmf_input', description: undefined }] } });
+    harness.llm.script({ text: 'Choosing the bookings menu.', calls: [{ name: 'dtmf_input', arguments: '{"digits":"2w#"}' }] }, { text: 'Done.' });
+    const call = await harness.call(MULAW_8K);
+    await say(call, 'book');
+    await call.client.waitFor(() => call.client.echoed.some((mark) => mark.name === 'u1.2'), 8000, 'the tones to play');
+    // The model hears back only once the far end has played the tones.
+    expect(harness.llm.requests).toHaveLength(1);
+    await call.client.waitFor(() => call.turns.length === 2, 8000, 'the reply');
+    expect(toolResults(harness.llm.requests[1]!.messages)).toEqual([{ pressed: '2w#' }]);
+    // The far end heard the words, then the keys (a receiver decodes them from the mu-law line), then the answer.
+    expect(decodeKeys(playedAudio(call.client), 16000)).toBe('2#');
+    const tonesEnd = call.client.echoed.find((mark) => mark.name === 'u1.2')!;
+    const wordsEnd = call.client.echoed.find((mark) => mark.name === 'u1.1')!;
+    expect(tonesEnd.at - wordsEnd.at).toBeGreaterThanOrEqual(680);
+    expect(roles(call)).toEqual([`user: ${UTTERANCES.book.text}`, 'assistant: Choosing the bookings menu. Done.']);
+  });
+
+  it('tells the model when the keys are not a keypad\'s, and plays nothing', async () => {
+    harness = await startVoiceHarness({ settings: { waitForCustomer: true }, profile: { lineTools: [{ type: 'dtmf_input', description: undefined }] } });
+    harness.llm.script({ calls: [{ name: 'dtmf_input', arguments: '{"digits":"two"}' }] }, { text: 'Sorry.' });
+    const call = await harness.call(MULAW_8K);
+    await say(call, 'book');
+    await call.client.waitFor(() => call.turns.length === 2, 8000, 'the reply');
+    expect(toolResults(harness.llm.requests[1]!.messages)).toEqual([{ error: expect.stringMatching(/digits must be/) }]);
+    expect(decodeKeys(playedAudio(call.client), 16000)).toBe('');
   });
 });

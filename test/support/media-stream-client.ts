@@ -30,6 +30,8 @@ export interface MediaStreamClient {
   received: ReceivedMessage[];
   /** Times at which played frames held sound (not silence), one per 20 ms frame played. */
   playedSound: number[];
+  /** Every frame played, in order (PCM16 at 16 kHz, 20 ms each). */
+  played: Int16Array[];
   /** Marks echoed back, with when. */
   echoed: { name: string; at: number }[];
   /** Sends start (with the format and parameters) after connected. */
@@ -55,6 +57,7 @@ export async function connectMediaStream(url: string, format: MediaFormat): Prom
   const receiver = new MediaStreamAudio(format);
   const received: ReceivedMessage[] = [];
   const playedSound: number[] = [];
+  const played: Int16Array[] = [];
   const echoed: { name: string; at: number }[] = [];
   /** Audio to play, in 20 ms frames, and marks in between. */
   const playback: ({ samples: Int16Array } | { mark: string })[] = [];
@@ -125,6 +128,7 @@ export async function connectMediaStream(url: string, format: MediaFormat): Prom
     while (playback[0] && 'mark' in playback[0]) echo((playback.shift() as { mark: string }).mark);
     const item = playback.shift();
     if (item && 'samples' in item) {
+      played.push(item.samples);
       if (item.samples.some((sample) => Math.abs(sample) > 300)) playedSound.push(performance.now());
       while (playback[0] && 'mark' in playback[0]) echo((playback.shift() as { mark: string }).mark);
     }
@@ -145,6 +149,7 @@ export async function connectMediaStream(url: string, format: MediaFormat): Prom
     streamSid,
     received,
     playedSound,
+    played,
     echoed,
     start(customParameters = {}) {
       send({

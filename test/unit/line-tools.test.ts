@@ -14,9 +14,11 @@ describe('an assistant\'s line tools', () => {
       { type: 'collect_keypad', data: {} },
       { type: 'collect_keypad', data: { timeout: 12, stop_key: '*' } },
       { type: 'calendar_integration', data: { calcom_event_slug: 'x' } },
+      { type: 'dtmf_input', data: null },
     ])).toEqual([
       { type: 'collect_keypad', timeoutSeconds: 5, stopKey: '#' },
       { type: 'collect_keypad', timeoutSeconds: 12, stopKey: '*' },
+      { type: 'dtmf_input', description: undefined },
     ]);
   });
 
@@ -29,6 +31,7 @@ describe('an assistant\'s line tools', () => {
         asked.push(options);
         return Promise.resolve({ digits: '42', endedBy: 'timeout' });
       },
+      sendDigits: () => Promise.reject(new Error('not offered')),
     };
     const tools = dialogueTools({ searchKnowledge: noSearch, fetch: noFetch, line }, profile);
     expect(tools.map((tool) => tool.definition.name)).toEqual(['collect_keypad', 'end_call']);
@@ -37,5 +40,23 @@ describe('an assistant\'s line tools', () => {
     expect(keypad.definition.description).toContain('star (*)');
     expect(await keypad.execute({}, new AbortController().signal)).toEqual({ digits: '42', ended_by: 'timeout' });
     expect(asked).toEqual([{ timeoutMs: 7000, stopKey: '*' }]);
+  });
+
+  it('presses the keys the model asks for, refusing anything a keypad cannot send', async () => {
+    const sent: string[] = [];
+    const line: CallLine = {
+      collectDigits: () => Promise.reject(new Error('not offered')),
+      sendDigits: (keys) => {
+        sent.push(keys);
+        return Promise.resolve();
+      },
+    };
+    const [dtmf] = dialogueTools({ searchKnowledge: noSearch, fetch: noFetch, line }, testProfile({ lineTools: [{ type: 'dtmf_input', description: undefined }] }));
+    expect(dtmf!.definition.name).toBe('dtmf_input');
+    const signal = new AbortController().signal;
+    expect(await dtmf!.execute({ digits: '1 w 2-3#' }, signal)).toEqual({ pressed: '1w23#' });
+    await expect(dtmf!.execute({ digits: 'call me' }, signal)).rejects.toThrow(/digits must be/);
+    await expect(dtmf!.execute({}, signal)).rejects.toThrow(/digits must be/);
+    expect(sent).toEqual(['1w23#']);
   });
 });

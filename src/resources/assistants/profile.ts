@@ -58,6 +58,8 @@ export function lineToolSpecs(tools: readonly StoredTool[]): LineToolSpec[] {
     switch (tool.type) {
       case 'collect_keypad':
         return [{ type: 'collect_keypad', timeoutSeconds: typeof data.timeout === 'number' ? data.timeout : 5, stopKey: data.stop_key === '*' ? '*' : '#' }];
+      case 'dtmf_input':
+        return [{ type: 'dtmf_input', description: typeof data.description === 'string' ? data.description : undefined }];
       default:
         return [];
     }
