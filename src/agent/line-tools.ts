@@ -9,7 +9,30 @@ import type { AgentTool } from './turn.ts';
 /** An assistant's line tools as the engine needs them: the stored settings with their defaults applied. */
 export type LineToolSpec =
   | { type: 'collect_keypad'; timeoutSeconds: number; stopKey: '#' | '*' }
-  | { type: 'dtmf_input'; description: string | undefined };
+  | { type: 'dtmf_input'; description: string | undefined }
+  | {
+    type: 'call_transfer';
+    /** E.164; with `custom`, the model gives the number instead. */
+    phoneNumber: string;
+    custom: boolean;
+    description: string | undefined;
+    /** A warm transfer: the person answering hears `warmTransferMessage` before the caller is connected. */
+    warmTransfer: boolean;
+    warmTransferMessage: string | undefined;
+  };
+
+/** Where a conversation goes when a transfer ends it here, once the assistant's closing words have been heard. */
+export type Handoff = {
+  kind: 'phone';
+  phoneNumber: string;
+  /** Said to the person answering before the caller is connected (a warm transfer); undefined for a cold one. */
+  whisper: string | undefined;
+};
+
+/** What the person answering a warm transfer hears when the assistant configures no message. */
+export const DEFAULT_WARM_TRANSFER_MESSAGE = 'Hello, this is an AI assistant. I am transferring a caller to you now.';
+
+const E164 = /^\+[1-9]\d{6,14}$/;
 
 /** The keys `dtmf_input` sends: a keypad's, and `w` for a half-second pause. */
 const KEYS = /^[0-9*#A-Dw]{1,32}$/;
@@ -60,13 +83,66 @@ export function dtmfInputTool(spec: Extract<LineToolSpec, { type: 'dtmf_input' }
   };
 }
 
-/** The line tools of an assistant, for a call whose line is `line`; one of each kind (the first configured). */
+/** The number a transfer goes to: the configured one, or with `custom` the one the model gives (E.164). */
+function transferNumber(spec: Extract<LineToolSpec, { type: 'call_transfer' }>, args: Record<string, unknown>): string {
+  if (!spec.custom) return spec.phoneNumber;
+  const given = typeof args.phone_number === 'string' ? args.phone_number.replace(/[\s().-]/g, '') : '';
+  if (!E164.test(given)) throw new Error('phone_number must be a phone number in E.164 format, such as +14155550123');
+  return given;
+}
+
+/**
+ * Lets the model hand the caller over to a person at a phone number (the `call_transfer` built-in). Calling it
+ * ends the conversation: the model's closing words are said, then the carrier connects the caller to the
+ * number and the assistant leaves the call.
+ */
+export function callTransferTool(
+  spec: Extract<LineToolSpec, { type: 'call_transfer' }>, name: string, checkTransfer: (phoneNumber: string) => Promise<void>,
+): AgentTool {
+  return {
+    definition: {
+      name,
+      description: `${spec.description?.trim() || 'Transfer the call to a human colleague when the caller asks for a person or needs help you cannot give.'} `
+        + 'Tell the caller you are transferring them before you call this; the call is connected once you have finished speaking.',
+      parameters: spec.custom
+        ? {
+          type: 'object',
+          properties: { phone_number: { type: 'string', description: 'The number to transfer the call to, in E.164 format (+ and the country code).' } },
+          required: ['phone_number'],
+          additionalProperties: false,
+        }
+        : { type: 'object', properties: {}, additionalProperties: false },
+    },
+    ends: true,
+    async execute(args) {
+      await checkTransfer(transferNumber(spec, args));
+      return { transferring: true };
+    },
+    handoff: (args) => ({
+      kind: 'phone',
+      phoneNumber: transferNumber(spec, args),
+      whisper: spec.warmTransfer ? spec.warmTransferMessage?.trim() || DEFAULT_WARM_TRANSFER_MESSAGE : undefined,
+    }),
+  };
+}
+
+/**
+ * The line tools of an assistant, for a call whose line is `line`: one keypad entry and one key sender (the
+ * first configured), and every transfer (`call_transfer`, `call_transfer_2`, ...) where the line can be
+ * transferred.
+ */
 export function lineTools(specs: readonly LineToolSpec[], line: CallLine): AgentTool[] {
   const tools: AgentTool[] = [];
+  const named = (type: string) => tools.some((tool) => tool.definition.name === type);
+  let transfers = 0;
   for (const spec of specs) {
-    if (tools.some((tool) => tool.definition.name === spec.type)) continue;
-    if (spec.type === 'collect_keypad') tools.push(collectKeypadTool(spec, line));
-    else tools.push(dtmfInputTool(spec, line));
+    if (spec.type === 'collect_keypad' && !named(spec.type)) tools.push(collectKeypadTool(spec, line));
+    if (spec.type === 'dtmf_input' && !named(spec.type)) tools.push(dtmfInputTool(spec, line));
+    const check = line.checkTransfer;
+    if (spec.type === 'call_transfer' && check) {
+      transfers++;
+      tools.push(callTransferTool(spec, transfers === 1 ? 'call_transfer' : `call_transfer_${transfers}`, check));
+    }
   }
   return tools;
 }

@@ -38,4 +38,9 @@ export interface CallLine {
    * saying, and the promise resolves once they have been played. `keys`: 0-9, *, #, A-D, and w for a pause.
    */
   sendDigits(keys: string, signal: AbortSignal): Promise<void>;
+  /**
+   * Present where the call can be handed over to a phone number (a phone call, not a web call): throws, with
+   * a reason the model can tell the caller, when `phoneNumber` cannot be called (the account's dialing rules).
+   */
+  checkTransfer?: (phoneNumber: string) => Promise<void>;
 }

@@ -3,8 +3,11 @@
  * engine has no database; the caller stores turns, signals the call's workflow, and so on.
  */
 
-/** Why a call ended; `hangup_requested` is an end asked for from outside (the call's workflow, on a DELETE or an operator's request). */
-export const END_REASONS = ['customer_hangup', 'assistant_end_call', 'max_duration', 'silence_timeout', 'balance_exhausted', 'hangup_requested', 'error'] as const;
+/**
+ * Why a call ended; `hangup_requested` is an end asked for from outside (the call's workflow, on a DELETE or an
+ * operator's request), `transferred` a call the carrier handed over to a number.
+ */
+export const END_REASONS = ['customer_hangup', 'assistant_end_call', 'max_duration', 'silence_timeout', 'balance_exhausted', 'hangup_requested', 'transferred', 'error'] as const;
 export type EndReason = (typeof END_REASONS)[number];
 
 /** Per-turn latencies in milliseconds, measured for the assistant's replies to the caller (none on the caller's turns). */

@@ -20,6 +20,7 @@ import { FRAME_MS, INTERNAL_SAMPLE_RATE, samplesPerFrame } from './audio/frames.
 import { CallRecorder, type RecordingSink } from './audio/recorder.ts';
 import { systemVoiceClock, type VoiceClock } from './clock.ts';
 import type { CallHooks, EndReason } from './hooks.ts';
+import type { PhoneLine } from './line.ts';
 import { Listener } from './pipeline.ts';
 import { REALTIME_OUTPUT_FRAMES, RealtimeCallSession } from './realtime/session.ts';
 import { CallSession, type SessionState } from './session.ts';
@@ -53,6 +54,8 @@ export interface CallSetup {
   recording?: RecordingSink;
   /** The synthesizer of the assistant's voice, when it is not `providers.tts`. */
   tts?: TextToSpeech;
+  /** A phone call's carrier, which transfers the call (`call_transfer`); absent on web calls. */
+  phone?: PhoneLine;
 }
 
 /** Knobs for tests and benchmarks; production uses the defaults. */
@@ -242,6 +245,7 @@ function buildSession(
     clock,
     logger,
     close,
+    ...(setup.phone ? { phone: setup.phone } : {}),
   });
   return { session, recorder };
 }

@@ -11,7 +11,9 @@ import type { Logger } from '../logger.ts';
 import type { VoiceClock } from './clock.ts';
 import type { CallHooks, CallTurn, EndReason } from './hooks.ts';
 import type { Listener, ListenerHandlers, SpeechProgress, UserTurn } from './pipeline.ts';
-import { speakReply, speakText, type ReplyContext, type ReplyOutcome, type SessionLine } from './reply.ts';
+import type { Handoff } from '../agent/line-tools.ts';
+import type { PhoneLine, SessionLine } from './line.ts';
+import { speakReply, speakText, type ReplyContext, type ReplyOutcome } from './reply.ts';
 import type { VoiceSettings } from './settings.ts';
 import type { SpeechTimings } from './speaker.ts';
 import { MARK_GRACE_MS, SpeechHandle } from './speech.ts';
@@ -47,6 +49,8 @@ export interface SessionParts {
   logger: Logger;
   /** Releases the transport, the pacer and the recorder once the session has ended. */
   close: (reason: EndReason) => Promise<void>;
+  /** A phone call's carrier, which can hand the call over; absent on web calls. */
+  phone?: PhoneLine;
 }
 
 interface Utterance {
@@ -69,6 +73,8 @@ export class CallSession {
   private silenceTimer: { cancel(): void } | undefined;
   private limitTimer: { cancel(): void } | undefined;
   private ending = false;
+  /** The carrier is taking the call over: the stream ending now is the transfer, not a hang-up. */
+  private transferring = false;
   private finished = false;
   private utterances = 0;
   private readonly line: SessionLine;
@@ -80,7 +86,7 @@ export class CallSession {
     this.answeredAt = parts.clock.now();
     this.callerSpokeAt = this.answeredAt;
     this.anyoneSpokeAt = this.answeredAt;
-    this.line = { keypad: new Keypad(parts.clock, (keys) => this.keypadTurn(keys)) };
+    this.line = { keypad: new Keypad(parts.clock, (keys) => this.keypadTurn(keys)), phone: parts.phone };
     this.ended = new Promise((resolve) => {
       this.resolveEnded = resolve;
     });
@@ -159,7 +165,7 @@ export class CallSession {
     this.ending = true;
     this.cancelTimers();
     this.current?.handle.abandon(new Error('The media stream ended.'));
-    await this.finish(reason);
+    await this.finish(this.transferring ? 'transferred' : reason);
   }
 
   private async finish(reason: EndReason): Promise<void> {
@@ -238,7 +244,40 @@ export class CallSession {
       ...(turn ? { sttDelayMs: turn.transcribedAt - turn.speechEndedAt } : {}),
       ...(outcome?.firstTokenAt !== undefined && outcome.llmRequestedAt !== undefined ? { llmFirstTokenMs: outcome.firstTokenAt - outcome.llmRequestedAt } : {}),
     }));
-    if (outcome?.endCall) await this.hangUp('assistant_end_call');
+    if (outcome?.handoff) await this.handOff(outcome.handoff);
+    else if (outcome?.endCall) await this.hangUp('assistant_end_call');
+  }
+
+  /**
+   * Hands the call over once the model's closing words have been heard: the carrier connects the caller to the
+   * number, and the session ends as `transferred`. When the carrier cannot, the model is told, to tell the
+   * caller, and the conversation goes on.
+   */
+  private async handOff(handoff: Handoff): Promise<void> {
+    const { phone } = this.line;
+    if (this.ending || !phone) return;
+    this.ending = true;
+    this.transferring = true;
+    this.silenceTimer?.cancel();
+    // A reply to words said over the closing words has no one left to hear it.
+    const current = this.current;
+    if (current) {
+      this.interrupt();
+      await current.committed;
+    }
+    try {
+      await phone.transfer({ to: handoff.phoneNumber, whisper: handoff.whisper });
+    } catch (error) {
+      this.transferring = false;
+      if (this.finished) return;
+      this.ending = false;
+      this.parts.logger.warn({ err: error, to: handoff.phoneNumber }, 'the call could not be transferred');
+      const reason = (error instanceof Error ? error.message : String(error)).replace(/\.?$/, '.');
+      await this.reply({ history: this.history.slice(), message: `(The transfer to ${handoff.phoneNumber} did not go through: ${reason} Tell the caller, and go on helping them.)` });
+      return;
+    }
+    this.cancelTimers();
+    await this.finish('transferred');
   }
 
   private say(text: string, options: { interruptible: boolean }): Promise<void> {

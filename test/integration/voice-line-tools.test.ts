@@ -1,9 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../../src/providers/llm/types.ts';
+import type { PhoneLine } from '../../src/voice/line.ts';
 import { FREE_KEYS_PAUSE_MS } from '../../src/voice/turns/keypad.ts';
 import { decodeKeys } from '../support/dtmf.ts';
 import { MULAW_8K, type MediaStreamClient } from '../support/media-stream-client.ts';
-import { roles, say, startVoiceHarness, UTTERANCES } from '../support/voice-harness.ts';
+import { roles, say, startVoiceHarness, UTTERANCES, type HarnessCall } from '../support/voice-harness.ts';
 
 type Harness = Awaited<ReturnType<typeof startVoiceHarness>>;
 let harness: Harness | undefined;
@@ -114,5 +115,106 @@ describe('pressing keys towards the far end', { timeout: 15_000 }, () => {
     await call.client.waitFor(() => call.turns.length === 2, 8000, 'the reply');
     expect(toolResults(harness.llm.requests[1]!.messages)).toEqual([{ error: expect.stringMatching(/digits must be/) }]);
     expect(decodeKeys(playedAudio(call.client), 16000)).toBe('');
+  });
+});
+
+/**
+ * A carrier as a phone call's session sees it: a transfer it takes ends the media stream (as Twilio does once
+ * the call's TwiML is replaced), one it refuses throws.
+ */
+function fakeCarrier(options: { refuse?: string; refuseNumber?: string } = {}) {
+  const transfers: { to: string; whisper: string | undefined; at: number }[] = [];
+  let call: HarnessCall | undefined;
+  const phone: PhoneLine = {
+    checkTransfer: (phoneNumber) => (phoneNumber === options.refuseNumber ? Promise.reject(new Error('Calls to GB numbers are not allowed for this account.')) : Promise.resolve()),
+    transfer: (request) => {
+      transfers.push({ ...request, at: performance.now() });
+      if (options.refuse) return Promise.reject(new Error(options.refuse));
+      call?.client.stop();
+      return Promise.resolve();
+    },
+  };
+  return { phone, transfers, attach: (attached: HarnessCall) => { call = attached; } };
+}
+
+const transferTo = (overrides: Partial<{ phoneNumber: string; custom: boolean; warmTransfer: boolean; warmTransferMessage: string }> = {}) => ({
+  type: 'call_transfer' as const, phoneNumber: '+14155550142', custom: false, description: undefined, warmTransfer: false, warmTransferMessage: undefined, ...overrides,
+});
+
+describe('transferring a phone call to a number', { timeout: 15_000 }, () => {
+  it('says the closing words, then has the carrier connect the caller, and ends as transferred', async () => {
+    const carrier = fakeCarrier();
+    harness = await startVoiceHarness({ settings: { waitForCustomer: true }, profile: { lineTools: [transferTo()] }, phone: carrier.phone });
+    harness.llm.script({ text: 'Let me connect you with a colleague.', calls: [{ name: 'call_transfer', arguments: '{}' }] }, { text: 'One moment, please.' });
+    const call = await harness.call(MULAW_8K);
+    carrier.attach(call);
+    await say(call, 'book');
+    expect(await call.ended).toBe('transferred');
+    expect(carrier.transfers).toEqual([{ to: '+14155550142', whisper: undefined, at: expect.any(Number) }]);
+    // Every word was heard before the line was handed over.
+    expect(roles(call)).toEqual([`user: ${UTTERANCES.book.text}`, 'assistant: Let me connect you with a colleague. One moment, please.']);
+    expect(call.client.echoed.at(-1)!.at).toBeLessThan(carrier.transfers[0]!.at);
+    expect(toolResults(harness.llm.requests[1]!.messages)).toEqual([{ transferring: true }]);
+  });
+
+  it('tells the person answering a warm transfer its message first', async () => {
+    const carrier = fakeCarrier();
+    harness = await startVoiceHarness({
+      settings: { waitForCustomer: true }, phone: carrier.phone,
+      profile: { lineTools: [transferTo({ warmTransfer: true, warmTransferMessage: 'A caller wants to book a table for two.' })] },
+    });
+    harness.llm.script({ calls: [{ name: 'call_transfer', arguments: '{}' }] }, { text: 'Connecting you now.' });
+    const call = await harness.call(MULAW_8K);
+    carrier.attach(call);
+    await say(call, 'book');
+    expect(await call.ended).toBe('transferred');
+    expect(carrier.transfers).toMatchObject([{ to: '+14155550142', whisper: 'A caller wants to book a table for two.' }]);
+  });
+
+  it('transfers to the number the model picks with custom, refusing one the account may not call', async () => {
+    const carrier = fakeCarrier({ refuseNumber: '+442079460000' });
+    harness = await startVoiceHarness({ settings: { waitForCustomer: true }, profile: { lineTools: [transferTo({ custom: true })] }, phone: carrier.phone });
+    harness.llm.script(
+      { calls: [{ name: 'call_transfer', arguments: '{"phone_number":"+44 20 7946 0000"}' }] },
+      { text: 'I cannot call that number.', calls: [{ name: 'call_transfer', arguments: '{"phone_number":"(415) 555-0199"}' }] },
+      { calls: [{ name: 'call_transfer', arguments: '{"phone_number":"+1 415 555 0199"}' }] },
+      { text: 'Transferring you.' },
+    );
+    const call = await harness.call(MULAW_8K);
+    carrier.attach(call);
+    await say(call, 'book');
+    expect(await call.ended).toBe('transferred');
+    const results = harness.llm.requests.slice(1).map((request) => toolResults(request.messages).at(-1));
+    expect(results).toEqual([
+      { error: 'Calls to GB numbers are not allowed for this account.' },
+      { error: expect.stringMatching(/E\.164/) },
+      { transferring: true },
+    ]);
+    expect(harness.llm.requests[0]!.tools!.find((tool) => tool.name === 'call_transfer')!.parameters).toMatchObject({ required: ['phone_number'] });
+    expect(carrier.transfers).toMatchObject([{ to: '+14155550199' }]);
+  });
+
+  it('goes on with the call when the carrier cannot transfer it, the model telling the caller', async () => {
+    const carrier = fakeCarrier({ refuse: 'The carrier refused the transfer' });
+    harness = await startVoiceHarness({ settings: { waitForCustomer: true }, profile: { lineTools: [transferTo()] }, phone: carrier.phone });
+    harness.llm.script({ calls: [{ name: 'call_transfer', arguments: '{}' }] }, { text: 'Transferring you.' }, { text: 'Sorry, I could not connect you.' });
+    const call = await harness.call(MULAW_8K);
+    carrier.attach(call);
+    await say(call, 'book');
+    await call.client.waitFor(() => call.turns.length === 3, 5000, 'the apology');
+    expect(roles(call)).toEqual([`user: ${UTTERANCES.book.text}`, 'assistant: Transferring you.', 'assistant: Sorry, I could not connect you.']);
+    expect(harness.llm.requests[2]!.messages.at(-1)!.content).toBe('(The transfer to +14155550142 did not go through: The carrier refused the transfer. Tell the caller, and go on helping them.)');
+    expect((await call.running).state()).toBe('listening');
+    call.client.stop();
+    expect(await call.ended).toBe('customer_hangup');
+  });
+
+  it('is not offered on a call without a carrier (a web call)', async () => {
+    harness = await startVoiceHarness({ settings: { waitForCustomer: true }, profile: { lineTools: [transferTo()] } });
+    harness.llm.script({ text: 'Hello.' });
+    const call = await harness.call(MULAW_8K);
+    await say(call, 'book');
+    await call.client.waitFor(() => call.turns.length === 2, 5000, 'the answer');
+    expect(harness.llm.requests[0]!.tools!.map((tool) => tool.name)).toEqual(['end_call']);
   });
 });

@@ -10,6 +10,7 @@ import type { AgentProfile } from '../../src/agent/profile.ts';
 import { createLogger } from '../../src/logger.ts';
 import type { RealtimeModel } from '../../src/providers/realtime/types.ts';
 import type { CallTurn, EndReason } from '../../src/voice/hooks.ts';
+import type { PhoneLine } from '../../src/voice/line.ts';
 import { runCallSession, type CallSetup, type RunningCall } from '../../src/voice/run.ts';
 import { DEFAULT_VOICE_SETTINGS, type VoiceSettings } from '../../src/voice/settings.ts';
 import type { StreamStart } from '../../src/voice/transports/media-stream.ts';
@@ -56,6 +57,8 @@ export interface HarnessOptions {
   realtime?: RealtimeModel;
   /** The client HTTP tools call out through; none by default. */
   fetch?: AgentPorts['fetch'];
+  /** The carrier of a phone call, for the transfer tools; none (a web call) by default. */
+  phone?: PhoneLine;
 }
 
 export interface HarnessCall {
@@ -112,6 +115,7 @@ export async function startVoiceHarness(options: HarnessOptions = {}) {
           modelName: settings.mode === 'multimodal' ? 'test-realtime-model' : 'test-model',
           variables: options.variables ?? { name: 'Anna' },
           maxSeconds: options.maxSeconds ?? 60,
+          ...(options.phone ? { phone: options.phone } : {}),
           ...(options.limitReason ? { limitReason: options.limitReason } : {}),
           recording: {
             write: (chunk) => { call.recording.chunks.push(chunk); return Promise.resolve(); },

@@ -51,6 +51,8 @@ interface StoredTool {
   data?: Record<string, unknown> | null;
 }
 
+const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+
 /** The built-in tools that act on a call's line, with the contract's defaults for the fields left out. */
 export function lineToolSpecs(tools: readonly StoredTool[]): LineToolSpec[] {
   return tools.flatMap((tool): LineToolSpec[] => {
@@ -59,7 +61,13 @@ export function lineToolSpecs(tools: readonly StoredTool[]): LineToolSpec[] {
       case 'collect_keypad':
         return [{ type: 'collect_keypad', timeoutSeconds: typeof data.timeout === 'number' ? data.timeout : 5, stopKey: data.stop_key === '*' ? '*' : '#' }];
       case 'dtmf_input':
-        return [{ type: 'dtmf_input', description: typeof data.description === 'string' ? data.description : undefined }];
+        return [{ type: 'dtmf_input', description: text(data.description) }];
+      case 'call_transfer':
+        if (typeof data.phone_number !== 'string') return [];
+        return [{
+          type: 'call_transfer', phoneNumber: data.phone_number, custom: data.custom === true, description: text(data.description),
+          warmTransfer: data.warm_transfer === true, warmTransferMessage: text(data.warm_transfer_message),
+        }];
       default:
         return [];
     }
