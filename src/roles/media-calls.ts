@@ -17,6 +17,7 @@ import { GOODBYES } from '../voice/session.ts';
 import { runCallSession, type CallSetup, type RunningCall } from '../voice/run.ts';
 import type { StreamStart } from '../voice/transports/media-stream.ts';
 import { openRecordingSink } from './call-recording.ts';
+import { phoneLine } from './call-transfers.ts';
 import { sendJson } from './http-server.ts';
 import type { MediaRoute, StreamHandler } from './media.ts';
 import type { RoleContext } from './role.ts';
@@ -103,9 +104,11 @@ export function createCallGateway(ctx: RoleContext, sessionUrl: () => string): C
 
   /**
    * Runs one call on a media socket: `authorize` turns the stream's `start` into the call it opens, or throws;
-   * the rest is the same for a browser and a carrier, but for the live transcript only browsers are sent.
+   * the rest is the same for a browser and a carrier, but for the live transcript only browsers are sent, and
+   * only a carrier's call can be transferred to a number.
    */
-  function serveCall(socket: WebSocket, liveTranscript: boolean, authorize: (start: StreamStart) => Promise<number>): void {
+  function serveCall(socket: WebSocket, from: 'browser' | 'carrier', authorize: (start: StreamStart) => Promise<number>): void {
+    const liveTranscript = from === 'browser';
     const llm = providers.llm;
     if (!llm) {
       const frame = closeFrameFor(new ServiceUnavailableError(NO_MODEL_MESSAGE));
@@ -133,7 +136,10 @@ export function createCallGateway(ctx: RoleContext, sessionUrl: () => string): C
         const tts = served ?? providers.tts.default;
         const voiceId = served && setup.settings.voiceId ? setup.settings.voiceId : tts.defaultVoice;
         if (!served && setup.settings.synthesizer) logger.warn({ callId, synthesizer: setup.settings.synthesizer }, 'the assistant\'s synthesizer is not configured here: speaking with the default voice');
-        return { ...setup, tts, settings: { ...setup.settings, voiceId } };
+        const phone = from === 'carrier'
+          ? phoneLine({ knex, telephony: providers.telephony, publicUrl: config.publicUrl }, { id: callId, userId: setup.profile.userId })
+          : undefined;
+        return { ...setup, tts, settings: { ...setup.settings, voiceId }, ...(phone ? { phone } : {}) };
       },
       hooks: {
         onAnswered() {
@@ -158,7 +164,7 @@ export function createCallGateway(ctx: RoleContext, sessionUrl: () => string): C
   /** A browser's web call: the single-use credential of its `?token=`. */
   function webCall(socket: WebSocket, request: http.IncomingMessage): void {
     const credential = new URL(request.url ?? '/', 'http://media').searchParams.get('token') ?? '';
-    serveCall(socket, true, async () => {
+    serveCall(socket, 'browser', async () => {
       const redeemed = await redeemWebCallToken(knex, credential, new Date());
       if (!redeemed) throw new UnauthenticatedError('This call link has expired or was already used.');
       return redeemed.callId;
@@ -170,7 +176,7 @@ export function createCallGateway(ctx: RoleContext, sessionUrl: () => string): C
    * `<Stream>` was given, the token being the app key's signature of the call's id.
    */
   function phoneCall(socket: WebSocket): void {
-    serveCall(socket, false, (start) => {
+    serveCall(socket, 'carrier', (start) => {
       const callId = Number(start.customParameters.callId);
       const token = start.customParameters.token ?? '';
       if (!Number.isSafeInteger(callId) || callId <= 0 || !sameSecret(token, phoneStreamToken(providers.secrets, callId))) {

@@ -27,6 +27,7 @@ function recordingCarrier() {
         ended.push(providerCallId);
         return Promise.resolve();
       },
+      transferCall: () => Promise.reject(new Error('not asked here')),
     },
   };
   return { telephony, placed, ended, answerWith: (answer: typeof next) => { next = answer; } };

@@ -9,7 +9,7 @@ describe('finalCallStatus', () => {
   it('says who ended a connected call, or that it completed or was ended', () => {
     expect(finalCallStatus('customer_hangup', true)).toBe('ended_by_customer');
     expect(finalCallStatus('assistant_end_call', true)).toBe('ended_by_assistant');
-    for (const reason of ['max_duration', 'silence_timeout', 'balance_exhausted']) expect(finalCallStatus(reason, true), reason).toBe('completed');
+    for (const reason of ['max_duration', 'silence_timeout', 'balance_exhausted', 'transferred']) expect(finalCallStatus(reason, true), reason).toBe('completed');
     for (const reason of ['error', 'media_lost', 'call_deleted', 'something_new']) expect(finalCallStatus(reason, true), reason).toBe('ended');
   });
 

@@ -89,5 +89,10 @@ function sandboxCalls(callsUrl: () => string, token: () => string): CarrierCalls
       // 404: the call is over and gone from the carrier's memory.
       if (status !== 200 && status !== 404) throw new Error(`The sandbox carrier answered ${status} to a hang-up.`);
     },
+    async transferCall(providerCallId, request) {
+      const { status, payload } = await post(`${callsUrl()}/${providerCallId}/transfer`, request);
+      if (status === 404 || status === 409) throw new RejectedError(payload.message ?? 'The call is not live at the sandbox carrier.');
+      if (status !== 200) throw new Error(`The sandbox carrier answered ${status} to a transfer.`);
+    },
   };
 }

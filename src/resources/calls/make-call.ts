@@ -36,7 +36,7 @@ interface CallingAssistant {
  * The countries an account may call: those of its own numbers, so a stolen key cannot run up calls to
  * premium destinations elsewhere (toll fraud).
  */
-async function dialingCountries(knex: Knex, userId: number): Promise<string[]> {
+export async function dialingCountries(knex: Knex, userId: number): Promise<string[]> {
   const rows: { countryCode: string }[] = await knex('phone_numbers').where({ userId }).whereIn('status', ['active', 'past_due']).distinct('countryCode');
   return rows.map((row) => row.countryCode);
 }

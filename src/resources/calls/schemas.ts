@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { IdInteger, LaravelPage, nullable, PageNumber } from '../../api/schemas.ts';
 import { MESSAGES } from '../../api/validation.ts';
 import { CALL_STATUSES, CALL_TYPES } from './model.ts';
+import { PHONE_TRANSFER_STATUSES } from './transfers.ts';
 
 const SqlTimestamp = Type.String({ examples: ['2025-06-30 11:53:20'], description: 'UTC, `YYYY-MM-DD HH:MM:SS`.' });
 const Day = (description: string) => Type.String({ format: 'date', description, [MESSAGES]: { format: 'The :attribute field must match the format Y-m-d.' } });
@@ -44,6 +45,26 @@ const CallTurn = Type.Object({
 
 const JsonObject = Type.Record(Type.String(), Type.Unknown());
 
+const CallTransfer = Type.Union([
+  Type.Object({
+    type: Type.Literal('phone'),
+    to: Type.String({ description: 'E.164.' }),
+    warm: Type.Boolean({ description: 'The person answering heard `message` before the caller was connected.' }),
+    message: nullable(Type.String()),
+    status: Type.String({ enum: [...PHONE_TRANSFER_STATUSES], description: '`requested` while it runs, then the carrier\'s outcome.' }),
+    requested_at: Type.String({ format: 'date-time' }),
+    ended_at: nullable(Type.String({ format: 'date-time' })),
+    duration: nullable(Type.Integer({ description: 'Seconds the caller was connected to the number.' })),
+    error: nullable(Type.String()),
+  }),
+  Type.Object({
+    type: Type.Literal('assistant'),
+    assistant_id: Type.Integer(),
+    assistant_name: Type.String(),
+    requested_at: Type.String({ format: 'date-time' }),
+  }),
+]);
+
 export const CallItem = Type.Object({
   id: Type.Integer(),
   assistant_name: Type.String(),
@@ -64,6 +85,7 @@ export const CallItem = Type.Object({
   created_at: SqlTimestamp,
   updated_at: SqlTimestamp,
   turns: Type.Array(CallTurn, { description: 'The conversation turn by turn, with timestamps and latencies.' }),
+  transfers: Type.Array(CallTransfer, { description: 'Transfers to a number (`call_transfer`) and to another assistant (`assistant_transfer`), oldest first.' }),
   end_reason: nullable(Type.String({ examples: ['customer_hangup'] })),
   answered_at: nullable(SqlTimestamp),
   ended_at: nullable(SqlTimestamp),

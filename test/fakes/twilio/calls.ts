@@ -58,6 +58,9 @@ export function callRoutes(accountSid: string, numbers: TwilioNumbers): { routes
     if (ended && (status || form.get('Twiml') || form.get('Url'))) return twilioError(400, 21220, 'Call is not in-progress. Cannot redirect.');
     if (status === 'canceled' && ['queued', 'ringing'].includes(call.status)) call.status = 'canceled';
     if (status === 'completed' && call.status === 'in-progress') call.status = 'completed';
+    // New TwiML runs at once on a live call, in place of what it was running (a stream ends, a <Dial> rings).
+    const twiml = form.get('Twiml');
+    if (twiml) call.twiml = twiml;
     call.date_updated = rfc2822(new Date());
     return { status: 200, body: call };
   });
