@@ -19,15 +19,28 @@ export type LineToolSpec =
     /** A warm transfer: the person answering hears `warmTransferMessage` before the caller is connected. */
     warmTransfer: boolean;
     warmTransferMessage: string | undefined;
+  }
+  | {
+    type: 'assistant_transfer';
+    /** Another assistant of the same owner, and its name. */
+    assistantId: number;
+    assistantName: string;
+    description: string | undefined;
+    /** Said by this assistant before the other one takes over. */
+    messageBeforeTransfer: string | undefined;
+    /** The assistant taking over opens with its own initial message. */
+    speakTransferGreeting: boolean;
   };
 
 /** Where a conversation goes when a transfer ends it here, once the assistant's closing words have been heard. */
-export type Handoff = {
-  kind: 'phone';
-  phoneNumber: string;
-  /** Said to the person answering before the caller is connected (a warm transfer); undefined for a cold one. */
-  whisper: string | undefined;
-};
+export type Handoff =
+  | {
+    kind: 'phone';
+    phoneNumber: string;
+    /** Said to the person answering before the caller is connected (a warm transfer); undefined for a cold one. */
+    whisper: string | undefined;
+  }
+  | { kind: 'assistant'; assistantId: number; message: string | undefined; greet: boolean };
 
 /** What the person answering a warm transfer hears when the assistant configures no message. */
 export const DEFAULT_WARM_TRANSFER_MESSAGE = 'Hello, this is an AI assistant. I am transferring a caller to you now.';
@@ -127,14 +140,40 @@ export function callTransferTool(
 }
 
 /**
+ * Lets the model hand the call over to another of the owner's assistants (the `assistant_transfer` built-in):
+ * the same call goes on with that assistant's prompt, voice and tools, once this one's closing words (and its
+ * `message_before_transfer`) have been said.
+ */
+export function assistantTransferTool(
+  spec: Extract<LineToolSpec, { type: 'assistant_transfer' }>, name: string, checkAssistant: (assistantId: number) => Promise<void>,
+): AgentTool {
+  return {
+    definition: {
+      name,
+      description: `${spec.description?.trim() || `Hand the call over to the assistant "${spec.assistantName}", who takes the conversation from here.`} `
+        + `It takes over once you have finished speaking (the assistant "${spec.assistantName}").`,
+      parameters: { type: 'object', properties: {}, additionalProperties: false },
+    },
+    ends: true,
+    async execute() {
+      await checkAssistant(spec.assistantId);
+      return { transferring_to: spec.assistantName };
+    },
+    handoff: () => ({ kind: 'assistant', assistantId: spec.assistantId, message: spec.messageBeforeTransfer?.trim() || undefined, greet: spec.speakTransferGreeting }),
+  };
+}
+
+/**
  * The line tools of an assistant, for a call whose line is `line`: one keypad entry and one key sender (the
- * first configured), and every transfer (`call_transfer`, `call_transfer_2`, ...) where the line can be
- * transferred.
+ * first configured), every transfer to a number (`call_transfer`, `call_transfer_2`, ...) where the line can
+ * be transferred, and every transfer to another assistant (`assistant_transfer`, ...) where the engine can
+ * hand the call over.
  */
 export function lineTools(specs: readonly LineToolSpec[], line: CallLine): AgentTool[] {
   const tools: AgentTool[] = [];
   const named = (type: string) => tools.some((tool) => tool.definition.name === type);
   let transfers = 0;
+  let handovers = 0;
   for (const spec of specs) {
     if (spec.type === 'collect_keypad' && !named(spec.type)) tools.push(collectKeypadTool(spec, line));
     if (spec.type === 'dtmf_input' && !named(spec.type)) tools.push(dtmfInputTool(spec, line));
@@ -142,6 +181,11 @@ export function lineTools(specs: readonly LineToolSpec[], line: CallLine): Agent
     if (spec.type === 'call_transfer' && check) {
       transfers++;
       tools.push(callTransferTool(spec, transfers === 1 ? 'call_transfer' : `call_transfer_${transfers}`, check));
+    }
+    const checkAssistant = line.checkAssistant;
+    if (spec.type === 'assistant_transfer' && checkAssistant) {
+      handovers++;
+      tools.push(assistantTransferTool(spec, handovers === 1 ? 'assistant_transfer' : `assistant_transfer_${handovers}`, checkAssistant));
     }
   }
   return tools;

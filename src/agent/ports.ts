@@ -43,4 +43,9 @@ export interface CallLine {
    * a reason the model can tell the caller, when `phoneNumber` cannot be called (the account's dialing rules).
    */
   checkTransfer?: (phoneNumber: string) => Promise<void>;
+  /**
+   * Present where the call can be handed over to another assistant: throws, with a reason, when the assistant
+   * cannot take it (gone, or one this engine cannot run).
+   */
+  checkAssistant?: (assistantId: number) => Promise<void>;
 }

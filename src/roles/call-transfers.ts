@@ -5,6 +5,7 @@ import type { TelephonyProvider } from '../providers/telephony/types.ts';
 import { dialingCountries } from '../resources/calls/make-call.ts';
 import { addTransfer, settlePhoneTransfer } from '../resources/calls/transfers.ts';
 import type { PhoneLine } from '../voice/line.ts';
+import type { AssistantSetup, CallSetup } from '../voice/run.ts';
 
 /** How long the number a call is transferred to rings before the transfer gives up as `no-answer`. */
 const TRANSFER_RING_SECONDS = 30;
@@ -54,6 +55,35 @@ export function phoneLine(deps: PhoneLineDeps, call: { id: number; userId: numbe
         await settlePhoneTransfer(knex, call.id, { status: 'failed', error: error instanceof Error ? error.message : String(error) });
         throw error;
       }
+    },
+  };
+}
+
+/**
+ * The owner's other assistants as a call's session sees them: one takes the call over when it is still the
+ * owner's and runs on the speech pipeline (a speech-to-speech assistant cannot take over a pipeline call), and
+ * the handover is recorded on the call.
+ */
+export function assistantLine(
+  deps: { knex: Knex; load: (assistantId: number) => Promise<AssistantSetup | undefined> },
+  call: { id: number; userId: number },
+): NonNullable<CallSetup['assistants']> {
+  const ready = async (assistantId: number) => {
+    const next = await deps.load(assistantId);
+    if (!next || next.profile.userId !== call.userId) throw new RejectedError('That assistant is not available any more.');
+    if (next.settings.mode !== 'pipeline') {
+      throw new RejectedError(`The assistant "${next.profile.name}" answers with a speech-to-speech model, which cannot take over this call.`);
+    }
+    return next;
+  };
+  return {
+    async check(assistantId) {
+      await ready(assistantId);
+    },
+    async load(assistantId) {
+      const next = await ready(assistantId);
+      await addTransfer(deps.knex, call.id, { type: 'assistant', assistant_id: assistantId, assistant_name: next.profile.name, requested_at: new Date().toISOString() });
+      return next;
     },
   };
 }

@@ -25,7 +25,8 @@ export interface TurnMetrics {
 
 /** One committed turn; times are milliseconds since the call was answered. */
 export interface CallTurn {
-  role: 'assistant' | 'user';
+  /** `handover`: another assistant took the call over (`assistant_transfer`); its name is the text. */
+  role: 'assistant' | 'user' | 'handover';
   /** For the assistant, only what the caller heard. */
   text: string;
   startedAt: number;

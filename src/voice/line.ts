@@ -11,6 +11,8 @@ import { INTERNAL_SAMPLE_RATE } from './audio/frames.ts';
 import type { VoiceClock } from './clock.ts';
 import type { SpeechItem } from './speaker.ts';
 import { MARK_GRACE_MS, type SentenceTrack, type SpeechHandle } from './speech.ts';
+import type { ReplyContext } from './reply.ts';
+import type { VoiceSettings } from './settings.ts';
 import type { Keypad } from './turns/keypad.ts';
 
 /** A phone call's carrier, as the media role provides it; a web call has none. */
@@ -24,10 +26,19 @@ export interface PhoneLine {
   transfer(request: { to: string; whisper: string | undefined }): Promise<void>;
 }
 
+/** The owner's other assistants, which can take the call over (`assistant_transfer`). */
+export interface AssistantLine {
+  /** Throws, with a reason to tell the caller, when the assistant cannot take the call. */
+  check(assistantId: number): Promise<void>;
+  /** The assistant taking over: its speech settings and the context its replies run in (its voice's speaker). */
+  takeOver(assistantId: number): Promise<{ settings: VoiceSettings; reply: ReplyContext }>;
+}
+
 /** The call's line as the session lends it to its replies. */
 export interface SessionLine {
   keypad: Keypad;
   phone: PhoneLine | undefined;
+  assistants: AssistantLine | undefined;
 }
 
 /** How often a wait for a track to be heard looks again. */
@@ -48,7 +59,7 @@ async function heard(track: SentenceTrack, clock: VoiceClock, signal: AbortSigna
  */
 export function replyLine(line: SessionLine, handle: SpeechHandle, sentences: AsyncQueue<SpeechItem>, clock: VoiceClock): CallLine {
   const speaking = () => sentences.size > 0 || handle.sentences.some((sentence) => !sentence.heard);
-  const { phone } = line;
+  const { phone, assistants } = line;
   return {
     collectDigits: (options, signal) => line.keypad.collect({ ...options, speaking, signal }),
     sendDigits: (keys, signal) => {
@@ -57,5 +68,6 @@ export function replyLine(line: SessionLine, handle: SpeechHandle, sentences: As
       return untilAborted(played, signal);
     },
     ...(phone ? { checkTransfer: (phoneNumber: string) => phone.checkTransfer(phoneNumber) } : {}),
+    ...(assistants ? { checkAssistant: (assistantId: number) => assistants.check(assistantId) } : {}),
   };
 }

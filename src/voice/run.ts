@@ -21,6 +21,7 @@ import { CallRecorder, type RecordingSink } from './audio/recorder.ts';
 import { systemVoiceClock, type VoiceClock } from './clock.ts';
 import type { CallHooks, EndReason } from './hooks.ts';
 import type { PhoneLine } from './line.ts';
+import type { ReplyContext } from './reply.ts';
 import { Listener } from './pipeline.ts';
 import { REALTIME_OUTPUT_FRAMES, RealtimeCallSession } from './realtime/session.ts';
 import { CallSession, type SessionState } from './session.ts';
@@ -56,7 +57,17 @@ export interface CallSetup {
   tts?: TextToSpeech;
   /** A phone call's carrier, which transfers the call (`call_transfer`); absent on web calls. */
   phone?: PhoneLine;
+  /** The owner's other assistants, which can take the call over (`assistant_transfer`). */
+  assistants?: {
+    /** Throws, with a reason to tell the caller, when the assistant cannot take the call. */
+    check(assistantId: number): Promise<void>;
+    /** What the assistant taking the call over needs; records the handover. */
+    load(assistantId: number): Promise<AssistantSetup>;
+  };
 }
+
+/** What an assistant brings to a call: its profile, speech settings, ports, model and voice. */
+export type AssistantSetup = Pick<CallSetup, 'profile' | 'settings' | 'ports' | 'modelName' | 'tts'>;
 
 /** Knobs for tests and benchmarks; production uses the defaults. */
 export interface EngineTuning {
@@ -200,7 +211,8 @@ function buildSession(
     ? {
       ...options.hooks,
       onTurn(turn) {
-        transport.sendTranscript(turn.role, turn.text);
+        // The browser's transcript shows what was said; a handover is not something said.
+        if (turn.role !== 'handover') transport.sendTranscript(turn.role, turn.text);
         options.hooks?.onTurn?.(turn);
       },
     }
@@ -220,22 +232,27 @@ function buildSession(
     });
     return { session, recorder };
   }
-  const speaker = new Speaker({ tts: setup.tts ?? options.providers.tts, pacer, settings, clock, logger });
-  let fillers = 0;
-  const session = new CallSession({
-    settings,
-    reply: {
+  /** The context an assistant's replies run in: its model, profile and tools, spoken in its voice. */
+  const replyContext = (assistant: AssistantSetup): ReplyContext => {
+    const voice = assistant.settings;
+    let fillers = 0;
+    return {
       model: options.providers.llm,
-      modelName: setup.modelName,
-      profile: setup.profile,
-      ports: setup.ports,
+      modelName: assistant.modelName,
+      profile: assistant.profile,
+      ports: assistant.ports,
       variables: setup.variables,
-      speaker,
+      speaker: new Speaker({ tts: assistant.tts ?? options.providers.tts, pacer, settings: voice, clock, logger }),
       clock,
       logger,
-      fillerAfterMs: settings.fillers && settings.fillerPhrases.length > 0 ? options.tuning?.fillerAfterMs ?? FILLER_AFTER_MS : undefined,
-      nextFiller: () => settings.fillerPhrases[fillers++ % settings.fillerPhrases.length] ?? '',
-    },
+      fillerAfterMs: voice.fillers && voice.fillerPhrases.length > 0 ? options.tuning?.fillerAfterMs ?? FILLER_AFTER_MS : undefined,
+      nextFiller: () => voice.fillerPhrases[fillers++ % voice.fillerPhrases.length] ?? '',
+    };
+  };
+  const { assistants } = setup;
+  const session = new CallSession({
+    settings,
+    reply: replyContext(setup),
     createListener: (handlers) => new Listener({ stt: options.providers.stt, vad: options.providers.vad, settings, clock, logger, handlers }),
     clearOutput: () => pacer.clear(),
     pendingOutputMs: () => pacer.pendingFrames * FRAME_MS + leadMs,
@@ -246,6 +263,17 @@ function buildSession(
     logger,
     close,
     ...(setup.phone ? { phone: setup.phone } : {}),
+    ...(assistants
+      ? {
+        assistants: {
+          check: (assistantId) => assistants.check(assistantId),
+          async takeOver(assistantId) {
+            const next = await assistants.load(assistantId);
+            return { settings: next.settings, reply: replyContext(next) };
+          },
+        },
+      }
+      : {}),
   });
   return { session, recorder };
 }

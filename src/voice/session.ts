@@ -5,53 +5,21 @@
  * `interrupt()` stops the handle (model request, tools and synthesis through its one signal) and clears the
  * audio queued here and at the far side.
  */
+import type { Handoff } from '../agent/line-tools.ts';
 import type { HistoryEntry } from '../agent/turn-input.ts';
 import { openingLine } from '../agent/turn-input.ts';
-import type { Logger } from '../logger.ts';
-import type { VoiceClock } from './clock.ts';
-import type { CallHooks, CallTurn, EndReason } from './hooks.ts';
-import type { Listener, ListenerHandlers, SpeechProgress, UserTurn } from './pipeline.ts';
-import type { Handoff } from '../agent/line-tools.ts';
-import type { PhoneLine, SessionLine } from './line.ts';
-import { speakReply, speakText, type ReplyContext, type ReplyOutcome } from './reply.ts';
-import type { VoiceSettings } from './settings.ts';
+import type { CallTurn, EndReason } from './hooks.ts';
+import type { Listener, SpeechProgress, UserTurn } from './pipeline.ts';
+import type { SessionLine } from './line.ts';
+import { speakReply, speakText, type ReplyOutcome } from './reply.ts';
+import { GOODBYES, REENGAGE_INSTRUCTION, type SessionParts, type SessionState } from './session-parts.ts';
 import type { SpeechTimings } from './speaker.ts';
 import { MARK_GRACE_MS, SpeechHandle } from './speech.ts';
 import { shouldInterrupt } from './turns/barge-in.ts';
 import { Keypad } from './turns/keypad.ts';
 import { nextSilenceAction } from './turns/silence.ts';
 
-/** The words the engine says on its own, when no model turn is involved. */
-export const GOODBYES = {
-  max_duration: 'We have reached the time limit for this call. Thank you for calling, goodbye!',
-  silence_timeout: 'I have not heard from you in a while, so I will end the call now. Goodbye!',
-  balance_exhausted: 'I am sorry, the account balance for this call has run out, so the call has to end now. Goodbye!',
-} as const;
-
-export const REENGAGE_INSTRUCTION = '(The caller has said nothing for a while. Briefly and naturally check whether they are still there.)';
-export { MARK_GRACE_MS } from './speech.ts';
-
-export type SessionState = 'listening' | 'thinking' | 'speaking' | 'ended';
-
-/** What a session is made of; the entry point (run.ts) builds it. */
-export interface SessionParts {
-  settings: VoiceSettings;
-  reply: ReplyContext;
-  createListener: (handlers: ListenerHandlers) => Listener;
-  /** Clears the queued audio and tells the far side to drop its own. */
-  clearOutput: () => void;
-  pendingOutputMs: () => number;
-  maxCallMs: number;
-  /** What the limit is: the assistant's longest call, or what the balance pays for; the goodbye says which. */
-  limitReason: 'max_duration' | 'balance_exhausted';
-  hooks: CallHooks;
-  clock: VoiceClock;
-  logger: Logger;
-  /** Releases the transport, the pacer and the recorder once the session has ended. */
-  close: (reason: EndReason) => Promise<void>;
-  /** A phone call's carrier, which can hand the call over; absent on web calls. */
-  phone?: PhoneLine;
-}
+export { GOODBYES, MARK_GRACE_MS, REENGAGE_INSTRUCTION, type SessionParts, type SessionState } from './session-parts.ts';
 
 interface Utterance {
   handle: SpeechHandle;
@@ -73,7 +41,8 @@ export class CallSession {
   private silenceTimer: { cancel(): void } | undefined;
   private limitTimer: { cancel(): void } | undefined;
   private ending = false;
-  /** The carrier is taking the call over: the stream ending now is the transfer, not a hang-up. */
+  /** A transfer is under way: the caller's words wait; the stream ending while the carrier is asked is the transfer. */
+  private handingOver = false;
   private transferring = false;
   private finished = false;
   private utterances = 0;
@@ -86,7 +55,7 @@ export class CallSession {
     this.answeredAt = parts.clock.now();
     this.callerSpokeAt = this.answeredAt;
     this.anyoneSpokeAt = this.answeredAt;
-    this.line = { keypad: new Keypad(parts.clock, (keys) => this.keypadTurn(keys)), phone: parts.phone };
+    this.line = { keypad: new Keypad(parts.clock, (keys) => this.keypadTurn(keys)), phone: parts.phone, assistants: parts.assistants };
     this.ended = new Promise((resolve) => {
       this.resolveEnded = resolve;
     });
@@ -204,8 +173,9 @@ export class CallSession {
     this.anyoneSpokeAt = now;
     const overlap = this.overlap;
     this.overlap = undefined;
-    // Words that began over the assistant and did not interrupt it: a backchannel, or interruptions are off.
-    if (this.ending || (overlap && !overlap.interrupted)) return;
+    // Words that began over the assistant and did not interrupt it (a backchannel, or interruptions are off),
+    // and words said while the call is being handed over.
+    if (this.ending || this.handingOver || (overlap && !overlap.interrupted)) return;
     this.report({ role: 'user', text: turn.text, startedAt: turn.startedAt, endedAt: turn.speechEndedAt, interrupted: false, metrics: { interrupted: false } });
     const history = this.history.slice();
     this.history.push({ role: 'user', content: turn.text });
@@ -218,7 +188,7 @@ export class CallSession {
    * an utterance that may not be interrupted.
    */
   private keypadTurn(keys: string): void {
-    if (this.ending) return;
+    if (this.ending || this.handingOver) return;
     const now = this.parts.clock.now();
     const text = `[pressed ${keys}]`;
     this.report({ role: 'user', text, startedAt: now, endedAt: now, interrupted: false, metrics: { interrupted: false } });
@@ -249,15 +219,13 @@ export class CallSession {
   }
 
   /**
-   * Hands the call over once the model's closing words have been heard: the carrier connects the caller to the
-   * number, and the session ends as `transferred`. When the carrier cannot, the model is told, to tell the
-   * caller, and the conversation goes on.
+   * Hands the call over once the model's closing words have been heard: to a number (the carrier connects the
+   * caller there, and the session ends as `transferred`) or to another assistant (which goes on with the same
+   * call). When it cannot be done, the model is told, to tell the caller, and the conversation goes on.
    */
   private async handOff(handoff: Handoff): Promise<void> {
-    const { phone } = this.line;
-    if (this.ending || !phone) return;
-    this.ending = true;
-    this.transferring = true;
+    if (this.ending || this.handingOver) return;
+    this.handingOver = true;
     this.silenceTimer?.cancel();
     // A reply to words said over the closing words has no one left to hear it.
     const current = this.current;
@@ -266,18 +234,47 @@ export class CallSession {
       await current.committed;
     }
     try {
-      await phone.transfer({ to: handoff.phoneNumber, whisper: handoff.whisper });
+      if (handoff.kind === 'phone') await this.transferTo(handoff.phoneNumber, handoff.whisper);
+      else await this.handOverTo(handoff);
     } catch (error) {
-      this.transferring = false;
-      if (this.finished) return;
-      this.ending = false;
-      this.parts.logger.warn({ err: error, to: handoff.phoneNumber }, 'the call could not be transferred');
+      this.handingOver = false;
+      if (this.ending) return;
+      this.parts.logger.warn({ err: error, handoff }, 'the call could not be handed over');
       const reason = (error instanceof Error ? error.message : String(error)).replace(/\.?$/, '.');
-      await this.reply({ history: this.history.slice(), message: `(The transfer to ${handoff.phoneNumber} did not go through: ${reason} Tell the caller, and go on helping them.)` });
-      return;
+      const target = handoff.kind === 'phone' ? handoff.phoneNumber : 'the other assistant';
+      await this.reply({ history: this.history.slice(), message: `(The transfer to ${target} did not go through: ${reason} Tell the caller, and go on helping them.)` });
     }
+  }
+
+  private async transferTo(to: string, whisper: string | undefined): Promise<void> {
+    const { phone } = this.line;
+    if (!phone) throw new Error('This call has no carrier to transfer it.');
+    this.transferring = true;
+    try {
+      await phone.transfer({ to, whisper });
+    } finally {
+      this.transferring = this.finished;
+    }
+    this.ending = true;
     this.cancelTimers();
     await this.finish('transferred');
+  }
+
+  /** The other assistant takes over: its settings, prompt, tools and voice from now on, with the call's history. */
+  private async handOverTo(handoff: Extract<Handoff, { kind: 'assistant' }>): Promise<void> {
+    const { assistants } = this.line;
+    if (!assistants) throw new Error('This call cannot be handed to another assistant.');
+    if (handoff.message) await this.say(handoff.message, { interruptible: false });
+    const next = await assistants.takeOver(handoff.assistantId);
+    if (this.ending) return;
+    this.parts.settings = next.settings;
+    this.parts.reply = next.reply;
+    const now = this.parts.clock.now();
+    this.report({ role: 'handover', text: next.reply.profile.name, startedAt: now, endedAt: now, interrupted: false, metrics: { interrupted: false } });
+    this.handingOver = false;
+    const opening = handoff.greet ? openingLine(next.reply.profile, next.reply.variables) : '';
+    if (opening) await this.say(opening, { interruptible: next.settings.allowInterruptions });
+    else this.armSilence();
   }
 
   private say(text: string, options: { interruptible: boolean }): Promise<void> {
@@ -328,11 +325,11 @@ export class CallSession {
 
   private armSilence(): void {
     this.silenceTimer?.cancel();
-    if (this.ending || this.current) return;
+    if (this.ending || this.handingOver || this.current) return;
     const { clock, settings } = this.parts;
     const next = nextSilenceAction(settings, { callerSpokeAt: this.callerSpokeAt, anyoneSpokeAt: this.anyoneSpokeAt });
     this.silenceTimer = clock.setTimeout(() => {
-      if (this.current || this.ending) return;
+      if (this.current || this.ending || this.handingOver) return;
       if (next.action === 'end') this.guard(this.hangUp('silence_timeout', GOODBYES.silence_timeout));
       else this.guard(this.reply({ history: this.history.slice(), message: settings.reengagementPrompt ?? REENGAGE_INSTRUCTION }));
     }, next.at - clock.now());

@@ -3,7 +3,11 @@ import { twilioSignatureOf } from '../../src/api/middleware/signatures.ts';
 import { RejectedError } from '../../src/lib/errors.ts';
 import type { TelephonyProvider, TransferRequest } from '../../src/providers/telephony/types.ts';
 import { TRANSFER_FAILED } from '../../src/resources/carrier-callbacks/transfers.ts';
-import { phoneLine } from '../../src/roles/call-transfers.ts';
+import { loadAgentProfile } from '../../src/resources/assistants/profile.ts';
+import { loadVoiceSettings } from '../../src/resources/assistants/voice-profile.ts';
+import { assistantLine, phoneLine } from '../../src/roles/call-transfers.ts';
+import type { AssistantSetup } from '../../src/voice/run.ts';
+import { createTestAssistant } from '../support/assistants.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { createTestUser, type TestUser } from '../support/users.ts';
 
@@ -141,5 +145,58 @@ describe('transfers of phone calls to numbers', () => {
     expect(peek.status).toBe(403);
     expect(await peek.text()).not.toContain('Secret briefing');
     expect(await transfersOf(callId)).toMatchObject([{ status: 'requested' }]);
+  });
+});
+
+describe('handing calls over to another assistant', () => {
+  let platform: TestPlatform;
+
+  beforeAll(async () => {
+    platform = await startTestPlatform();
+  });
+  afterAll(() => platform.close());
+
+  const knex = () => platform.database.knex;
+  /** An assistant as the media role loads it, without the voice selection the gateway adds. */
+  const load = async (assistantId: number): Promise<AssistantSetup | undefined> => {
+    const [profile, settings] = await Promise.all([loadAgentProfile({ knex: knex(), secrets: platform.providers.secrets }, { id: assistantId }), loadVoiceSettings(knex(), { id: assistantId })]);
+    if (!profile || !settings) return undefined;
+    return { profile, settings, ports: { searchKnowledge: () => Promise.resolve([]), fetch: () => Promise.reject(new Error('none')), now: () => 0 }, modelName: 'm' };
+  };
+
+  it('offers the owner\'s assistants by name, not one that is gone, and hands over to one on the pipeline, recording it', async () => {
+    const owner = await createTestUser(knex(), { balanceUsd: 5 });
+    const billing = await createTestAssistant(platform, owner, { name: 'Billing' });
+    const gone = await createTestAssistant(platform, owner, { name: 'Gone' });
+    const front = await createTestAssistant(platform, owner, {
+      name: 'Front desk',
+      tools: [
+        { type: 'assistant_transfer', assistant_id: billing.id, message_before_transfer: 'One moment.' },
+        { type: 'assistant_transfer', assistant_id: gone.id, description: 'Never mind.', speak_transfer_greeting: false },
+      ],
+    });
+    await platform.request('DELETE', `/user/assistant/${gone.id}`, { token: owner.token });
+    const profile = await loadAgentProfile({ knex: knex(), secrets: platform.providers.secrets }, { id: front.id });
+    expect(profile!.lineTools).toEqual([{
+      type: 'assistant_transfer', assistantId: billing.id, assistantName: 'Billing', description: undefined, messageBeforeTransfer: 'One moment.', speakTransferGreeting: true,
+    }]);
+
+    const [row] = await knex()('calls').insert({ userId: owner.id, assistantId: front.id, assistantName: 'Front desk', type: 'web', status: 'in-progress' }).returning('id');
+    const callId = Number((row as { id: number }).id);
+    const line = assistantLine({ knex: knex(), load }, { id: callId, userId: owner.id });
+    await expect(line.check(billing.id)).resolves.toBeUndefined();
+    await expect(line.check(gone.id)).rejects.toThrow('That assistant is not available any more.');
+    const stranger = await createTestAssistant(platform, await createTestUser(knex()), { name: 'Stranger' });
+    await expect(line.check(stranger.id)).rejects.toThrow(RejectedError);
+    await knex()('assistants').where({ id: billing.id }).update({ mode: 'multimodal' });
+    await expect(line.check(billing.id)).rejects.toThrow('The assistant "Billing" answers with a speech-to-speech model, which cannot take over this call.');
+    await knex()('assistants').where({ id: billing.id }).update({ mode: 'pipeline' });
+
+    const taking = await line.load(billing.id);
+    expect(taking.profile).toMatchObject({ assistantId: billing.id, name: 'Billing' });
+    const { transfers, assistantId } = await knex()('calls').where({ id: callId }).first();
+    expect(transfers).toEqual([{ type: 'assistant', assistant_id: billing.id, assistant_name: 'Billing', requested_at: expect.any(String) }]);
+    // The call stays the one its first assistant took.
+    expect(Number(assistantId)).toBe(front.id);
   });
 });

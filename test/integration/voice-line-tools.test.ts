@@ -1,10 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../../src/providers/llm/types.ts';
 import type { PhoneLine } from '../../src/voice/line.ts';
+import type { AssistantSetup } from '../../src/voice/run.ts';
+import { DEFAULT_VOICE_SETTINGS } from '../../src/voice/settings.ts';
 import { FREE_KEYS_PAUSE_MS } from '../../src/voice/turns/keypad.ts';
 import { decodeKeys } from '../support/dtmf.ts';
 import { MULAW_8K, type MediaStreamClient } from '../support/media-stream-client.ts';
-import { roles, say, startVoiceHarness, UTTERANCES, type HarnessCall } from '../support/voice-harness.ts';
+import { roles, say, startVoiceHarness, testProfile, UTTERANCES, type HarnessCall } from '../support/voice-harness.ts';
 
 type Harness = Awaited<ReturnType<typeof startVoiceHarness>>;
 let harness: Harness | undefined;
@@ -216,5 +218,104 @@ describe('transferring a phone call to a number', { timeout: 15_000 }, () => {
     await say(call, 'book');
     await call.client.waitFor(() => call.turns.length === 2, 5000, 'the answer');
     expect(harness.llm.requests[0]!.tools!.map((tool) => tool.name)).toEqual(['end_call']);
+  });
+});
+
+/** The owner's other assistant, Billing, with a voice, prompt and tools of its own; `refuse` makes it unavailable. */
+function otherAssistants(options: { refuseCheck?: string; refuseLoad?: string } = {}) {
+  const loaded: number[] = [];
+  const checked: number[] = [];
+  const billing: AssistantSetup = {
+    profile: testProfile({ assistantId: 2, name: 'Billing', systemPrompt: 'You handle invoices for {{business}}.', initialMessage: 'Billing here, how can I help, {{name}}?' }),
+    settings: { ...DEFAULT_VOICE_SETTINGS, voiceId: 'billing-voice', endpointSensitivity: 5, reengagementMs: 60_000, maxSilenceMs: 120_000 },
+    ports: { searchKnowledge: () => Promise.resolve([]), fetch: () => Promise.reject(new Error('no fetch in tests')), now: () => performance.now() },
+    modelName: 'billing-model',
+  };
+  return {
+    loaded,
+    checked,
+    assistants: {
+      check: (assistantId: number) => {
+        checked.push(assistantId);
+        return options.refuseCheck ? Promise.reject(new Error(options.refuseCheck)) : Promise.resolve();
+      },
+      load: (assistantId: number) => {
+        loaded.push(assistantId);
+        return options.refuseLoad ? Promise.reject(new Error(options.refuseLoad)) : Promise.resolve(billing);
+      },
+    },
+  };
+}
+
+const toBilling = (overrides: Partial<{ messageBeforeTransfer: string; speakTransferGreeting: boolean }> = {}) => ({
+  type: 'assistant_transfer' as const, assistantId: 2, assistantName: 'Billing', description: undefined, messageBeforeTransfer: undefined, speakTransferGreeting: true, ...overrides,
+});
+
+describe('handing a call over to another assistant', { timeout: 15_000 }, () => {
+  it('says the message, then the other assistant greets in its own voice and answers with its prompt and the history', async () => {
+    const other = otherAssistants();
+    harness = await startVoiceHarness({
+      settings: { waitForCustomer: true }, assistants: other.assistants,
+      profile: { lineTools: [toBilling({ messageBeforeTransfer: 'Let me pass you to Billing.' })] },
+    });
+    harness.llm.script({ calls: [{ name: 'assistant_transfer', arguments: '{}' }] }, { text: 'Of course.' }, { text: 'We open at nine.' });
+    const call = await harness.call(MULAW_8K);
+    await say(call, 'book');
+    await call.client.waitFor(() => call.turns.length === 5, 8000, 'the greeting of the other assistant');
+    expect(roles(call)).toEqual([
+      `user: ${UTTERANCES.book.text}`, 'assistant: Of course.', 'assistant: Let me pass you to Billing.', 'handover: Billing', 'assistant: Billing here, how can I help, Anna?',
+    ]);
+    expect(other.checked).toEqual([2]);
+    expect(other.loaded).toEqual([2]);
+    expect(harness.tts.requests.map((request) => request.voice)).toEqual(['tone-voice', 'tone-voice', 'billing-voice']);
+    expect(toolResults(harness.llm.requests[1]!.messages)).toEqual([{ transferring_to: 'Billing' }]);
+
+    await say(call, 'hours');
+    await call.client.waitFor(() => call.turns.length === 7, 5000, 'the answer of the other assistant');
+    const asked = harness.llm.requests[2]!;
+    expect(asked.model).toBe('billing-model');
+    expect(asked.messages[0]).toEqual({ role: 'system', content: 'You handle invoices for Trattoria Roma.' });
+    expect(asked.messages.slice(1).map((message) => `${message.role}: ${String(message.content)}`)).toEqual([
+      `user: ${UTTERANCES.book.text}`, 'assistant: Of course.', 'assistant: Let me pass you to Billing.', 'assistant: Billing here, how can I help, Anna?', `user: ${UTTERANCES.hours.text}`,
+    ]);
+    // The other assistant has its own tools: no transfer back unless it has one.
+    expect(asked.tools!.map((tool) => tool.name)).toEqual(['end_call']);
+    expect(call.turns[6]).toMatchObject({ role: 'assistant', text: 'We open at nine.' });
+  });
+
+  it('waits for the caller without the greeting when the transfer speaks none', async () => {
+    const other = otherAssistants();
+    harness = await startVoiceHarness({ settings: { waitForCustomer: true }, assistants: other.assistants, profile: { lineTools: [toBilling({ speakTransferGreeting: false })] } });
+    harness.llm.script({ calls: [{ name: 'assistant_transfer', arguments: '{}' }] }, { text: 'Transferring you.' }, { text: 'Billing speaking.' });
+    const call = await harness.call(MULAW_8K);
+    await say(call, 'book');
+    await call.client.waitFor(() => call.turns.length === 3, 5000, 'the handover');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(roles(call)).toEqual([`user: ${UTTERANCES.book.text}`, 'assistant: Transferring you.', 'handover: Billing']);
+    await say(call, 'hours');
+    await call.client.waitFor(() => call.turns.length === 5, 5000, 'the answer');
+    expect(harness.llm.requests[2]!.model).toBe('billing-model');
+  });
+
+  it('tells the model when the other assistant cannot take the call, before or at the handover, and goes on itself', async () => {
+    const unavailable = otherAssistants({ refuseCheck: 'That assistant is not available any more.' });
+    harness = await startVoiceHarness({ settings: { waitForCustomer: true }, assistants: unavailable.assistants, profile: { lineTools: [toBilling()] } });
+    harness.llm.script({ calls: [{ name: 'assistant_transfer', arguments: '{}' }] }, { text: 'I can help you myself.' });
+    let call = await harness.call(MULAW_8K);
+    await say(call, 'book');
+    await call.client.waitFor(() => call.turns.length === 2, 5000, 'the answer');
+    expect(toolResults(harness.llm.requests[1]!.messages)).toEqual([{ error: 'That assistant is not available any more.' }]);
+    expect(unavailable.loaded).toEqual([]);
+    await harness.close();
+
+    const failing = otherAssistants({ refuseLoad: 'The database is away.' });
+    harness = await startVoiceHarness({ settings: { waitForCustomer: true }, assistants: failing.assistants, profile: { lineTools: [toBilling()] } });
+    harness.llm.script({ calls: [{ name: 'assistant_transfer', arguments: '{}' }] }, { text: 'Transferring you.' }, { text: 'Sorry, I will help you myself.' });
+    call = await harness.call(MULAW_8K);
+    await say(call, 'book');
+    await call.client.waitFor(() => call.turns.length === 3, 5000, 'the apology');
+    expect(roles(call)).toEqual([`user: ${UTTERANCES.book.text}`, 'assistant: Transferring you.', 'assistant: Sorry, I will help you myself.']);
+    expect(harness.llm.requests[2]!.messages.at(-1)!.content).toBe('(The transfer to the other assistant did not go through: The database is away. Tell the caller, and go on helping them.)');
+    expect(harness.llm.requests[2]!.model).toBe('test-model');
   });
 });

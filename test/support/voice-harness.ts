@@ -59,6 +59,8 @@ export interface HarnessOptions {
   fetch?: AgentPorts['fetch'];
   /** The carrier of a phone call, for the transfer tools; none (a web call) by default. */
   phone?: PhoneLine;
+  /** The owner's other assistants, for `assistant_transfer`; none by default. */
+  assistants?: CallSetup['assistants'];
 }
 
 export interface HarnessCall {
@@ -116,6 +118,7 @@ export async function startVoiceHarness(options: HarnessOptions = {}) {
           variables: options.variables ?? { name: 'Anna' },
           maxSeconds: options.maxSeconds ?? 60,
           ...(options.phone ? { phone: options.phone } : {}),
+          ...(options.assistants ? { assistants: options.assistants } : {}),
           ...(options.limitReason ? { limitReason: options.limitReason } : {}),
           recording: {
             write: (chunk) => { call.recording.chunks.push(chunk); return Promise.resolve(); },

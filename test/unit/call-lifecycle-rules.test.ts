@@ -57,6 +57,14 @@ describe('callTranscript', () => {
     ])).toBe('AI: Hello, this is Ada.\nCustomer: Hi, I need help.\nAI: Sure.');
     expect(callTranscript([])).toBe('');
   });
+
+  it('shows where another assistant took the call over', () => {
+    expect(callTranscript([
+      { role: 'assistant', text: 'Let me pass you to Billing.' },
+      { role: 'handover', text: 'Billing' },
+      { role: 'assistant', text: 'Billing here.' },
+    ])).toBe('AI: Let me pass you to Billing.\n[Transferred to the assistant Billing]\nAI: Billing here.');
+  });
 });
 
 describe('the post-call evaluation function', () => {

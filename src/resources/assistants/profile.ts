@@ -19,6 +19,8 @@ export interface StoredProfile {
   knowledgebaseId: number | null;
   knowledgebaseMode: string | null;
   builtInTools: StoredTool[] | null;
+  /** The names of the assistants its `assistant_transfer` tools hand over to, by id; those gone are missing. */
+  assistantNames: Record<string, string> | null;
   modelName: string | null;
   httpTools: Pick<Tool, 'name' | 'description' | 'endpoint' | 'method' | 'timeout' | 'headers' | 'schema'>[];
 }
@@ -36,6 +38,10 @@ export function agentProfileQuery(knex: Knex, where: { uuid: string } | { id: nu
       'initialMessage', a.initial_message, 'variables', a.variables, 'temperature', a.llm_temperature,
       'timezone', a.timezone, 'knowledgebaseId', a.knowledgebase_id, 'knowledgebaseMode', a.knowledgebase_mode,
       'builtInTools', a.tools, 'modelName', m.provider_model,
+      'assistantNames', (
+        select json_object_agg(b.id, b.name) from assistants b
+        where b.user_id = a.user_id and b.id <> a.id and b.id in (
+          select (t->'data'->>'assistant_id')::bigint from jsonb_array_elements(a.tools) t where t->>'type' = 'assistant_transfer')),
       'httpTools', (
         select coalesce(json_agg(json_build_object(
           'name', t.name, 'description', t.description, 'endpoint', t.endpoint, 'method', t.method,
@@ -53,8 +59,11 @@ interface StoredTool {
 
 const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
 
-/** The built-in tools that act on a call's line, with the contract's defaults for the fields left out. */
-export function lineToolSpecs(tools: readonly StoredTool[]): LineToolSpec[] {
+/**
+ * The built-in tools that act on a call's line, with the contract's defaults for the fields left out; a
+ * transfer to an assistant that is gone (no name in `assistantNames`) is left out.
+ */
+export function lineToolSpecs(tools: readonly StoredTool[], assistantNames: Record<string, string> = {}): LineToolSpec[] {
   return tools.flatMap((tool): LineToolSpec[] => {
     const data = tool.data ?? {};
     switch (tool.type) {
@@ -68,6 +77,14 @@ export function lineToolSpecs(tools: readonly StoredTool[]): LineToolSpec[] {
           type: 'call_transfer', phoneNumber: data.phone_number, custom: data.custom === true, description: text(data.description),
           warmTransfer: data.warm_transfer === true, warmTransferMessage: text(data.warm_transfer_message),
         }];
+      case 'assistant_transfer': {
+        const name = assistantNames[String(data.assistant_id)];
+        if (typeof data.assistant_id !== 'number' || name === undefined) return [];
+        return [{
+          type: 'assistant_transfer', assistantId: data.assistant_id, assistantName: name, description: text(data.description),
+          messageBeforeTransfer: text(data.message_before_transfer), speakTransferGreeting: data.speak_transfer_greeting !== false,
+        }];
+      }
       default:
         return [];
     }
@@ -101,7 +118,7 @@ export function toAgentProfile(secrets: SecretBox, stored: StoredProfile): Agent
       headers: openHeaders(secrets, tool),
       parameters: tool.schema,
     })),
-    lineTools: lineToolSpecs(builtIn),
+    lineTools: lineToolSpecs(builtIn, stored.assistantNames ?? {}),
   };
 }
 

@@ -13,7 +13,8 @@ export type CallStatus = typeof CALL_STATUSES[number];
 
 /** One committed turn of the conversation, as the engine stores it. */
 export interface CallTurn {
-  role: 'assistant' | 'user';
+  /** `handover`: another assistant took the call over (`assistant_transfer`), its name the text. */
+  role: 'assistant' | 'user' | 'handover';
   text: string;
   startedAt: string;
   endedAt: string;

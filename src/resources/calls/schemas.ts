@@ -35,7 +35,7 @@ export const RecordingQuery = Type.Object({
 });
 
 const CallTurn = Type.Object({
-  role: Type.String({ enum: ['assistant', 'user'] }),
+  role: Type.String({ enum: ['assistant', 'user', 'handover'], description: '`handover`: another assistant took the call over; its name is the text.' }),
   text: Type.String(),
   startedAt: Type.String({ format: 'date-time' }),
   endedAt: Type.String({ format: 'date-time' }),
