@@ -1,7 +1,9 @@
 import { Context } from '@temporalio/activity';
 import type { Knex } from 'knex';
 import { callTranscript, type SpokenTurn } from '../src/agent/transcript.ts';
-import { callCostMicros, callTimeLimit, canAffordCall, startedSeconds } from '../src/billing/call-pricing.ts';
+import { callBudget } from '../src/billing/call-affordability.ts';
+import { billableSeconds, callCostMicros, reserveCallTime, startedSeconds } from '../src/billing/call-pricing.ts';
+import { lockCallOwner } from '../src/billing/live-calls.ts';
 import { recordEntry } from '../src/billing/ledger.ts';
 import type { Config } from '../src/config.ts';
 import { NotFoundError } from '../src/lib/errors.ts';
@@ -19,21 +21,26 @@ const completedReasons = new Set(['max_duration', 'silence_timeout', 'balance_ex
 
 /**
  * The status a call ends in, from its end reason (docs/decisions.md, "Call statuses"): a phone call the callee
- * never answered is `busy` or `no-answer` as the carrier said; any other call that never connected failed; the customer's or the assistant's hang-up says who ended it; a limit reached completed
- * it; anything else (an error, a lost session, a request to end it) ended it.
+ * never answered is `busy` or `no-answer` as the carrier said; any other call that never connected failed; the
+ * customer's or the assistant's hang-up says who ended it (the assistant hangs up on a voicemail box, after its
+ * message if it leaves one); a limit reached completed it; anything else (an error, a lost session, a request
+ * to end it) ended it.
  */
 export function finalCallStatus(reason: string, answered: boolean): FinalCallStatus {
   if (!answered) return reason === 'busy' || reason === 'no-answer' ? reason : 'failed';
   if (reason === 'customer_hangup') return 'ended_by_customer';
-  if (reason === 'assistant_end_call') return 'ended_by_assistant';
+  if (reason === 'assistant_end_call' || reason === 'voicemail') return 'ended_by_assistant';
   return completedReasons.has(reason) ? 'completed' : 'ended';
 }
 
 /**
  * A call ready to connect: its time limit, whether it is on the phone network (`phone`: the carrier's status
- * callbacks follow it and its line is dropped there), and whether Parley dials it (`dial`: outbound).
+ * callbacks follow it and its line is dropped there), whether Parley dials it (`dial`: outbound), and whether
+ * its assistant hangs up on a voicemail box (`end_call_on_voicemail`).
  */
-export type PreparedCall = { outcome: 'ready'; maxSeconds: number; phone: boolean; dial: boolean } | { outcome: 'refused'; reason: 'insufficient_balance' | 'assistant_deleted' };
+export type PreparedCall =
+  | { outcome: 'ready'; maxSeconds: number; phone: boolean; dial: boolean; endCallOnVoicemail: boolean }
+  | { outcome: 'refused'; reason: 'insufficient_balance' | 'assistant_deleted' };
 
 export interface FinalizedCall {
   status: FinalCallStatus | 'deleted';
@@ -46,10 +53,12 @@ interface FinalizingRow {
   userId: number;
   type: string;
   status: string;
+  answeredBy: string | null;
   answeredAt: Date | null;
   endedAt: Date | null;
   turns: SpokenTurn[];
   transcript: string;
+  maxSeconds: number | null;
   pricePerMinuteMicros: number | null;
   planPrice: number;
   postCallEvaluation: boolean | null;
@@ -80,28 +89,43 @@ export function createCallActivities(deps: CallActivityDependencies) {
 
   return {
     /**
-     * Sets the call's time limit: the assistant's max_call_duration, or the whole seconds the owner's balance
-     * pays for at the plan's price when that is less, with the price the call will be billed at. A balance
-     * that does not pay for a minute refuses the call. Writes the same values on a retry.
+     * Sets the call's time limit and what it reserves of the balance (billing/call-pricing.ts,
+     * `reserveCallTime`): the assistant's max_call_duration, or the whole seconds the owner's balance pays for
+     * at the plan's price once the owner's other live calls' reservations are set aside, when that is less.
+     * The owner's row is locked meanwhile, so calls starting at once are prepared one after the other and
+     * together never reserve more than the balance. What is left not paying for a minute refuses the call. A
+     * call already prepared (a retried attempt) keeps what was written.
      */
     async prepareCall({ callId }: { callId: number }): Promise<PreparedCall> {
-      const row = await knex('calls as c')
-        .join('users as u', 'u.id', 'c.user_id')
-        .join('plans as p', 'p.id', 'u.plan_id')
-        .leftJoin('assistants as a', 'a.id', 'c.assistant_id')
-        .leftJoin('user_balances as b', 'b.user_id', 'c.user_id')
-        .where('c.id', callId)
-        .first<{ type: string; assistantId: number | null; maxDuration: number | null; price: number; balance: number } | undefined>(
-          'c.type', 'a.id as assistant_id', 'a.max_duration', 'p.call_price_per_minute_micros as price', knex.raw('coalesce(b.micros, 0) as balance'),
-        );
-      if (!row) throw new NotFoundError(`Call ${callId} no longer exists.`);
-      if (row.assistantId === null || row.maxDuration === null) return { outcome: 'refused', reason: 'assistant_deleted' };
-      const price = Number(row.price);
-      const balance = Number(row.balance);
-      if (!canAffordCall(balance, price)) return { outcome: 'refused', reason: 'insufficient_balance' };
-      const { maxSeconds, limitReason } = callTimeLimit(row.maxDuration, balance, price);
-      await knex('calls').where({ id: callId }).update({ maxSeconds, limitReason, pricePerMinuteMicros: price, updatedAt: knex.fn.now() });
-      return { outcome: 'ready', maxSeconds, phone: row.type !== 'web', dial: row.type === 'outbound' };
+      return knex.transaction(async (trx): Promise<PreparedCall> => {
+        const owner = await trx('calls').where({ id: callId }).first<{ userId: number } | undefined>('userId');
+        if (!owner) throw new NotFoundError(`Call ${callId} no longer exists.`);
+        await lockCallOwner(trx, owner.userId);
+        // Read under the lock: an attempt retried while its first still runs sees what the first wrote.
+        const row = await trx('calls as c')
+          .leftJoin('assistants as a', 'a.id', 'c.assistant_id')
+          .where('c.id', callId)
+          .first<{ type: string; maxSeconds: number | null; assistantId: number | null; maxDuration: number | null; endCallOnVoicemail: boolean | null } | undefined>(
+            'c.type', 'c.max_seconds', 'a.id as assistant_id', 'a.max_duration', 'a.end_call_on_voicemail',
+          );
+        if (!row) throw new NotFoundError(`Call ${callId} no longer exists.`);
+        const ready = { outcome: 'ready', phone: row.type !== 'web', dial: row.type === 'outbound', endCallOnVoicemail: row.endCallOnVoicemail === true } as const;
+        if (row.maxSeconds !== null) return { ...ready, maxSeconds: row.maxSeconds };
+        if (row.assistantId === null || row.maxDuration === null) return { outcome: 'refused', reason: 'assistant_deleted' };
+        const budget = await callBudget(trx, owner.userId, callId);
+        const price = budget.pricePerMinuteMicros;
+        const reservation = reserveCallTime(row.maxDuration, budget.balanceMicros, budget.reservedMicros, price);
+        if (!reservation) return { outcome: 'refused', reason: 'insufficient_balance' };
+        const { maxSeconds, limitReason, reservedMicros } = reservation;
+        await trx('calls').where({ id: callId }).update({ maxSeconds, limitReason, reservedMicros, pricePerMinuteMicros: price, updatedAt: trx.fn.now() });
+        return { ...ready, maxSeconds };
+      });
+    },
+
+    /** Who answered an outbound call (`answered_by`), as the workflow judged the verdicts it was told. */
+    async recordAnsweredBy({ callId, answeredBy }: { callId: number; answeredBy: 'human' | 'machine' | 'unknown' }): Promise<void> {
+      const updated = await knex('calls').where({ id: callId, type: 'outbound' }).update({ answeredBy, updatedAt: knex.fn.now() });
+      if (updated === 0 && !(await knex('calls').where({ id: callId }).first('id'))) throw new NotFoundError(`Call ${callId} no longer exists.`);
     },
 
     /** The call is live: `in-progress`, answered at the time the media gateway reported. Once only. */
@@ -122,8 +146,9 @@ export function createCallActivities(deps: CallActivityDependencies) {
 
     /**
      * Ends the call's record: its status from the reason, when it ended, its duration (started seconds from
-     * the answer), its transcript from the turns, and its cost with the one ledger entry `call-<id>`, all in
-     * one transaction. A call already finalized is left as it is: a retried attempt charges nothing more.
+     * the answer), its transcript from the turns, and its cost (never past its time limit) with the one ledger
+     * entry `call-<id>`, all in one transaction: the charge replaces the call's reservation at once. A call
+     * already finalized is left as it is: a retried attempt charges nothing more.
      */
     async finalizeCall({ callId, reason, endedAt }: { callId: number; reason: string; endedAt: string }): Promise<FinalizedCall> {
       let chargedUserId: number | undefined;
@@ -135,8 +160,8 @@ export function createCallActivities(deps: CallActivityDependencies) {
           .where('c.id', callId)
           .forUpdate('c')
           .first<FinalizingRow | undefined>(
-            'c.id', 'c.user_id', 'c.type', 'c.status', 'c.answered_at', 'c.ended_at', 'c.turns', 'c.transcript',
-            'c.price_per_minute_micros', 'p.call_price_per_minute_micros as plan_price', 'a.post_call_evaluation',
+            'c.id', 'c.user_id', 'c.type', 'c.status', 'c.answered_by', 'c.answered_at', 'c.ended_at', 'c.turns', 'c.transcript',
+            'c.max_seconds', 'c.price_per_minute_micros', 'p.call_price_per_minute_micros as plan_price', 'a.post_call_evaluation',
           );
         if (!row) return { status: 'deleted', evaluate: false };
         const answered = row.answeredAt !== null;
@@ -146,7 +171,7 @@ export function createCallActivities(deps: CallActivityDependencies) {
         const ended = new Date(endedAt);
         const status = finalCallStatus(reason, answered);
         const duration = row.answeredAt ? startedSeconds(row.answeredAt, ended) : 0;
-        const cost = callCostMicros(duration, Number(row.pricePerMinuteMicros ?? row.planPrice));
+        const cost = callCostMicros(billableSeconds(duration, row.maxSeconds), Number(row.pricePerMinuteMicros ?? row.planPrice));
         const transcript = callTranscript(row.turns);
         if (cost > 0) {
           // The call has happened: its cost is recorded even where other spending has since emptied the balance.
@@ -167,6 +192,8 @@ export function createCallActivities(deps: CallActivityDependencies) {
           duration,
           transcript,
           totalCostMicros: cost,
+          // An outbound call answered without a verdict on who answered (the callee hung up first): nobody can tell.
+          answeredBy: row.answeredBy ?? (answered && row.type === 'outbound' ? 'unknown' : null),
           mediaTokenHash: null,
           mediaTokenExpiresAt: null,
           updatedAt: trx.fn.now(),

@@ -10,6 +10,11 @@ export type DialOutcome = { dialed: true } | { dialed: false; reason: string };
 /** How long a retried dial waits for the carrier's word on an earlier try before it dials again. */
 const EARLIER_DIAL_WAIT_MS = 5000;
 
+/** The carrier has not priced the call yet: retried by the workflow's policy until it has. */
+export class CarrierPricePendingError extends Error {
+  override name = 'CarrierPricePendingError';
+}
+
 export interface PhoneCallActivityDependencies {
   knex: Knex;
   logger: Logger;
@@ -24,7 +29,7 @@ interface DialingRow {
   dialStartedAt: Date | null;
 }
 
-/** The carrier side of a phone call: dialing it and dropping its line. */
+/** The carrier side of a phone call: dialing it, dropping its line, and what the carrier charged for it. */
 export function createPhoneCallActivities(deps: PhoneCallActivityDependencies) {
   const { knex, providers, config } = deps;
   const row = (callId: number) => knex('calls').where({ id: callId })
@@ -41,6 +46,7 @@ export function createPhoneCallActivities(deps: PhoneCallActivityDependencies) {
       let call = await row(callId);
       if (!call) throw new NotFoundError(`Call ${callId} no longer exists.`);
       const carrierCalls = providers.telephony.calls;
+      const callbacks = `${config.publicUrl}/api/telephony/${providers.telephony.name}`;
       if (!carrierCalls) return { dialed: false, reason: `The ${providers.telephony.name} carrier does not place calls.` };
       const { assistantPhoneNumber: from, clientPhoneNumber: to } = call;
       if (!from || !to) return { dialed: false, reason: 'The call has no number to dial from or to.' };
@@ -56,7 +62,8 @@ export function createPhoneCallActivities(deps: PhoneCallActivityDependencies) {
           from,
           to,
           stream: { url: `${config.media.publicUrl}${PHONE_STREAM_PATH}`, parameters: { callId: String(callId), token: phoneStreamToken(providers.secrets, callId) } },
-          statusCallbackUrl: `${config.publicUrl}/api/telephony/${providers.telephony.name}/status?call_id=${callId}`,
+          statusCallbackUrl: `${callbacks}/status?call_id=${callId}`,
+          answeredByCallbackUrl: `${callbacks}/answered-by?call_id=${callId}`,
           ringTimeoutSeconds,
         });
         // The status callback may have recorded it already; both write the same id.
@@ -73,6 +80,22 @@ export function createPhoneCallActivities(deps: PhoneCallActivityDependencies) {
       const call = await row(callId);
       if (!call) throw new NotFoundError(`Call ${callId} no longer exists.`);
       if (call.providerCallId && providers.telephony.calls) await providers.telephony.calls.endCall(call.providerCallId);
+    },
+
+    /**
+     * Records what the carrier charged for the call (`carrier_cost`), for the record: the owner pays the plan's
+     * price, which covers it (docs/decisions.md, "What a phone call cost"). A price the carrier has not given yet
+     * is an error the workflow retries. A call the carrier never carried costs nothing.
+     */
+    async recordCarrierCost({ callId }: { callId: number }): Promise<{ carrierCostMicros: number }> {
+      const call = await row(callId);
+      if (!call) throw new NotFoundError(`Call ${callId} no longer exists.`);
+      const carrierCalls = providers.telephony.calls;
+      if (!call.providerCallId || !carrierCalls) return { carrierCostMicros: 0 };
+      const price = await carrierCalls.callPrice(call.providerCallId);
+      if (price === undefined) throw new CarrierPricePendingError(`The ${providers.telephony.name} carrier has not priced call ${callId} yet.`);
+      await knex('calls').where({ id: callId }).update({ carrierCostMicros: price, updatedAt: knex.fn.now() });
+      return { carrierCostMicros: price };
     },
   };
 }

@@ -57,9 +57,11 @@ export function createPhoneNumberActivities(deps: PhoneNumberActivityDependencie
       await knex('phone_number_charges').where(where).update({ status: 'processing', paymentId: outcome.paymentId, updatedAt: knex.fn.now() });
       return { outcome: 'processing' };
     }
-    if (outcome.status === 'failed') {
-      await knex('phone_number_charges').where(where).update({ status: 'failed', paymentId: outcome.paymentId, failureReason: outcome.reason, updatedAt: knex.fn.now() });
-      return { outcome: 'failed', reason: outcome.reason };
+    if (outcome.status === 'failed' || outcome.status === 'requires_action') {
+      // Nobody is there to authenticate a subscription's charge: a card that asks for it has not paid.
+      const reason = outcome.status === 'failed' ? outcome.reason : 'authentication_required';
+      await knex('phone_number_charges').where(where).update({ status: 'failed', paymentId: outcome.paymentId, failureReason: reason, updatedAt: knex.fn.now() });
+      return { outcome: 'failed', reason };
     }
     const anchor = row.periodAnchor ?? new Date();
     const end = periodEnd(anchor, period, deps.subscriptionPeriod);

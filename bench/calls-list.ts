@@ -30,6 +30,7 @@ import { CALL_STATUSES, CALL_TYPES } from '../src/resources/calls/model.ts';
 import { createUser } from '../src/resources/users/service.ts';
 import { apiRoutes } from '../src/roles/api.ts';
 import { createTemporalClient } from '../src/temporal/client.ts';
+import { callTurn, type MeasuredTurn } from '../src/voice/turn-record.ts';
 import { createTestAssistant } from '../test/support/assistants.ts';
 import { apiRequest } from '../test/support/http.ts';
 import { listenOnLoopback } from '../test/support/ports.ts';
@@ -42,6 +43,13 @@ const CAMPAIGNS = 10;
 const DAYS = 365;
 
 const pgArray = (items: (number | string)[]) => `{${items.join(',')}}`;
+
+/** Every seeded call's two turns, as the engine writes them (the same for all: only their size matters here). */
+const spoken: MeasuredTurn[] = [
+  { role: 'assistant', text: 'Hello, this is the assistant calling about your appointment.', startedAt: 400, endedAt: 3600, interrupted: false, metrics: { tts_first_byte_ms: 90 } },
+  { role: 'user', text: 'Yes, tomorrow at ten works for me.', startedAt: 4300, endedAt: 6100, interrupted: false, metrics: {} },
+];
+const TURNS = JSON.stringify(spoken.map((turn) => callTurn({ clockMs: 0, at: new Date('2026-01-05T10:00:00Z') }, turn)));
 
 /**
  * A year of calls of `users` (the first one gets `mainCalls`, each other `otherCalls`), interleaved in time as
@@ -70,16 +78,14 @@ async function seedCalls(knex: Knex, users: { id: number; assistantIds: number[]
       '+1444' || lpad(phone::text, 7, '0'),
       floor(rs * 300)::int,
       'AI: Hello, this is the assistant calling about your appointment.' || chr(10) || 'Customer: Yes, tomorrow at ten works for me.',
-      jsonb_build_array(
-        jsonb_build_object('role', 'assistant', 'text', 'Hello, this is the assistant calling about your appointment.', 'interrupted', false),
-        jsonb_build_object('role', 'user', 'text', 'Yes, tomorrow at ten works for me.', 'interrupted', false, 'metrics', jsonb_build_object('endOfSpeechToFirstAudioMs', 700))),
+      ?::jsonb,
       jsonb_build_object('customer_name', 'Customer ' || phone),
       floor(rs * 100000)::bigint, floor(rs * 400000)::bigint, 'human',
       now() - interval '${DAYS} days' + (g::float8 / ?) * interval '${DAYS} days',
       now() - interval '${DAYS} days' + (g::float8 / ?) * interval '${DAYS} days'
     from typed`, [
     mainCalls / total, users.length - 1, Math.ceil(total / 5), total,
-    pgArray(users.map((user) => user.id)), pgArray(users.map((user) => pgArray(user.assistantIds))), total, total,
+    pgArray(users.map((user) => user.id)), pgArray(users.map((user) => pgArray(user.assistantIds))), TURNS, total, total,
   ]);
 }
 

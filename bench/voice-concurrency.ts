@@ -104,13 +104,13 @@ try {
     if (holds && (largest === undefined || calls > largest)) largest = calls;
     console.log([
       String(calls).padStart(5), String(turns.length).padStart(5), String(failed).padStart(6), spread(added).padStart(15),
-      spread(turns.map((turn) => turn.feltMs)).padStart(15), spread(turns.map((turn) => turn.metrics.latencyMs ?? Number.NaN)).padStart(16),
+      spread(turns.map((turn) => turn.feltMs)).padStart(15), spread(turns.map((turn) => turn.metrics.end_of_speech_to_first_audio_ms ?? Number.NaN)).padStart(16),
       `${jitterP99.toFixed(1)} / ${(jitter.at(-1) ?? Number.NaN).toFixed(0)} ms`.padStart(16),
       `${(((cpu.user + cpu.system) / 1000 / wallMs) * 100).toFixed(0)} %`.padStart(17), `${mbPerCall.toFixed(1)} MB`.padStart(8), holds ? 'holds' : 'misses',
     ].join(' | '));
     const shares = (pick: (metrics: MeasuredTurn['metrics']) => number | undefined) => spread(turns.map((turn) => pick(turn.metrics) ?? Number.NaN));
-    console.log(`      stored: stt ${shares((m) => m.sttDelayMs)}, llm ${shares((m) => m.llmFirstTokenMs)}, tts ${shares((m) => m.ttsFirstByteMs)}; ` +
-      `felt − engine ${spread(turns.map((turn) => turn.feltMs - (turn.metrics.latencyMs ?? Number.NaN)))}; ` +
+    console.log(`      stored: stt ${shares((m) => m.stt_final_delay_ms)}, llm ${shares((m) => m.llm_first_token_ms)}, tts ${shares((m) => m.tts_first_byte_ms)}; ` +
+      `felt − engine ${spread(turns.map((turn) => turn.feltMs - (turn.metrics.end_of_speech_to_first_audio_ms ?? Number.NaN)))}; ` +
       `platform event loop delay p50 / p99 / max ${(loopDelay.percentile(50) / 1e6).toFixed(0)} / ${(loopDelay.percentile(99) / 1e6).toFixed(0)} / ${(loopDelay.max / 1e6).toFixed(0)} ms; ` +
       `callers and fakes ${((callersCpuMs / callersWallMs) * 100).toFixed(0)} % of a core; machine load average ${os.loadavg()[0]!.toFixed(1)} on ${os.availableParallelism()} cores`);
     for (const result of results.filter((entry) => entry.error).slice(0, 3)) console.log(`      call ${result.callId}: ${result.error}`);

@@ -62,23 +62,23 @@ try {
 
   console.log(`one web call, offline stack (Silero VAD, Whisper tiny.en, Piper), model first token after ${llmMs} ms; ` +
     `turn policy ${settings.endpointType}, sensitivity ${settings.endpointSensitivity}`);
-  console.log('felt = caller\'s end of speech → first reply frame received (caller side); engine = the stored latencyMs (VAD end of speech → first frame sent)');
+  console.log('felt = caller\'s end of speech → first reply frame received (caller side); engine = the stored end_of_speech_to_first_audio_ms (VAD end of speech → first frame sent)');
   console.log('wait = the policy\'s silence; stt = end of speech → words (includes the VAD\'s 200 ms); rest = felt − max(wait, stt) − llm − tts\n');
   console.log('turn | felt | engine | wait | stt | llm | tts | rest | heard');
   const rests: number[] = [];
   turns.forEach((turn, index) => {
     const { metrics } = turn;
-    const rest = turn.feltMs - Math.max(turn.endpointMs, metrics.sttDelayMs ?? 0) - (metrics.llmFirstTokenMs ?? 0) - (metrics.ttsFirstByteMs ?? 0);
+    const rest = turn.feltMs - Math.max(turn.endpointMs, metrics.stt_final_delay_ms ?? 0) - (metrics.llm_first_token_ms ?? 0) - (metrics.tts_first_byte_ms ?? 0);
     rests.push(rest);
-    console.log([String(index + 1).padStart(4), ms(turn.feltMs).padStart(4), ms(metrics.latencyMs).padStart(6), ms(turn.endpointMs).padStart(4),
-      ms(metrics.sttDelayMs).padStart(3), ms(metrics.llmFirstTokenMs).padStart(3), ms(metrics.ttsFirstByteMs).padStart(3), ms(rest).padStart(4), turn.heard].join(' | '));
+    console.log([String(index + 1).padStart(4), ms(turn.feltMs).padStart(4), ms(metrics.end_of_speech_to_first_audio_ms).padStart(6), ms(turn.endpointMs).padStart(4),
+      ms(metrics.stt_final_delay_ms).padStart(3), ms(metrics.llm_first_token_ms).padStart(3), ms(metrics.tts_first_byte_ms).padStart(3), ms(rest).padStart(4), turn.heard].join(' | '));
   });
   if (unmatched > 0) console.log(`(${unmatched} call(s) left out: their stored turns did not line up with the lines said)`);
   const greetings = measured.flatMap((result) => (result.greetingMs === undefined ? [] : [result.greetingMs]));
   console.log(`\nfelt p50 / p95: ${spread(turns.map((turn) => turn.feltMs))} (Pipecat 1.14, same stack and machine: 1191 / 1275 ms; target p50 <= 600 ms)`);
-  console.log(`engine latencyMs p50 / p95: ${spread(turns.map((turn) => turn.metrics.latencyMs ?? Number.NaN))}`);
-  console.log(`stt p50 / p95: ${spread(turns.map((turn) => turn.metrics.sttDelayMs ?? Number.NaN))}; ` +
-    `llm: ${spread(turns.map((turn) => turn.metrics.llmFirstTokenMs ?? Number.NaN))}; tts: ${spread(turns.map((turn) => turn.metrics.ttsFirstByteMs ?? Number.NaN))}; rest: ${spread(rests)}`);
+  console.log(`engine end_of_speech_to_first_audio_ms p50 / p95: ${spread(turns.map((turn) => turn.metrics.end_of_speech_to_first_audio_ms ?? Number.NaN))}`);
+  console.log(`stt p50 / p95: ${spread(turns.map((turn) => turn.metrics.stt_final_delay_ms ?? Number.NaN))}; ` +
+    `llm: ${spread(turns.map((turn) => turn.metrics.llm_first_token_ms ?? Number.NaN))}; tts: ${spread(turns.map((turn) => turn.metrics.tts_first_byte_ms ?? Number.NaN))}; rest: ${spread(rests)}`);
   console.log(`answer → first greeting audio: ${spread(greetings)} warm; ${ms(cold?.greetingMs)} ms cold (first call: Whisper and Piper start on first use)`);
   console.log(`machine load average ${os.loadavg()[0]!.toFixed(1)} on ${os.availableParallelism()} cores`);
 } finally {

@@ -201,7 +201,7 @@
     return bytes.buffer.slice(0, bytes.length & ~1);
   };
 
-  /** An error the caller can word for people: `kind` is microphone, insecure, http or network. */
+  /** An error the caller can word for people: `kind` is microphone, insecure, http, unavailable or network. */
   const callError = (kind, message, details = {}) => Object.assign(new Error(message), { kind, ...details });
 
   async function openMicrophone() {
@@ -239,7 +239,8 @@
   /**
    * Starts a call. onState(state, detail) sees connecting, listening, speaking and ended ({reason});
    * onTranscript({role, text, final}) each transcript update; onError(error) a failure to start, with
-   * `kind` (and `name` for the microphone, `status` for HTTP), always followed by ended.
+   * `kind` (and `name` for the microphone, `status` for HTTP, `code` for a call the server refused on its
+   * socket: `unavailable`, with the server's reason as the message), always followed by ended.
    */
   function start({ apiBase, assistantId, variables, onTranscript = () => {}, onState = () => {}, onError = () => {} }) {
     // Created during the click that started the call, so that autoplay rules let it play.
@@ -326,6 +327,13 @@
       };
       socket.onmessage = (event) => receive(event, playback);
       socket.onclose = (event) => {
+        // 1013 (try again later): the server did not take the call, because all its lines are busy or what the
+        // call needs is not available; the close reason says which.
+        if (event.code === 1013 && !hungUp) {
+          onError(callError('unavailable', event.reason, { code: event.code }));
+          setState('ended', { reason: 'The call could not start.', code: event.code });
+          return;
+        }
         const reason = hungUp ? 'You hung up.' : event.reason || (event.code === 1000 ? 'The call ended.' : 'The connection to the call was lost.');
         setState('ended', { reason, code: event.code });
       };
@@ -352,5 +360,6 @@
     };
   }
 
-  window.ParleyWebCall = { start };
+  // The worklets are shared with the sandbox softphone page, which captures and plays the same 16 kHz PCM16.
+  window.ParleyWebCall = { start, workletUrl };
 })();

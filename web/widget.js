@@ -221,7 +221,7 @@
   const hangUp = root.querySelector('.hang-up');
   const callStateWords = { connecting: 'Connecting…', listening: 'Listening…', speaking: 'Speaking…' };
   const callErrorWords = {
-    'Insufficient balance. Please top up your account.': 'Calls are unavailable right now. Please try again later.',
+    'Insufficient balance to make call. Please top up your account.': 'Calls are unavailable right now. Please try again later.',
     'Assistant not found': 'Calls are not set up correctly (unknown assistant).',
   };
   let call = null;
@@ -237,8 +237,10 @@
     if (error.kind === 'insecure') return 'Voice calls need a secure (https) page.';
     if (error.kind === 'network') return 'The connection failed. Please check your network and try again.';
     if (callErrorWords[error.message]) return callErrorWords[error.message];
-    if (error.status === 503) return 'All lines are busy right now. Please try again in a few minutes.';
+    // The server's socket refused the call (1013): its reason says why, "All lines are busy" when they are.
+    if (error.kind === 'unavailable') return error.message || 'All lines are busy right now. Please try again in a few minutes.';
     if (error.status === 429) return 'Too many calls were started from here. Please wait a minute and try again.';
+    // Anything else, a 503 included (no language model configured), in the server's own words.
     return say(error.message);
   };
 

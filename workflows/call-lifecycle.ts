@@ -4,7 +4,7 @@ import {
 import type { Activities } from '../activities/index.ts';
 import type { HangUpOutcome } from '../src/providers/media-control/index.ts';
 import {
-  callSignals, nonRetryableErrorTypes, type CallAnsweredSignal, type CallEndedSignal, type CallLifecycleInput,
+  callSignals, nonRetryableErrorTypes, type AnsweredBySignal, type CallAnsweredSignal, type CallEndedSignal, type CallLifecycleInput,
   type CallLifecycleResult, type CallLifecycleTiming, type CallPhase, type CarrierStatusSignal, type EndCallSignal,
 } from '../src/temporal/shared.ts';
 import { CallState, type CallEnd, type HangUpCause } from './call-state.ts';
@@ -13,6 +13,7 @@ export const callAnsweredSignal = defineSignal<[CallAnsweredSignal]>(callSignals
 export const callEndedSignal = defineSignal<[CallEndedSignal]>(callSignals.callEnded);
 export const endCallSignal = defineSignal<[EndCallSignal]>(callSignals.endCall);
 export const carrierStatusSignal = defineSignal<[CarrierStatusSignal]>(callSignals.carrierStatus);
+export const answeredBySignal = defineSignal<[AnsweredBySignal]>(callSignals.answeredBy);
 
 /** Where the call's lifecycle is, for the Temporal UI and for operators. */
 export const callPhaseQuery = defineQuery<CallPhase>('phase');
@@ -43,6 +44,12 @@ const carrier = proxyActivities<Activities>({
   retry: { initialInterval: '1 second', maximumInterval: '5 seconds', maximumAttempts: 5, nonRetryableErrorTypes },
 });
 
+// A carrier prices a call some time after it ends (Twilio: "may not be immediately available"): asked again for minutes.
+const pricing = proxyActivities<Activities>({
+  startToCloseTimeout: '20 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 10, nonRetryableErrorTypes },
+});
+
 // The activity itself turns a failing language model into no evaluation; retries are for everything else.
 const evaluating = proxyActivities<Activities>({
   startToCloseTimeout: '3 minutes',
@@ -69,6 +76,7 @@ export async function callLifecycleWorkflow(input: CallLifecycleInput): Promise<
   setHandler(callEndedSignal, (end) => state.reportEnd(end));
   setHandler(endCallSignal, ({ reason }) => state.requestEnd(reason));
   setHandler(carrierStatusSignal, (signal) => state.carrierStatus(signal));
+  setHandler(answeredBySignal, (signal) => state.judge(signal));
   setHandler(callPhaseQuery, () => state.phase);
 
   try {
@@ -77,6 +85,8 @@ export async function callLifecycleWorkflow(input: CallLifecycleInput): Promise<
       return await finish(callId, state, { reason: prepared.reason, at: new Date().toISOString() });
     }
     const { maxSeconds, phone, dial } = prepared;
+    // Histories from before voicemail handling carry no such field: false.
+    state.endOnVoicemail = prepared.endCallOnVoicemail === true;
 
     if (dial) {
       state.phase = 'dialing';
@@ -95,19 +105,38 @@ export async function callLifecycleWorkflow(input: CallLifecycleInput): Promise<
       // The engine ends the call politely at its limit; this durable timer is the backstop when it cannot
       // (its process died): it survives any worker, and the grace lets the engine's own ending come first.
       const deadline = Date.parse(state.answeredAt) + (maxSeconds + timing.graceSeconds) * 1000;
-      await condition(() => state.endingDue, Math.max(deadline - Date.now(), 0));
+      await followLiveCall(callId, state, deadline);
     }
 
     const end = state.reported ?? (phone ? await phoneEnd(state, timing) : undefined) ?? await hangUp(callId, state, timing, maxSeconds);
     // The carrier keeps a line up until told: whatever ended the call here ends it there too, but for a call
     // transferred to a number, whose line the carrier now bridges to that number.
     if (phone && state.carrierEnd === undefined && end.reason !== 'transferred') await dropLine(callId);
-    return await finish(callId, state, end);
+    return await finish(callId, state, end, phone && state.answeredAt !== undefined);
   } catch (error) {
     if (!isGone(error)) throw error;
     state.phase = 'done';
     return { status: 'deleted', reason: 'deleted' };
   }
+}
+
+/**
+ * The live call, until it has to end (or its deadline passes): each verdict on who answered is stored on the
+ * call as it comes, so the call shows it while it runs.
+ */
+async function followLiveCall(callId: number, state: CallState, deadline: number): Promise<void> {
+  for (;;) {
+    const settled = await condition(() => state.endingDue || state.verdictToStore !== undefined, Math.max(deadline - Date.now(), 0));
+    await storeVerdict(callId, state);
+    if (!settled || state.endingDue) return;
+  }
+}
+
+async function storeVerdict(callId: number, state: CallState): Promise<void> {
+  const verdict = state.verdictToStore;
+  if (!verdict) return;
+  await bookkeeping.recordAnsweredBy({ callId, answeredBy: verdict.answeredBy });
+  state.verdictStored(verdict);
 }
 
 /**
@@ -150,9 +179,13 @@ async function hangUp(callId: number, state: CallState, timing: CallLifecycleTim
   return state.reported ?? state.unreportedEnd(cause, outcome, Date.now(), maxSeconds);
 }
 
-/** Stores the call's end and bill, then evaluates it when its assistant asks for that. */
-async function finish(callId: number, state: CallState, end: CallEnd): Promise<CallLifecycleResult> {
+/**
+ * Stores the call's end and bill, then evaluates it when its assistant asks for that, and for a call the
+ * carrier connected (`carried`) records what the carrier charged for it.
+ */
+async function finish(callId: number, state: CallState, end: CallEnd, carried = false): Promise<CallLifecycleResult> {
   state.phase = 'finalizing';
+  await storeVerdict(callId, state);
   const finalized = await bookkeeping.finalizeCall({ callId, reason: end.reason, endedAt: end.at });
   if (finalized.evaluate) {
     state.phase = 'evaluating';
@@ -161,6 +194,14 @@ async function finish(callId: number, state: CallState, end: CallEnd): Promise<C
     } catch (error) {
       // The call is over and billed: a missing evaluation is logged, not a failed call.
       log.warn('the post-call evaluation failed', { callId, error: String(error) });
+    }
+  }
+  if (carried) {
+    try {
+      await pricing.recordCarrierCost({ callId });
+    } catch (error) {
+      // The call is billed to its owner already; the carrier's price is for the record.
+      log.warn('the carrier\'s price of the call could not be recorded', { callId, error: String(error) });
     }
   }
   // Webhook delivery (issue 18) goes here: after the evaluation, so the payload carries it.

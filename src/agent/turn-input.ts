@@ -29,6 +29,11 @@ export function openingLine(profile: AgentProfile, variables: Record<string, unk
   return fillTemplate(profile.initialMessage, dialogueVariables(profile, variables)).trim();
 }
 
+/** What the assistant leaves on a voicemail box: its voicemail message, or else its opening line, variables filled. */
+export function voicemailLine(profile: AgentProfile, variables: Record<string, unknown>, message: string | null): string {
+  return message ? fillTemplate(message, dialogueVariables(profile, variables)).trim() : openingLine(profile, variables);
+}
+
 /**
  * The functions on offer: the assistant's HTTP tools, the knowledge search (in `function_call` mode), its line
  * tools when there is a line (a call, not a chat) and end-call.

@@ -18,6 +18,8 @@ export interface AppDeps {
   routes: RouteDefinition[];
   /** Authentication and rate limiting, the same the routes were built with. */
   guards: RequestGuards;
+  /** Pages served beside the widget, outside `/api` (the sandbox carrier's softphone). */
+  pages?: Router;
 }
 
 const publicPaths = /^\/(api\/conversations(\/|$)|api\/web-calls$|widget)/;
@@ -44,6 +46,7 @@ export function createApp(deps: AppDeps): Api {
   app.use(router.routes());
   app.use(router.allowedMethods());
   app.use(webRoutes().routes());
+  if (deps.pages) app.use(deps.pages.routes());
   // Errors Koa sees after a response has begun (a stream cut short): a client that left mid-stream is routine,
   // anything else goes to the log instead of Koa's default print to stderr.
   app.on('error', (error: NodeJS.ErrnoException, ctx?: Koa.Context) => {

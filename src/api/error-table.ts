@@ -1,6 +1,6 @@
 import type { TSchema } from '@sinclair/typebox';
-import { TooManyRequestsError, UsageLimitError, ValidationError, type DomainError, type ErrorCode } from '../lib/errors.ts';
-import { ErrorBody, MessageBody, StatusErrorBody, TooManyAttemptsBody, ValidationErrorBody } from './schemas.ts';
+import { ProviderRefusedError, TooManyRequestsError, UsageLimitError, ValidationError, type DomainError, type ErrorCode } from '../lib/errors.ts';
+import { ErrorBody, MessageBody, ProviderRefusedBody, StatusErrorBody, TooManyAttemptsBody, ValidationErrorBody } from './schemas.ts';
 
 /**
  * The error bodies of the interface come in route families: `{message}` on most `/user/...` routes,
@@ -49,6 +49,11 @@ function validationBody(error: DomainError, style: ErrorStyle): ResponseBody {
   return { message: error.message, errors: error.errors };
 }
 
+/** The SMS route documents a message the carrier refused as 500 `{"message": "Failed to send SMS", "error": "..."}`. */
+function refusalBody(error: DomainError): ResponseBody {
+  return { message: error.message, error: error instanceof ProviderRefusedError ? error.reason : error.message };
+}
+
 function retryAfter(error: DomainError): number | undefined {
   return error instanceof TooManyRequestsError || error instanceof UsageLimitError ? error.retryAfterSeconds : undefined;
 }
@@ -83,6 +88,7 @@ const table: Record<ErrorCode, Mapping> = {
     schema: () => TooManyAttemptsBody,
   },
   usage_limited: { status: 429, headers: retryAfterHeader },
+  provider_refused: { status: 500, body: refusalBody, schema: () => ProviderRefusedBody },
   provider_unavailable: { status: 503 },
 };
 

@@ -78,6 +78,7 @@ const codeDescriptions: Record<ErrorCode, string> = {
   rate_limited: 'Rate limit reached',
   usage_limited: 'A free allowance is used up for now',
   provider_failed: 'The provider failed',
+  provider_refused: 'The provider refused; `error` gives its reason',
   provider_unavailable: 'The provider is unavailable',
 };
 

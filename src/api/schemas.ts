@@ -9,6 +9,10 @@ export const ValidationErrorBody = Type.Object({
   message: Type.String({ examples: ['The name field is required.'] }),
   errors: Type.Record(Type.String(), Type.Array(Type.String()), { examples: [{ name: ['The name field is required.'] }] }),
 }, { title: 'ValidationError' });
+export const ProviderRefusedBody = Type.Object({
+  message: Type.String({ examples: ['Failed to send SMS'] }),
+  error: Type.String({ description: "The provider's reason.", examples: ["'To' number is not a valid mobile number"] }),
+}, { title: 'ProviderRefused' });
 export const TooManyAttemptsBody = Type.Object({ message: Type.Literal('Too Many Attempts.'), retry_after: Type.Integer() }, { title: 'TooManyAttempts' });
 
 /**

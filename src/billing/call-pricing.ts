@@ -47,3 +47,32 @@ export function callTimeLimit(maxDurationSeconds: number, balanceMicros: number,
     ? { maxSeconds: affordable, limitReason: 'balance' }
     : { maxSeconds: maxDurationSeconds, limitReason: 'max_call_duration' };
 }
+
+/** A call's time limit, and what it holds of its owner's balance while it is live: the most it can cost. */
+export interface CallReservation {
+  maxSeconds: number;
+  limitReason: CallLimitReason;
+  reservedMicros: number;
+}
+
+/**
+ * The time limit of a call that starts while its owner's other calls are live. Those may still charge what
+ * they reserved, so this call has the balance less their reservations to spend; it reserves its own largest
+ * charge in turn, so the reservations of calls live at once never add up to more than the balance.
+ * Undefined when what is left does not pay for a first minute.
+ */
+export function reserveCallTime(maxDurationSeconds: number, balanceMicros: number, reservedByOthersMicros: number, perMinuteMicros: number): CallReservation | undefined {
+  const spendable = balanceMicros - reservedByOthersMicros;
+  if (!canAffordCall(spendable, perMinuteMicros)) return undefined;
+  const limit = callTimeLimit(maxDurationSeconds, spendable, perMinuteMicros);
+  return { ...limit, reservedMicros: callCostMicros(limit.maxSeconds, perMinuteMicros) };
+}
+
+/**
+ * The seconds a call is billed for: its duration, but never past its time limit. The engine ends a call at
+ * its limit with a short goodbye; those seconds are not charged, so a call never costs more than it reserved.
+ * A call never prepared (no limit) is billed its duration.
+ */
+export function billableSeconds(durationSeconds: number, maxSeconds: number | null): number {
+  return maxSeconds === null ? durationSeconds : Math.min(durationSeconds, maxSeconds);
+}

@@ -1,10 +1,10 @@
 import type { Knex } from 'knex';
 import { ConflictError, PaymentRequiredError } from '../lib/errors.ts';
-import type { ChargeOutcome } from '../providers/payments/types.ts';
+import type { ChargeOutcome, Payment } from '../providers/payments/types.ts';
 import { recordEntry } from './ledger.ts';
 import { customerFor, defaultPaymentMethodId, type PaymentDeps } from './payment-customers.ts';
 
-export type TopUpStatus = 'pending' | 'processing' | 'succeeded' | 'failed';
+export type TopUpStatus = 'pending' | 'processing' | 'requires_action' | 'succeeded' | 'failed';
 
 export interface TopUp {
   id: number;
@@ -16,6 +16,8 @@ export interface TopUp {
   failureMessage: string | null;
   automatic: boolean;
   createdAt: Date;
+  /** While the card waits for its holder to authenticate (`requires_action`): what Stripe.js confirms the payment with. Never stored. */
+  clientSecret?: string;
 }
 
 /** The metadata that ties a provider's payment (and its webhook events) back to the top-up it pays for. */
@@ -53,7 +55,7 @@ export async function creditTopUp(knex: Knex, topUpId: number, paymentId: string
 export async function failTopUp(knex: Knex, topUpId: number, failure: { paymentId: string | null; reason: string; message: string }): Promise<void> {
   await knex('top_ups')
     .where({ id: topUpId })
-    .whereIn('status', ['pending', 'processing'])
+    .whereIn('status', ['pending', 'processing', 'requires_action'])
     .update({ status: 'failed', paymentId: failure.paymentId, failureReason: failure.reason, failureMessage: failure.message, updatedAt: knex.fn.now() });
 }
 
@@ -61,16 +63,29 @@ export async function failTopUp(knex: Knex, topUpId: number, failure: { paymentI
 async function settle(knex: Knex, topUpId: number, outcome: ChargeOutcome): Promise<void> {
   if (outcome.status === 'succeeded') return creditTopUp(knex, topUpId, outcome.paymentId);
   if (outcome.status === 'failed') return failTopUp(knex, topUpId, outcome);
-  // Only a pending top-up becomes processing: its webhook event may already have settled it.
-  await knex('top_ups').where({ id: topUpId, status: 'pending' }).update({ status: 'processing', paymentId: outcome.paymentId, updatedAt: knex.fn.now() });
+  // Only a top-up still waiting moves on: its webhook event may already have settled it.
+  await knex('top_ups')
+    .where({ id: topUpId })
+    .whereIn('status', ['pending', 'requires_action'])
+    .update({ status: outcome.status, paymentId: outcome.paymentId, updatedAt: knex.fn.now() });
+}
+
+/** A payment as it stands at the provider, as the answer to a charge. */
+function outcomeOfPayment(payment: Payment): ChargeOutcome {
+  if (payment.status === 'succeeded' || payment.status === 'processing') return { status: payment.status, paymentId: payment.id };
+  if (payment.status === 'requires_action' && payment.clientSecret) return { status: 'requires_action', paymentId: payment.id, clientSecret: payment.clientSecret };
+  const reason = payment.failureReason ?? 'card_declined';
+  return { status: 'failed', paymentId: payment.id, reason, message: reason };
 }
 
 /**
  * Charges the user's default card and credits the balance. `idempotencyKey` names the top-up: a retried
  * request with the same key (the `Idempotency-Key` header) answers the first top-up and never charges twice;
  * one still pending (its request died mid-charge) is charged again with the same provider key, which the
- * provider answers with the first charge's outcome. Throws `PaymentRequiredError` when there is no card or
- * the payment failed.
+ * provider answers with the first charge's outcome. A top-up the user asks for is charged on-session: a card
+ * that asks for 3-D Secure leaves it `requires_action`, with the client secret to confirm it with (asked
+ * again, the payment is read afresh: it may have been authenticated since). An automatic one is off-session.
+ * Throws `PaymentRequiredError` when there is no card or the payment failed.
  */
 export async function topUp(
   deps: PaymentDeps,
@@ -91,19 +106,24 @@ export async function topUp(
     id = existing.id;
   }
   let current = await readTopUp(knex, id);
+  let outcome: ChargeOutcome | undefined;
   if (current.status === 'pending') {
-    const outcome = await payments.charge({
+    outcome = await payments.charge({
       customerId: await customerFor(deps, input.userId),
       paymentMethodId,
       amountMicros: input.amountMicros,
       description: input.automatic ? 'Parley auto-recharge' : 'Parley balance top-up',
       idempotencyKey: `parley-top-up-${id}`,
-      // A top-up asked for over the API has nobody at a browser to authenticate either.
-      offSession: true,
+      offSession: input.automatic,
       metadata: { parley_purpose: TOP_UP_PURPOSE, parley_top_up_id: String(id), parley_user_id: String(input.userId) },
     });
+  } else if (current.status === 'requires_action' && current.paymentId) {
+    outcome = outcomeOfPayment(await payments.retrievePayment(current.paymentId));
+  }
+  if (outcome) {
     await settle(knex, id, outcome);
     current = await readTopUp(knex, id);
+    if (current.status === 'requires_action' && outcome.status === 'requires_action') return { ...current, clientSecret: outcome.clientSecret };
   }
   if (current.status === 'failed') throw new PaymentRequiredError(`The payment failed: ${current.failureMessage ?? current.failureReason ?? 'declined'} (${current.failureReason ?? 'card_declined'})`);
   return current;

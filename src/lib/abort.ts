@@ -11,3 +11,19 @@ export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promi
     void promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
   });
 }
+
+/** Resolves true after `ms`, or false as soon as `signal` aborts. */
+export function pause(ms: number, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', stopped);
+      resolve(true);
+    }, ms);
+    const stopped = () => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    signal.addEventListener('abort', stopped, { once: true });
+  });
+}

@@ -20,6 +20,7 @@ export const errorCodes = [
   'rate_limited',
   'usage_limited',
   'provider_failed',
+  'provider_refused',
   'provider_unavailable',
 ] as const;
 
@@ -105,11 +106,11 @@ export class PlanLimitError extends DomainError {
   readonly code = 'plan_limit';
 }
 
-/** A charge the balance does not cover. */
+/** A charge the balance does not cover; the text is the route's own where it documents one. */
 export class InsufficientBalanceError extends DomainError {
   readonly code = 'insufficient_balance';
-  constructor() {
-    super('Insufficient balance. Please top up your account.');
+  constructor(message = 'Insufficient balance. Please top up your account.') {
+    super(message);
   }
 }
 
@@ -152,6 +153,19 @@ export class UsageLimitError extends DomainError {
 /** A provider (the language model, …) failed or answered something unusable; trying again may work. */
 export class ProviderFailedError extends DomainError {
   readonly code = 'provider_failed';
+}
+
+/**
+ * A provider would not do what was asked, and nothing was done (a carrier refused a text message): the route's
+ * documented failure text, with the provider's reason beside it.
+ */
+export class ProviderRefusedError extends DomainError {
+  readonly code = 'provider_refused';
+  readonly reason: string;
+  constructor(message: string, reason: string) {
+    super(message);
+    this.reason = reason;
+  }
 }
 
 /** A provider the request needs is not configured or cannot be reached. */

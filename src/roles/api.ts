@@ -25,6 +25,7 @@ import { paymentWebhookRoutes } from '../resources/payment-webhooks/routes.ts';
 import { carrierCallbackRoutes } from '../resources/carrier-callbacks/routes.ts';
 import { makeCallRoutes } from '../resources/calls/make-call-routes.ts';
 import { sandboxCarrierRoutes } from '../resources/sandbox-carrier/routes.ts';
+import { heldInParley, softphonePages, softphoneUpgrades } from '../resources/sandbox-carrier/softphone.ts';
 import { SandboxCarrier } from '../providers/telephony/sandbox-carrier/carrier.ts';
 import { sandboxCarrierToken } from '../providers/telephony/sandbox.ts';
 import { ownedNumberRoutes } from '../resources/phone-numbers/owned-routes.ts';
@@ -32,6 +33,7 @@ import { retryPastDueRenewals, settleSubscriptionPayment, tellRelease } from '..
 import { phoneNumberPurchaseRoutes } from '../resources/phone-numbers/purchase-routes.ts';
 import { phoneNumberAssignmentRoutes } from '../resources/phone-numbers/routes.ts';
 import { sipTrunkRoutes } from '../resources/sip-trunks/routes.ts';
+import { smsRoutes } from '../resources/sms/routes.ts';
 import { toolRoutes } from '../resources/tools/routes.ts';
 import { userRoutes } from '../resources/users/routes.ts';
 import { webCallRoutes } from '../resources/web-calls/routes.ts';
@@ -65,6 +67,8 @@ export function apiRoutes(deps: ApiRouteDeps): RouteDefinition[] {
   const { secrets, storage, embeddings } = deps.providers;
   const { guards } = deps;
   const testChats = { limiter: guards.limiter, limits: config.testChats, resolveToken: guards.resolveToken };
+  // Told of each charge to a user's balance, so auto-recharge can check its threshold.
+  const afterCharge = createAutoRecharger({ knex, payments: deps.providers.payments, logger });
   let document: Record<string, unknown> = {};
   const routes = [
     ...healthRoutes({ knex, temporal, embeddings: describeEmbeddings(config) }),
@@ -94,8 +98,9 @@ export function apiRoutes(deps: ApiRouteDeps): RouteDefinition[] {
       logger,
       publicUrl: config.publicUrl,
       testChats,
-      afterCharge: createAutoRecharger({ knex, payments: deps.providers.payments, logger }),
+      afterCharge,
     }),
+    ...smsRoutes({ knex, telephony: deps.providers.telephony, logger, publicUrl: config.publicUrl, afterCharge }),
     ...paymentMethodRoutes({ knex, payments: deps.providers.payments, onDefaultChanged: retryPastDueRenewals({ knex, temporal, logger }) }),
     ...balanceRoutes({ knex, payments: deps.providers.payments, publicUrl: config.publicUrl }),
     ...paymentWebhookRoutes({ knex, payments: deps.providers.payments, logger, onSubscriptionPayment: deps.onSubscriptionPayment ?? settleSubscriptionPayment(temporal, logger) }),
@@ -114,23 +119,31 @@ export async function start(ctx: RoleContext): Promise<RunningRole> {
   const { config, logger } = ctx;
   const knex = ctx.database.knex;
   const guards = createRequestGuards({ knex, config });
-  const sandboxCarrier = createSandboxCarrier(config, ctx.providers, logger);
+  const sandboxCarrier = createSandboxCarrier(config, ctx.providers, logger, knex);
   const routes = apiRoutes({ config, logger, knex, temporal: ctx.temporal, providers: ctx.providers, guards, sandboxCarrier });
-  const { app } = createApp({ config, logger, routes, guards });
+  const { app } = createApp({ config, logger, routes, guards, pages: sandboxCarrier ? softphonePages() : undefined });
   const server = http.createServer(app.callback());
+  if (sandboxCarrier) server.on('upgrade', softphoneUpgrades(sandboxCarrier, logger));
   await listen(server, config.port, config.host);
   return {
     async stop(deadline) {
+      // The server's close waits for every socket, the softphone pages' too: they are closed first.
+      sandboxCarrier?.softphones.close();
       await closeServer(server, deadline);
       await sandboxCarrier?.close();
     },
   };
 }
 
-/** The sandbox carrier's simulator, run by the api role when it is the deployment's carrier. */
-export function createSandboxCarrier(config: Config, providers: Providers, logger: Logger): SandboxCarrier | undefined {
+/**
+ * The sandbox carrier's simulator, run by the api role when it is the deployment's carrier; its softphone page
+ * (softphonePages) and socket (softphoneUpgrades) are served beside the API then, and only then.
+ */
+export function createSandboxCarrier(config: Config, providers: Providers, logger: Logger, knex: Knex): SandboxCarrier | undefined {
   if (config.telephony.provider !== 'sandbox') return undefined;
-  return new SandboxCarrier({ logger, token: () => sandboxCarrierToken(providers.secrets), parleyUrl: () => config.publicUrl });
+  return new SandboxCarrier({
+    logger, token: () => sandboxCarrierToken(providers.secrets), parleyUrl: () => config.publicUrl, owned: (phoneNumber) => heldInParley(knex, phoneNumber),
+  });
 }
 
 /** The speech this deployment serves, as the catalogs list it: STT_PROVIDER's recognizer, the synthesizers built, the realtime model. */

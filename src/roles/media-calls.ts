@@ -10,7 +10,7 @@ import { loadAgentProfile } from '../resources/assistants/profile.ts';
 import { loadVoiceSettings } from '../resources/assistants/voice-profile.ts';
 import { NO_MODEL_MESSAGE } from '../resources/conversations/service.ts';
 import { redeemWebCallToken } from '../resources/web-calls/service.ts';
-import { signalCallAnswered, signalCallEnded } from '../temporal/call-signals.ts';
+import { signalAnsweredBy, signalCallAnswered, signalCallEnded } from '../temporal/call-signals.ts';
 import { closeFrameFor } from '../voice/close-codes.ts';
 import { END_REASONS, type EndReason } from '../voice/hooks.ts';
 import { GOODBYES } from '../voice/session.ts';
@@ -34,6 +34,7 @@ const limitWaitMs = 3000;
 
 interface CallRow {
   id: number;
+  type: string;
   assistantId: number | null;
   variables: Record<string, unknown>;
   maxSeconds: number | null;
@@ -46,7 +47,7 @@ interface CallRow {
 
 async function callWithLimit(knex: Knex, callId: number): Promise<CallRow | undefined> {
   const read = () => knex('calls as c').leftJoin('assistants as a', 'a.id', 'c.assistant_id').where('c.id', callId)
-    .first<CallRow | undefined>('c.id', 'c.assistant_id', 'c.variables', 'c.max_seconds', 'c.limit_reason', 'a.max_duration', 'c.ended_at');
+    .first<CallRow | undefined>('c.id', 'c.type', 'c.assistant_id', 'c.variables', 'c.max_seconds', 'c.limit_reason', 'a.max_duration', 'c.ended_at');
   const until = Date.now() + limitWaitMs;
   let row = await read();
   // The workflow's first step writes the limit, usually long before a browser has connected.
@@ -117,6 +118,8 @@ export function createCallGateway(ctx: RoleContext, sessionUrl: () => string): C
       variables: call.variables,
       maxSeconds: call.maxSeconds ?? call.maxDuration ?? 600,
       limitReason: call.limitReason === 'balance' ? 'balance_exhausted' : 'max_duration',
+      // Only the calls Parley places can reach a machine; a web call or a caller ringing in is a person.
+      screen: call.type === 'outbound',
       ...(recording ? { recording } : {}),
       ...(from === 'carrier' ? { phone: phoneLine({ knex, telephony: providers.telephony, publicUrl: config.publicUrl }, owner) } : {}),
       assistants: assistantLine({ knex, load: assistantSetup }, owner),
@@ -153,9 +156,15 @@ export function createCallGateway(ctx: RoleContext, sessionUrl: () => string): C
         return load(callId, from);
       },
       hooks: {
-        onAnswered() {
-          if (callId !== undefined) void signalCallAnswered(ctx.temporal, callId, new Date(), logger);
+        onAnswered(at) {
+          if (callId !== undefined) void signalCallAnswered(ctx.temporal, callId, at, logger);
         },
+        onAnsweredBy(verdict) {
+          if (callId === undefined) return;
+          logger.info({ callId, answeredBy: verdict.answeredBy, cause: verdict.cause, phrase: verdict.phrase }, 'judged who answered the call');
+          void signalAnsweredBy(ctx.temporal, callId, { answeredBy: verdict.answeredBy, source: 'engine', at: new Date().toISOString() }, logger);
+        },
+        // The engine's record as it is (voice/hooks.ts CallTurn): the row and the API show that same shape.
         onTurn(turn) {
           if (callId === undefined) return;
           void knex('calls').where({ id: callId })

@@ -2,7 +2,7 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Logger } from '../logger.ts';
 import type { TemporalClient } from './client.ts';
 import { workflowIds } from './names.ts';
-import { callSignals, type CallAnsweredSignal, type CallEndedSignal, type CarrierStatusSignal, type EndCallSignal } from './shared.ts';
+import { callSignals, type AnsweredBySignal, type CallAnsweredSignal, type CallEndedSignal, type CarrierStatusSignal, type EndCallSignal } from './shared.ts';
 
 /** A signal that cannot reach Temporal is tried again this often, with this much wait between tries. */
 const attempts = 5;
@@ -42,6 +42,11 @@ export function signalCallAnswered(temporal: TemporalClient, callId: number, at:
 /** Tells a call's workflow what its carrier reported (a status callback). */
 export function signalCarrierStatus(temporal: TemporalClient, callId: number, status: CarrierStatusSignal, logger: Logger): Promise<void> {
   return signalCall(temporal, callId, callSignals.carrierStatus, status, logger);
+}
+
+/** Tells a call's workflow who answered, as the voice engine or the carrier judged it. */
+export function signalAnsweredBy(temporal: TemporalClient, callId: number, verdict: AnsweredBySignal, logger: Logger): Promise<void> {
+  return signalCall(temporal, callId, callSignals.answeredBy, verdict, logger);
 }
 
 export function signalCallEnded(temporal: TemporalClient, callId: number, reason: string, at: Date, logger: Logger): Promise<void> {

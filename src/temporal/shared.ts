@@ -44,6 +44,8 @@ export const callSignals = {
   endCall: 'endCall',
   /** The carrier's word on a phone call (its status callbacks): `CarrierStatusSignal`. */
   carrierStatus: 'carrierStatus',
+  /** Who answered an outbound phone call, as the voice engine or the carrier judged it: `AnsweredBySignal`. */
+  answeredBy: 'answeredBy',
 } as const;
 
 /** A phone call's status as carriers report it (Twilio's `CallStatus` values; the sandbox carrier's too). */
@@ -58,6 +60,18 @@ export interface CarrierStatusSignal {
   at: string;
 }
 
+/**
+ * A verdict on who answered (the contract's `answered_by`): from the voice engine's own detector (`engine`), or
+ * from the carrier's answering-machine detection (`carrier`, Twilio's AnsweredBy), which is preferred when it
+ * is sure.
+ */
+export interface AnsweredBySignal {
+  answeredBy: 'human' | 'machine' | 'unknown';
+  source: 'engine' | 'carrier';
+  /** ISO 8601. */
+  at: string;
+}
+
 export interface CallAnsweredSignal {
   /** ISO 8601. */
   at: string;
@@ -65,7 +79,7 @@ export interface CallAnsweredSignal {
 
 /**
  * Why the media session ended, in the engine's words: `customer_hangup`, `assistant_end_call`, `max_duration`,
- * `silence_timeout`, `balance_exhausted`, `error`, `media_lost`.
+ * `silence_timeout`, `balance_exhausted`, `voicemail`, `error`, `media_lost`.
  */
 export interface CallEndedSignal {
   reason: string;

@@ -24,6 +24,7 @@ const closeCodes: Record<ErrorCode, number> = {
   rate_limited: 4429,
   usage_limited: 4429,
   provider_failed: 1011,
+  provider_refused: 1011,
   // Try again later: the same call may be served by another replica or once the provider is back.
   provider_unavailable: 1013,
 };

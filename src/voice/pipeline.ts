@@ -33,10 +33,14 @@ export interface UserTurn {
 export interface SpeechProgress {
   voicedMs: number;
   words: number;
+  /** The words of the turn so far. */
+  text: string;
 }
 
 export interface ListenerHandlers {
   speechStarted(at: number): void;
+  /** The voice detector heard the caller's utterance end (a pause, not yet the end of the turn). */
+  speechEnded(at: number): void;
   /** While the caller speaks, on every frame and every new transcript. */
   progress(speech: SpeechProgress): void;
   turn(turn: UserTurn): void;
@@ -110,8 +114,10 @@ export class Listener {
     if (this.closed) return;
     this.closed = true;
     this.endTimer?.cancel();
-    this.controller.abort();
-    this.stream?.close();
+    // A stream ends with its provider's closing handshake (the adapter bounds the wait; what it still says is
+    // not heard); aborting it would drop the connection instead. Transcriptions still running are abandoned.
+    if (this.stream) this.stream.close();
+    else this.controller.abort();
     this.detector.close();
   }
 
@@ -132,6 +138,7 @@ export class Listener {
   private speechEnded(atMs: number, audio: Int16Array): void {
     this.onsetStreamMs = undefined;
     this.speechEndedAt = this.clockAt(atMs);
+    this.options.handlers.speechEnded(this.speechEndedAt);
     const { stt, settings } = this.options;
     if (stt.kind === 'segment') {
       this.pendingTranscriptions++;
@@ -156,7 +163,8 @@ export class Listener {
 
   private reportProgress(): void {
     const voicedMs = this.onsetStreamMs === undefined ? 0 : this.streamMs - this.onsetStreamMs;
-    this.options.handlers.progress({ voicedMs, words: wordCount(this.text) });
+    const text = this.text;
+    this.options.handlers.progress({ voicedMs, words: wordCount(text), text });
   }
 
   private async readStream(stream: TranscriptionStream): Promise<void> {

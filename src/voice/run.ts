@@ -64,6 +64,11 @@ export interface CallSetup {
     /** What the assistant taking the call over needs; records the handover. */
     load(assistantId: number): Promise<AssistantSetup>;
   };
+  /**
+   * Judge who answered, a person or a machine, and act on a machine as `settings.endCallOnVoicemail` says: for
+   * outbound phone calls (the speech pipeline; a speech-to-speech model is not judged).
+   */
+  screen?: boolean;
 }
 
 /** What an assistant brings to a call: its profile, speech settings, ports, model and voice. */
@@ -155,9 +160,12 @@ export function runCallSession(options: RunCallOptions): RunningCall {
     }
     const { session: built, recorder } = buildSession(options, transport, setup, clock, logger);
     session = built;
+    // Started first, so that it hears what the caller said while the call loaded (the transport kept it).
+    built.start();
     transport.listen({
-      audio: (frame) => {
-        recorder?.inbound(frame);
+      audio: (frame, held) => {
+        // The recording starts now: audio from before is heard but not recorded, so both sides stay in step.
+        if (!held) recorder?.inbound(frame);
         built.hear(frame);
       },
       mark: (name) => built.markHeard(name),
@@ -167,7 +175,6 @@ export function runCallSession(options: RunCallOptions): RunningCall {
       },
       ended: (failed) => void built.endNow(failed ? 'error' : 'customer_hangup'),
     });
-    built.start();
     endedEarly?.(await built.ended);
   })();
 
@@ -258,6 +265,7 @@ function buildSession(
     pendingOutputMs: () => pacer.pendingFrames * FRAME_MS + leadMs,
     maxCallMs: setup.maxSeconds * 1000,
     limitReason: setup.limitReason ?? 'max_duration',
+    screen: setup.screen === true,
     hooks,
     clock,
     logger,

@@ -34,6 +34,8 @@ export interface SessionParts {
   maxCallMs: number;
   /** What the limit is: the assistant's longest call, or what the balance pays for; the goodbye says which. */
   limitReason: 'max_duration' | 'balance_exhausted';
+  /** Judge who answered, a person or a machine (an outbound phone call): voicemail/screening.ts. */
+  screen: boolean;
   hooks: CallHooks;
   clock: VoiceClock;
   logger: Logger;

@@ -5,19 +5,22 @@
  * `interrupt()` stops the handle (model request, tools and synthesis through its one signal) and clears the
  * audio queued here and at the far side.
  */
-import type { Handoff } from '../agent/line-tools.ts';
 import type { HistoryEntry } from '../agent/turn-input.ts';
-import { openingLine } from '../agent/turn-input.ts';
-import type { CallTurn, EndReason } from './hooks.ts';
+import { openingLine, voicemailLine } from '../agent/turn-input.ts';
+import type { EndReason, TurnMetrics } from './hooks.ts';
 import type { Listener, SpeechProgress, UserTurn } from './pipeline.ts';
 import type { SessionLine } from './line.ts';
 import { speakReply, speakText, type ReplyOutcome } from './reply.ts';
+import { Handover } from './session-handover.ts';
 import { GOODBYES, REENGAGE_INSTRUCTION, type SessionParts, type SessionState } from './session-parts.ts';
 import type { SpeechTimings } from './speaker.ts';
 import { MARK_GRACE_MS, SpeechHandle } from './speech.ts';
+import { callTurn, type AnswerTime, type MeasuredTurn } from './turn-record.ts';
 import { shouldInterrupt } from './turns/barge-in.ts';
 import { Keypad } from './turns/keypad.ts';
 import { nextSilenceAction } from './turns/silence.ts';
+import type { Verdict } from './voicemail/judge.ts';
+import { AnswerScreening } from './voicemail/screening.ts';
 
 export { GOODBYES, MARK_GRACE_MS, REENGAGE_INSTRUCTION, type SessionParts, type SessionState } from './session-parts.ts';
 
@@ -31,7 +34,8 @@ interface Utterance {
 export class CallSession {
   readonly history: HistoryEntry[] = [];
   private readonly parts: SessionParts;
-  private readonly answeredAt: number;
+  private readonly answer: AnswerTime;
+  private readonly screening: AnswerScreening | undefined;
   private listener: Listener | undefined;
   private current: Utterance | undefined;
   /** The caller's speech while the assistant had the floor, and whether it interrupted. */
@@ -41,9 +45,7 @@ export class CallSession {
   private silenceTimer: { cancel(): void } | undefined;
   private limitTimer: { cancel(): void } | undefined;
   private ending = false;
-  /** A transfer is under way: the caller's words wait; the stream ending while the carrier is asked is the transfer. */
-  private handingOver = false;
-  private transferring = false;
+  private readonly handover: Handover;
   private finished = false;
   private utterances = 0;
   private readonly line: SessionLine;
@@ -52,10 +54,26 @@ export class CallSession {
 
   constructor(parts: SessionParts) {
     this.parts = parts;
-    this.answeredAt = parts.clock.now();
-    this.callerSpokeAt = this.answeredAt;
-    this.anyoneSpokeAt = this.answeredAt;
-    this.line = { keypad: new Keypad(parts.clock, (keys) => this.keypadTurn(keys)), phone: parts.phone, assistants: parts.assistants };
+    this.answer = { clockMs: parts.clock.now(), at: new Date() };
+    this.callerSpokeAt = this.answer.clockMs;
+    this.anyoneSpokeAt = this.answer.clockMs;
+    const line: SessionLine = { keypad: new Keypad(parts.clock, (keys) => this.keypadTurn(keys)), phone: parts.phone, assistants: parts.assistants };
+    this.line = line;
+    this.handover = new Handover({
+      parts, line,
+      ending: () => this.ending,
+      quiet: () => this.quiet(),
+      say: (text, options) => this.say(text, options),
+      reply: (message) => this.reply({ history: this.history.slice(), message }),
+      end: async (reason) => {
+        this.ending = true;
+        this.cancelTimers();
+        await this.finish(reason);
+      },
+      report: (turn) => this.report(turn),
+      armSilence: () => this.armSilence(),
+    });
+    this.screening = parts.screen ? new AnswerScreening({ clock: parts.clock, onVerdict: (verdict) => this.judged(verdict) }) : undefined;
     this.ended = new Promise((resolve) => {
       this.resolveEnded = resolve;
     });
@@ -73,18 +91,24 @@ export class CallSession {
     const { parts } = this;
     this.listener = parts.createListener({
       speechStarted: (at) => this.speechStarted(at),
+      speechEnded: (at) => this.screening?.speechEnded(at),
       progress: (speech) => this.progress(speech),
       turn: (turn) => this.userTurn(turn),
     });
     this.limitTimer = parts.clock.setTimeout(() => this.guard(this.hangUp(parts.limitReason, GOODBYES[parts.limitReason])), parts.maxCallMs);
-    parts.hooks.onAnswered?.();
+    parts.hooks.onAnswered?.(this.answer.at);
     const opening = openingLine(parts.reply.profile, parts.reply.variables);
-    if (!parts.settings.waitForCustomer && opening) this.guard(this.say(opening, { interruptible: parts.settings.allowInterruptions }));
-    else this.armSilence();
+    if (!parts.settings.waitForCustomer && opening) {
+      this.guard(this.say(opening, { interruptible: parts.settings.allowInterruptions }).then(() => this.screening?.openingEnded()));
+    } else {
+      this.screening?.openingEnded();
+      this.armSilence();
+    }
   }
 
   /** One frame of caller audio. */
   hear(frame: Int16Array): void {
+    this.screening?.hear(frame);
     this.listener?.push(frame);
   }
 
@@ -134,7 +158,7 @@ export class CallSession {
     this.ending = true;
     this.cancelTimers();
     this.current?.handle.abandon(new Error('The media stream ended.'));
-    await this.finish(this.transferring ? 'transferred' : reason);
+    await this.finish(this.handover.transferring ? 'transferred' : reason);
   }
 
   private async finish(reason: EndReason): Promise<void> {
@@ -142,6 +166,7 @@ export class CallSession {
     this.finished = true;
     this.listener?.close();
     this.line.keypad.close();
+    this.screening?.close();
     try {
       await this.parts.close(reason);
     } catch (error) {
@@ -152,6 +177,7 @@ export class CallSession {
   }
 
   private speechStarted(at: number): void {
+    this.screening?.speechStarted(at);
     this.callerSpokeAt = at;
     this.anyoneSpokeAt = at;
     this.silenceTimer?.cancel();
@@ -159,6 +185,7 @@ export class CallSession {
   }
 
   private progress(speech: SpeechProgress): void {
+    this.screening?.heard(speech.text);
     const { overlap, current } = this;
     if (!overlap || overlap.interrupted || !current?.interruptible || current.handle.interrupted) return;
     if (shouldInterrupt(this.parts.settings, speech)) {
@@ -175,8 +202,11 @@ export class CallSession {
     this.overlap = undefined;
     // Words that began over the assistant and did not interrupt it (a backchannel, or interruptions are off),
     // and words said while the call is being handed over.
-    if (this.ending || this.handingOver || (overlap && !overlap.interrupted)) return;
-    this.report({ role: 'user', text: turn.text, startedAt: turn.startedAt, endedAt: turn.speechEndedAt, interrupted: false, metrics: { interrupted: false } });
+    const heard = !this.ending && !this.handover.active && !(overlap && !overlap.interrupted);
+    if (heard) this.report({ role: 'user', text: turn.text, startedAt: turn.startedAt, endedAt: turn.speechEndedAt, interrupted: false, metrics: {} });
+    // The first turn of an outbound call is judged before it is answered: a machine's greeting is never answered.
+    this.screening?.turnEnded(turn.text);
+    if (!heard || this.floorHeld) return;
     const history = this.history.slice();
     this.history.push({ role: 'user', content: turn.text });
     this.guard(this.reply({ history, message: turn.text }, turn));
@@ -188,10 +218,10 @@ export class CallSession {
    * an utterance that may not be interrupted.
    */
   private keypadTurn(keys: string): void {
-    if (this.ending || this.handingOver) return;
+    if (this.floorHeld || this.handover.active) return;
     const now = this.parts.clock.now();
     const text = `[pressed ${keys}]`;
-    this.report({ role: 'user', text, startedAt: now, endedAt: now, interrupted: false, metrics: { interrupted: false } });
+    this.report({ role: 'user', text, startedAt: now, endedAt: now, interrupted: false, metrics: {} });
     const history = this.history.slice();
     this.history.push({ role: 'user', content: text });
     this.guard(this.reply({ history, message: text }, undefined, this.current?.interruptible !== false));
@@ -203,89 +233,29 @@ export class CallSession {
       if (interruptCurrent) this.interrupt();
       await previous.committed;
     }
-    if (this.ending) return;
+    if (this.floorHeld) return;
     let outcome: ReplyOutcome | undefined;
     await this.utter(this.parts.settings.allowInterruptions, async (handle) => {
       outcome = await speakReply(this.parts.reply, handle, input, this.line);
       return outcome.timings;
-    }, (timings, handle) => ({
-      interrupted: handle.interrupted,
-      ...(turn && timings.firstFrameSentAt !== undefined ? { latencyMs: timings.firstFrameSentAt - turn.speechEndedAt } : {}),
-      ...(turn ? { sttDelayMs: turn.transcribedAt - turn.speechEndedAt } : {}),
-      ...(outcome?.firstTokenAt !== undefined && outcome.llmRequestedAt !== undefined ? { llmFirstTokenMs: outcome.firstTokenAt - outcome.llmRequestedAt } : {}),
+    }, (timings) => ({
+      ...(turn && timings.firstFrameSentAt !== undefined ? { end_of_speech_to_first_audio_ms: timings.firstFrameSentAt - turn.speechEndedAt } : {}),
+      ...(turn ? { stt_final_delay_ms: turn.transcribedAt - turn.speechEndedAt } : {}),
+      ...(outcome?.firstTokenAt !== undefined && outcome.llmRequestedAt !== undefined ? { llm_first_token_ms: outcome.firstTokenAt - outcome.llmRequestedAt } : {}),
     }));
-    if (outcome?.handoff) await this.handOff(outcome.handoff);
+    if (outcome?.handoff) await this.handover.run(outcome.handoff);
     else if (outcome?.endCall) await this.hangUp('assistant_end_call');
   }
 
-  /**
-   * Hands the call over once the model's closing words have been heard: to a number (the carrier connects the
-   * caller there, and the session ends as `transferred`) or to another assistant (which goes on with the same
-   * call). When it cannot be done, the model is told, to tell the caller, and the conversation goes on.
-   */
-  private async handOff(handoff: Handoff): Promise<void> {
-    if (this.ending || this.handingOver) return;
-    this.handingOver = true;
-    this.silenceTimer?.cancel();
-    // A reply to words said over the closing words has no one left to hear it.
-    const current = this.current;
-    if (current) {
-      this.interrupt();
-      await current.committed;
-    }
-    try {
-      if (handoff.kind === 'phone') await this.transferTo(handoff.phoneNumber, handoff.whisper);
-      else await this.handOverTo(handoff);
-    } catch (error) {
-      this.handingOver = false;
-      if (this.ending) return;
-      this.parts.logger.warn({ err: error, handoff }, 'the call could not be handed over');
-      const reason = (error instanceof Error ? error.message : String(error)).replace(/\.?$/, '.');
-      const target = handoff.kind === 'phone' ? handoff.phoneNumber : 'the other assistant';
-      await this.reply({ history: this.history.slice(), message: `(The transfer to ${target} did not go through: ${reason} Tell the caller, and go on helping them.)` });
-    }
-  }
-
-  private async transferTo(to: string, whisper: string | undefined): Promise<void> {
-    const { phone } = this.line;
-    if (!phone) throw new Error('This call has no carrier to transfer it.');
-    this.transferring = true;
-    try {
-      await phone.transfer({ to, whisper });
-    } finally {
-      this.transferring = this.finished;
-    }
-    this.ending = true;
-    this.cancelTimers();
-    await this.finish('transferred');
-  }
-
-  /** The other assistant takes over: its settings, prompt, tools and voice from now on, with the call's history. */
-  private async handOverTo(handoff: Extract<Handoff, { kind: 'assistant' }>): Promise<void> {
-    const { assistants } = this.line;
-    if (!assistants) throw new Error('This call cannot be handed to another assistant.');
-    if (handoff.message) await this.say(handoff.message, { interruptible: false });
-    const next = await assistants.takeOver(handoff.assistantId);
-    if (this.ending) return;
-    this.parts.settings = next.settings;
-    this.parts.reply = next.reply;
-    const now = this.parts.clock.now();
-    this.report({ role: 'handover', text: next.reply.profile.name, startedAt: now, endedAt: now, interrupted: false, metrics: { interrupted: false } });
-    this.handingOver = false;
-    const opening = handoff.greet ? openingLine(next.reply.profile, next.reply.variables) : '';
-    if (opening) await this.say(opening, { interruptible: next.settings.allowInterruptions });
-    else this.armSilence();
-  }
-
   private say(text: string, options: { interruptible: boolean }): Promise<void> {
-    return this.utter(options.interruptible, (handle) => speakText(this.parts.reply.speaker, handle, text), (_, handle) => ({ interrupted: handle.interrupted }));
+    return this.utter(options.interruptible, (handle) => speakText(this.parts.reply.speaker, handle, text), () => ({}));
   }
 
   /** Runs one utterance to its end (heard or interrupted) and commits what the caller heard. */
   private async utter(
     interruptible: boolean,
     run: (handle: SpeechHandle) => Promise<SpeechTimings>,
-    metricsOf: (timings: SpeechTimings, handle: SpeechHandle) => CallTurn['metrics'],
+    metricsOf: (timings: SpeechTimings) => TurnMetrics,
   ): Promise<void> {
     const { clock } = this.parts;
     const handle = new SpeechHandle(`u${++this.utterances}`);
@@ -300,8 +270,8 @@ export class CallSession {
       const text = handle.heardText(clock.now());
       if (text) {
         this.history.push({ role: 'assistant', content: text });
-        const metrics = metricsOf(timings, handle);
-        if (timings.ttsFirstChunkAt !== undefined && timings.ttsRequestedAt !== undefined) metrics.ttsFirstByteMs = timings.ttsFirstChunkAt - timings.ttsRequestedAt;
+        const metrics = metricsOf(timings);
+        if (timings.ttsFirstChunkAt !== undefined && timings.ttsRequestedAt !== undefined) metrics.tts_first_byte_ms = timings.ttsFirstChunkAt - timings.ttsRequestedAt;
         this.report({ role: 'assistant', text, startedAt, endedAt: clock.now(), interrupted: handle.interrupted, metrics });
       }
     } finally {
@@ -325,14 +295,48 @@ export class CallSession {
 
   private armSilence(): void {
     this.silenceTimer?.cancel();
-    if (this.ending || this.handingOver || this.current) return;
+    if (this.floorHeld || this.handover.active || this.current) return;
     const { clock, settings } = this.parts;
     const next = nextSilenceAction(settings, { callerSpokeAt: this.callerSpokeAt, anyoneSpokeAt: this.anyoneSpokeAt });
     this.silenceTimer = clock.setTimeout(() => {
-      if (this.current || this.ending || this.handingOver) return;
+      if (this.current || this.ending || this.handover.active) return;
       if (next.action === 'end') this.guard(this.hangUp('silence_timeout', GOODBYES.silence_timeout));
       else this.guard(this.reply({ history: this.history.slice(), message: settings.reengagementPrompt ?? REENGAGE_INSTRUCTION }));
     }, next.at - clock.now());
+  }
+
+  /** Ending, or a machine answered: nothing is answered and no silence is filled any more. */
+  private get floorHeld(): boolean {
+    return this.ending || this.screening?.answeredBy === 'machine';
+  }
+
+  /**
+   * The verdict on who answered, reported once. A machine is hung up on (`end_call_on_voicemail`, or nothing
+   * to say), or else holds the floor until its greeting is over and its beep has sounded; then the message is
+   * left, not interruptible (the box records it), and the call ends.
+   */
+  private judged(verdict: Verdict): void {
+    this.parts.hooks.onAnsweredBy?.(verdict);
+    if (verdict.answeredBy !== 'machine' || this.ending) return;
+    const { settings, reply } = this.parts;
+    const message = settings.endCallOnVoicemail ? '' : voicemailLine(reply.profile, reply.variables, settings.voicemailMessage);
+    this.guard(message ? this.leaveMessage(message) : this.hangUp('voicemail'));
+  }
+
+  private async leaveMessage(message: string): Promise<void> {
+    await this.quiet();
+    await this.screening?.messageCue();
+    await this.hangUp('voicemail', message);
+  }
+
+  /** Stops the silence timer and what is being said, once it is committed. */
+  private async quiet(): Promise<void> {
+    this.silenceTimer?.cancel();
+    const current = this.current;
+    if (current) {
+      this.interrupt();
+      await current.committed;
+    }
   }
 
   /** Work started from an event or a timer: an unexpected failure ends the call as an error instead of going unheard. */
@@ -348,7 +352,7 @@ export class CallSession {
     this.limitTimer?.cancel();
   }
 
-  private report(turn: CallTurn): void {
-    this.parts.hooks.onTurn?.({ ...turn, startedAt: turn.startedAt - this.answeredAt, endedAt: turn.endedAt - this.answeredAt });
+  private report(turn: MeasuredTurn): void {
+    this.parts.hooks.onTurn?.(callTurn(this.answer, turn));
   }
 }

@@ -48,6 +48,10 @@ export interface VoiceSettings {
   ambientSound: AmbientSound;
   /** 0..1. */
   ambientVolume: number;
+  /** `end_call_on_voicemail`: hang up when a machine answers an outbound call, instead of leaving a message. */
+  endCallOnVoicemail: boolean;
+  /** `voice_mail_message`: what is left on a voicemail box (with variables); the opening line when null. */
+  voicemailMessage: string | null;
 }
 
 /** The acknowledgements spoken while a slow tool runs when the assistant configures none. */
@@ -78,4 +82,6 @@ export const DEFAULT_VOICE_SETTINGS: VoiceSettings = {
   noiseCancellation: true,
   ambientSound: 'off',
   ambientVolume: 0.5,
+  endCallOnVoicemail: true,
+  voicemailMessage: null,
 };

@@ -4,10 +4,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NO_MODEL_MESSAGE } from '../../src/resources/conversations/service.ts';
+import { startFakeLlmServer, type FakeLlmServer } from '../fakes/llm-server.ts';
 import { startMediaPeer, type MediaPeer } from '../fakes/media-peer.ts';
 import { createTestAssistant } from '../support/assistants.ts';
+import { connectMediaStream, L16_16K } from '../support/media-stream-client.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
-import { createTestUser } from '../support/users.ts';
+import { energyVad, toneStt, toneTts } from '../support/speech-doubles.ts';
+import { createTestUser, type TestUser } from '../support/users.ts';
 
 const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const screenshots = path.resolve('test-results', 'screenshots');
@@ -44,7 +48,12 @@ function speechWav(directory: string): string {
 }
 
 describe.skipIf(missingTools.length > 0)(title, () => {
+  /** The demo page's server, without a language model: its own web calls are refused with 503. */
   let platform: TestPlatform;
+  /** A server with a model and a media gateway of one line, whose refusals the page meets for real. */
+  let oneLine: TestPlatform;
+  let oneLineOwner: TestUser;
+  let llm: FakeLlmServer;
   let peer: MediaPeer;
   let browser: Browser;
   let assistantUuid: string;
@@ -56,6 +65,17 @@ describe.skipIf(missingTools.length > 0)(title, () => {
     platform = await startTestPlatform();
     const owner = await createTestUser(platform.database.knex, { balanceUsd: 5 });
     assistantUuid = (await createTestAssistant(platform, owner, { initial_message: 'Hi! How can I help?' })).uuid;
+    llm = await startFakeLlmServer();
+    llm.respond(() => ({ toolCalls: [{ name: 'record_call_evaluation', arguments: { status: false, summary: 'A short call.' } }] }));
+    const tts = toneTts();
+    oneLine = await startTestPlatform({
+      worker: true,
+      media: true,
+      env: { LLM_BASE_URL: llm.baseUrl, LLM_API_KEY: 'test', MEDIA_MAX_CALLS: '1' },
+      // In-memory speech: these calls only need to be held, not understood.
+      providers: { stt: toneStt({}), vad: energyVad(), tts: { forCode: () => tts, default: tts, codes: ['espeak'] } },
+    });
+    oneLineOwner = await createTestUser(oneLine.database.knex, { balanceUsd: 5 });
     browser = await chromium.launch({
       executablePath: chromiumPath,
       args: [
@@ -68,6 +88,8 @@ describe.skipIf(missingTools.length > 0)(title, () => {
   afterAll(async () => {
     await browser?.close();
     await platform?.close();
+    await oneLine?.close();
+    await llm?.close();
     await peer?.close();
     if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
   });
@@ -153,26 +175,54 @@ describe.skipIf(missingTools.length > 0)(title, () => {
     await page.close();
   });
 
-  it('says in plain words why a call cannot start', async () => {
+  /** Sends the page's web-call requests to the one-line server, for its assistant `uuid`. */
+  async function callThroughOneLine(page: Page, uuid: string): Promise<void> {
+    await page.unroute('**/api/web-calls');
+    await page.route('**/api/web-calls', async (route) => {
+      const response = await route.fetch({ url: `${oneLine.baseUrl}/api/web-calls`, postData: JSON.stringify({ assistant_id: uuid, variables: {} }) });
+      await route.fulfill({ response });
+    });
+  }
+
+  it('says in plain words why a call cannot start, from the servers\' own refusals', async () => {
     const page = await openDemo();
     const call = page.getByRole('button', { name: 'Start a voice call' });
     const lastError = () => page.locator('.error').last().textContent();
 
-    peer.refuseNext(503, { status: false, error: 'No call capacity left on this server. Please try again later.' });
+    // The page's own server has no language model: 503, and the widget shows the server's message.
+    await page.unroute('**/api/web-calls');
     await call.click();
-    await expect.poll(lastError).toBe('All lines are busy right now. Please try again in a few minutes.');
+    await expect.poll(lastError).toBe(NO_MODEL_MESSAGE);
     await expect.poll(() => callState(page)).toBe('Call ended. The call could not start.');
 
-    peer.refuseNext(400, { status: false, error: 'Insufficient balance. Please top up your account.' });
+    const poor = await createTestUser(oneLine.database.knex, { balanceUsd: 0 });
+    await callThroughOneLine(page, (await createTestAssistant(oneLine, poor)).uuid);
     await call.click();
     await expect.poll(lastError).toBe('Calls are unavailable right now. Please try again later.');
 
-    const requests = peer.callRequests.length;
+    // The one line is taken: the call is created, and its media socket is closed with 1013.
+    const assistant = await createTestAssistant(oneLine, oneLineOwner);
+    const created = await oneLine.request('POST', '/user/web-calls', { token: oneLineOwner.token, body: { assistant_id: assistant.id } });
+    const holder = await connectMediaStream(created.body.data.websocket_url as string, L16_16K);
+    holder.start();
+    await holder.waitFor(() => holder.received.some((message) => message.transcript?.role === 'assistant'), 10_000, 'the holder\'s greeting');
+    await callThroughOneLine(page, assistant.uuid);
+    await call.click();
+    await expect.poll(lastError).toBe('All lines are busy. Please try again in a minute.');
+    await expect.poll(() => callState(page)).toBe('Call ended. The call could not start.');
+    expect(await page.getByRole('button', { name: 'Start a voice call' }).isVisible()).toBe(true);
+    holder.stop();
+    await holder.closed;
+
+    const callRequests: string[] = [];
+    page.on('request', (request) => {
+      if (new URL(request.url()).pathname === '/api/web-calls') callRequests.push(request.url());
+    });
     // The fake UI grants every request; this is what a visitor's refusal looks like to the page.
     await page.evaluate("navigator.mediaDevices.getUserMedia = () => Promise.reject(new DOMException('Permission denied', 'NotAllowedError'))");
     await call.click();
     await expect.poll(lastError).toBe('The microphone is blocked. Allow it for this site in your browser to call.');
-    expect(peer.callRequests.length).toBe(requests);
+    expect(callRequests).toEqual([]);
     await page.screenshot({ path: path.join(screenshots, 'web-call-errors.png') });
     await page.close();
   });

@@ -1,23 +1,24 @@
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCallActivities } from '../../activities/calls.ts';
-import { balanceMicros } from '../../src/billing/ledger.ts';
+import { balanceMicros, recordEntry } from '../../src/billing/ledger.ts';
 import { mediaControlToken } from '../../src/lib/media-control.ts';
 import { decodeAppKey, generateAppKey } from '../../src/lib/secrets.ts';
 import { createLogger } from '../../src/logger.ts';
 import { startFakeLlmServer, type FakeLlmServer } from '../fakes/llm-server.ts';
 import { createTestAssistant } from '../support/assistants.ts';
+import { spokenTurns } from '../support/calls.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { listenOnLoopback, type LoopbackServer } from '../support/ports.ts';
 import { createTestUser, type TestUser } from '../support/users.ts';
 
 const appKey = generateAppKey();
 const answeredAt = new Date('2026-11-23T12:00:00.000Z');
-const turns = [
-  { role: 'assistant', text: 'Hello! How can I help?', startedAt: '2026-11-23T12:00:00.500Z', endedAt: '2026-11-23T12:00:02.000Z', interrupted: false },
-  { role: 'user', text: 'I would like a demo.', startedAt: '2026-11-23T12:00:03.000Z', endedAt: '2026-11-23T12:00:04.000Z', interrupted: false },
-  { role: 'assistant', text: 'Booked for Monday.', startedAt: '2026-11-23T12:00:05.000Z', endedAt: '2026-11-23T12:00:06.000Z', interrupted: false },
-];
+const turns = spokenTurns(answeredAt, [
+  { role: 'assistant', text: 'Hello! How can I help?', fromMs: 500, toMs: 2000 },
+  { role: 'user', text: 'I would like a demo.', fromMs: 3000, toMs: 4000 },
+  { role: 'assistant', text: 'Booked for Monday.', fromMs: 5000, toMs: 6000 },
+]);
 
 /**
  * A media replica's control side: accepts hang-ups of `live` calls, fails those of `broken` ones with 500, and
@@ -81,15 +82,15 @@ describe('call lifecycle activities', () => {
     it("limits the call to the assistant's max_call_duration when the balance pays for more", async () => {
       const { owner, assistant } = await ownerWithAssistant(5, { max_duration: 300 });
       const callId = await insertCall(owner, assistant.id);
-      expect(await activities.prepareCall({ callId })).toEqual({ outcome: 'ready', maxSeconds: 300, phone: false, dial: false });
+      expect(await activities.prepareCall({ callId })).toEqual({ outcome: 'ready', maxSeconds: 300, phone: false, dial: false, endCallOnVoicemail: true });
       expect(await callRow(callId)).toMatchObject({ maxSeconds: 300, limitReason: 'max_call_duration', pricePerMinuteMicros: 100_000 });
     });
 
     it('limits it to what the balance pays for at the plan price when that is less', async () => {
-      const { owner, assistant } = await ownerWithAssistant(0.25, { max_duration: 600 });
+      const { owner, assistant } = await ownerWithAssistant(0.25, { max_duration: 600, end_call_on_voicemail: false });
       const callId = await insertCall(owner, assistant.id);
       // 0.25 USD at 0.10 USD a minute: 150 seconds.
-      expect(await activities.prepareCall({ callId })).toEqual({ outcome: 'ready', maxSeconds: 150, phone: false, dial: false });
+      expect(await activities.prepareCall({ callId })).toEqual({ outcome: 'ready', maxSeconds: 150, phone: false, dial: false, endCallOnVoicemail: false });
       expect(await callRow(callId)).toMatchObject({ maxSeconds: 150, limitReason: 'balance' });
     });
 
@@ -108,6 +109,70 @@ describe('call lifecycle activities', () => {
 
     it('answers not_found for a call that no longer exists', async () => {
       await expect(activities.prepareCall({ callId: 987_654 })).rejects.toMatchObject({ code: 'not_found' });
+    });
+  });
+
+  describe('concurrent calls of one account', () => {
+    // 3 USD at 0.10 USD a minute pays for 30 minutes; each call may last 20.
+    const balanceUsd = 3;
+    const maxDuration = 1200;
+    const at = (seconds: number) => new Date(answeredAt.getTime() + seconds * 1000).toISOString();
+
+    it('gives a second call what the first leaves of the balance, and never lets the ledger go below zero', async () => {
+      const { owner, assistant } = await ownerWithAssistant(balanceUsd, { max_duration: maxDuration });
+      const first = await insertCall(owner, assistant.id);
+      const second = await insertCall(owner, assistant.id);
+      const third = await insertCall(owner, assistant.id);
+
+      expect(await activities.prepareCall({ callId: first })).toMatchObject({ outcome: 'ready', maxSeconds: 1200 });
+      expect(await activities.prepareCall({ callId: second })).toMatchObject({ outcome: 'ready', maxSeconds: 600 });
+      expect(await callRow(first)).toMatchObject({ limitReason: 'max_call_duration', reservedMicros: 2_000_000 });
+      expect(await callRow(second)).toMatchObject({ limitReason: 'balance', reservedMicros: 1_000_000 });
+      expect(await activities.prepareCall({ callId: third })).toEqual({ outcome: 'refused', reason: 'insufficient_balance' });
+
+      // Both run to their limits, and past them by the engine's goodbye: each is billed its limit.
+      for (const callId of [first, second]) await activities.markAnswered({ callId, at: answeredAt.toISOString() });
+      await activities.finalizeCall({ callId: first, reason: 'max_duration', endedAt: at(1206) });
+      await activities.finalizeCall({ callId: second, reason: 'balance_exhausted', endedAt: at(606) });
+      expect(await callRow(first)).toMatchObject({ duration: 1206, totalCostMicros: 2_000_000 });
+      expect(await callRow(second)).toMatchObject({ duration: 606, totalCostMicros: 1_000_000 });
+      expect(await balanceMicros(knex(), owner.id)).toBe(0);
+    });
+
+    it('gives back what an ended call reserved and did not spend', async () => {
+      const { owner, assistant } = await ownerWithAssistant(balanceUsd, { max_duration: maxDuration });
+      const [first, second, third] = [await insertCall(owner, assistant.id), await insertCall(owner, assistant.id), await insertCall(owner, assistant.id)];
+      await activities.prepareCall({ callId: first });
+      await activities.prepareCall({ callId: second });
+      await activities.markAnswered({ callId: first, at: answeredAt.toISOString() });
+      // The first call ends after 5 of its 20 minutes: 0.50 USD spent, 1.50 USD of its reservation free again.
+      await activities.finalizeCall({ callId: first, reason: 'customer_hangup', endedAt: at(300) });
+
+      // 2.50 USD left, 1 USD of it held by the second call: 15 minutes for the third.
+      expect(await activities.prepareCall({ callId: third })).toMatchObject({ outcome: 'ready', maxSeconds: 900 });
+    });
+
+    it('keeps the limit of a call already prepared when its attempt is retried', async () => {
+      const { owner, assistant } = await ownerWithAssistant(balanceUsd, { max_duration: maxDuration });
+      const callId = await insertCall(owner, assistant.id);
+      const prepared = await activities.prepareCall({ callId });
+      await recordEntry(knex(), { userId: owner.id, amountMicros: -2_500_000, kind: 'adjustment', idempotencyKey: `spent-${callId}` });
+
+      expect(await activities.prepareCall({ callId })).toEqual(prepared);
+      expect(await callRow(callId)).toMatchObject({ maxSeconds: 1200, reservedMicros: 2_000_000 });
+    });
+
+    it('prepares calls started at the same moment one after another: together they never reserve more than the balance', async () => {
+      const { owner, assistant } = await ownerWithAssistant(5, { max_duration: maxDuration });
+      const callIds = await Promise.all(Array.from({ length: 6 }, () => insertCall(owner, assistant.id)));
+
+      const prepared = await Promise.all(callIds.map((callId) => activities.prepareCall({ callId })));
+
+      // 5 USD: two calls of 20 minutes (2 USD each), one of the 10 minutes left, then nothing.
+      const limits = prepared.map((call) => (call.outcome === 'ready' ? call.maxSeconds : call.reason));
+      expect(limits.toSorted()).toEqual([1200, 1200, 600, 'insufficient_balance', 'insufficient_balance', 'insufficient_balance']);
+      const rows = await knex()('calls').whereIn('id', callIds);
+      expect(rows.reduce((sum, row) => sum + Number(row.reservedMicros ?? 0), 0)).toBe(5_000_000);
     });
   });
 
@@ -198,6 +263,30 @@ describe('call lifecycle activities', () => {
       const { owner, assistant } = await ownerWithAssistant(1, { post_call_evaluation: false });
       const callId = await insertCall(owner, assistant.id, { status: 'in-progress', answeredAt, turns: JSON.stringify(turns) });
       expect(await activities.finalizeCall({ callId, reason: 'assistant_end_call', endedAt: '2026-11-23T12:00:30.000Z' })).toEqual({ status: 'ended_by_assistant', evaluate: false });
+    });
+
+    it('keeps who answered an outbound call, says unknown when nobody judged it, and leaves web and inbound calls unjudged', async () => {
+      const { owner, assistant } = await ownerWithAssistant(1);
+      const answered = { status: 'in-progress', answeredAt };
+      const judged = await insertCall(owner, assistant.id, { type: 'outbound', ...answered });
+      await activities.recordAnsweredBy({ callId: judged, answeredBy: 'machine' });
+      await activities.finalizeCall({ callId: judged, reason: 'voicemail', endedAt: '2026-11-23T12:00:20.000Z' });
+      expect(await callRow(judged)).toMatchObject({ answeredBy: 'machine', status: 'ended_by_assistant', endReason: 'voicemail' });
+
+      const unjudged = await insertCall(owner, assistant.id, { type: 'outbound', ...answered });
+      await activities.finalizeCall({ callId: unjudged, reason: 'customer_hangup', endedAt: '2026-11-23T12:00:02.000Z' });
+      expect(await callRow(unjudged)).toMatchObject({ answeredBy: 'unknown' });
+      const neverAnswered = await insertCall(owner, assistant.id, { type: 'outbound' });
+      await activities.finalizeCall({ callId: neverAnswered, reason: 'busy', endedAt: '2026-11-23T12:00:02.000Z' });
+      expect(await callRow(neverAnswered)).toMatchObject({ answeredBy: null });
+
+      for (const type of ['web', 'inbound']) {
+        const callId = await insertCall(owner, assistant.id, { type, ...answered });
+        await activities.recordAnsweredBy({ callId, answeredBy: 'machine' });
+        await activities.finalizeCall({ callId, reason: 'customer_hangup', endedAt: '2026-11-23T12:00:02.000Z' });
+        expect(await callRow(callId), type).toMatchObject({ answeredBy: null });
+      }
+      await expect(activities.recordAnsweredBy({ callId: 987_656, answeredBy: 'human' })).rejects.toMatchObject({ code: 'not_found' });
     });
 
     it('answers deleted for a call that no longer exists', async () => {

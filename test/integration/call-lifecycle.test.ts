@@ -5,6 +5,7 @@ import { callSignals } from '../../src/temporal/shared.ts';
 import type { callLifecycleWorkflow } from '../../workflows/call-lifecycle.ts';
 import { startFakeLlmServer, type FakeLlmServer } from '../fakes/llm-server.ts';
 import { createTestAssistant } from '../support/assistants.ts';
+import { spokenTurns } from '../support/calls.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { createTestUser } from '../support/users.ts';
 
@@ -36,10 +37,10 @@ describe('a web call through its lifecycle, on the real worker and activities', 
     await handle.signal(callSignals.callAnswered, { at: answeredAt.toISOString() });
     await expect.poll(async () => (await knex('calls').where({ id: callId }).first()).status, { timeout: 10_000 }).toBe('in-progress');
     // What the media engine appends as the turns are spoken.
-    await knex('calls').where({ id: callId }).update({ turns: JSON.stringify([
-      { role: 'assistant', text: 'Hello!', interrupted: false },
-      { role: 'user', text: 'Bye.', interrupted: false },
-    ]) });
+    await knex('calls').where({ id: callId }).update({ turns: JSON.stringify(spokenTurns(answeredAt, [
+      { role: 'assistant', text: 'Hello!', fromMs: 300, toMs: 1200 },
+      { role: 'user', text: 'Bye.', fromMs: 2000, toMs: 2500 },
+    ])) });
     llm.script({ toolCalls: [{ name: 'record_call_evaluation', arguments: { status: false, summary: 'The customer left at once.' } }] });
     await handle.signal(callSignals.callEnded, { reason: 'customer_hangup', at: new Date(answeredAt.getTime() + 12_300).toISOString() });
 

@@ -22,6 +22,7 @@ function transferringCarrier() {
     searchNumbers: () => Promise.resolve([]),
     provisionNumber: () => Promise.reject(new Error('not asked here')),
     releaseNumber: () => Promise.resolve(),
+    configureNumber: () => Promise.reject(new Error('not asked here')),
     callbackToken: () => 'callback-token',
     calls: {
       placeCall: () => Promise.reject(new Error('not asked here')),
@@ -30,6 +31,7 @@ function transferringCarrier() {
         transfers.push({ providerCallId, request });
         return refusal ? Promise.reject(refusal) : Promise.resolve();
       },
+      callPrice: () => Promise.resolve(undefined),
     },
   };
   return { telephony, transfers, refuseWith: (error: Error | undefined) => { refusal = error; } };

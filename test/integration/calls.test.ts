@@ -1,10 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import * as reshapeCallTurns from '../../migrations/20261124350001_reshape_call_turns.ts';
+import { CallItem, CallPage } from '../../src/resources/calls/schemas.ts';
 import { workflowIds } from '../../src/temporal/names.ts';
 import { createTestAssistant } from '../support/assistants.ts';
-import { insertCall, insertCalls } from '../support/calls.ts';
+import { insertCall, insertCalls, spokenTurns } from '../support/calls.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { schemaViolations } from '../support/response-schema.ts';
 import { createTestUser, type TestUser } from '../support/users.ts';
 
 const SQL_TIMESTAMP = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/;
@@ -26,13 +29,14 @@ describe('calls', () => {
   describe('GET /user/calls/{id}', () => {
     it("shows every field of the contract and the engine's extras, in their formats", async () => {
       const user = await createTestUser(knex());
-      const turns = [
-        { role: 'assistant', text: 'Hello!', startedAt: '2026-11-20T09:00:01.000Z', endedAt: '2026-11-20T09:00:02.000Z', interrupted: false, metrics: {} },
+      const turns = spokenTurns(new Date('2026-11-20T09:00:00.400Z'), [
+        { role: 'assistant', text: 'Hello!', fromMs: 600, toMs: 1600 },
+        { role: 'user', text: 'Hi there.', fromMs: 2600, toMs: 3800 },
         {
-          role: 'user', text: 'Hi there.', startedAt: '2026-11-20T09:00:03.000Z', endedAt: '2026-11-20T09:00:04.200Z', interrupted: false,
-          metrics: { endOfSpeechToFirstAudioMs: 640, sttFinalDelayMs: 120, llmFirstTokenMs: 310, ttsFirstByteMs: 90 },
+          role: 'assistant', text: 'How can I', fromMs: 4450, toMs: 5100, interrupted: true,
+          metrics: { end_of_speech_to_first_audio_ms: 640, stt_final_delay_ms: 120, llm_first_token_ms: 310, tts_first_byte_ms: 90 },
         },
-      ];
+      ]);
       const id = await insertCall(knex(), user.id, {
         assistant_name: 'Front desk',
         campaign_name: 'November leads',
@@ -42,7 +46,7 @@ describe('calls', () => {
         assistant_phone_number: '+15550001111',
         client_phone_number: '+40721000111',
         duration: 61,
-        transcript: 'AI: Hello!\nCustomer: Hi there.',
+        transcript: 'AI: Hello!\nCustomer: Hi there.\nAI: How can I',
         turns,
         variables: { customer_name: 'Ana' },
         evaluation: { status: true, summary: 'Greeted.' },
@@ -69,7 +73,7 @@ describe('calls', () => {
         assistant_phone_number: '+15550001111',
         client_phone_number: '+40721000111',
         status: 'ended_by_customer',
-        transcript: 'AI: Hello!\nCustomer: Hi there.',
+        transcript: 'AI: Hello!\nCustomer: Hi there.\nAI: How can I',
         variables: { customer_name: 'Ana' },
         evaluation: { status: true, summary: 'Greeted.' },
         webhook_response: { status: 200 },
@@ -90,8 +94,26 @@ describe('calls', () => {
         'variables', 'evaluation', 'webhook_response', 'carrier_cost', 'total_cost', 'answered_by', 'recording_url', 'created_at', 'updated_at',
       ]);
 
+      // The turns the engine writes, as the documented schema describes them, field for field.
+      expect(read.body.turns[2]).toEqual({
+        role: 'assistant', text: 'How can I', started_at: '2026-11-20T09:00:04.850Z', ended_at: '2026-11-20T09:00:05.500Z', start_offset_ms: 4450,
+        end_offset_ms: 5100, interrupted: true, metrics: { end_of_speech_to_first_audio_ms: 640, stt_final_delay_ms: 120, llm_first_token_ms: 310, tts_first_byte_ms: 90 },
+      });
+      expect(schemaViolations(CallItem, read.body)).toEqual([]);
+
       const list = await get(user, '/user/calls');
       expect(list.body.data).toEqual([{ ...read.body, recording_url: expect.any(String) }]);
+      expect(schemaViolations(CallPage, list.body)).toEqual([]);
+    });
+
+    it('documents turns strictly: a turn in any other shape does not pass the schema', () => {
+      const schema = CallItem.properties.turns.items;
+      const [turn] = spokenTurns(new Date('2026-11-20T09:00:00Z'), [{ role: 'user', text: 'Hi.', fromMs: 100, toMs: 900 }]);
+      expect(schemaViolations(schema, turn)).toEqual([]);
+      // The shape the engine wrote before: offsets as its times, `interrupted` among the metrics, camelCase.
+      expect(schemaViolations(schema, { ...turn, started_at: 100 })).toEqual(['/started_at must be string']);
+      expect(schemaViolations(schema, { ...turn, metrics: { interrupted: false } })).toEqual(['/metrics must NOT have additional properties (interrupted)']);
+      expect(schemaViolations(schema, { ...turn, startedAt: turn!.started_at })).toEqual(['/ must NOT have additional properties (startedAt)']);
     });
 
     it('shows a call without campaign, recording or answer with nulls and zero costs', async () => {
@@ -182,7 +204,7 @@ describe('calls', () => {
       expect(ids((await get(user, `/user/calls?assistant_id=${assistantId}`)).body)).toEqual([second, first]);
 
       await knex()('calls').where({ id: first }).update({ status: 'completed' });
-      await knex()('calls').where({ id: third }).update({ turns: JSON.stringify([{ role: 'user', text: 'x' }]) });
+      await knex()('calls').where({ id: third }).update({ turns: JSON.stringify(spokenTurns(new Date(), [{ role: 'user', text: 'x', fromMs: 0, toMs: 400 }])) });
       const count = async (query: string) => (await get(user, `/user/calls?${query}`)).body.total as number;
       expect(await count('status=in-progress')).toBe(2);
       expect(await count('status=completed')).toBe(1);
@@ -298,6 +320,53 @@ describe('calls', () => {
       const live = await insertCalls(knex(), user.id, [{ status: 'initiated' }, { status: 'ringing' }, { status: 'in-progress' }]);
       for (const id of live) expect((await platform.request('DELETE', `/user/calls/${id}`, { token: user.token })).status).toBe(200);
       expect((await get(user, '/user/calls')).body.total).toBe(0);
+    });
+  });
+
+  describe('turns stored before they took the documented shape', () => {
+    const answeredAt = new Date('2026-11-20T09:00:00.400Z');
+    // As the engine wrote them then: milliseconds since the answer, `interrupted` among the metrics too.
+    const written = [
+      { role: 'assistant', text: 'Hello!', startedAt: 12.7, endedAt: 1510.2, interrupted: false, metrics: { interrupted: false, ttsFirstByteMs: 88.4 } },
+      { role: 'user', text: 'Hi.', startedAt: 2000, endedAt: 2600, interrupted: false, metrics: { interrupted: false } },
+      {
+        role: 'assistant', text: 'We open', startedAt: 3100.5, endedAt: 3900, interrupted: true,
+        metrics: { interrupted: true, latencyMs: 512.6, sttDelayMs: 140, llmFirstTokenMs: 300.2, ttsFirstByteMs: 90 },
+      },
+    ];
+    // The same conversation as the engine writes it now.
+    const expected = spokenTurns(answeredAt, [
+      { role: 'assistant', text: 'Hello!', fromMs: 12.7, toMs: 1510.2, metrics: { tts_first_byte_ms: 88.4 } },
+      { role: 'user', text: 'Hi.', fromMs: 2000, toMs: 2600 },
+      {
+        role: 'assistant', text: 'We open', fromMs: 3100.5, toMs: 3900, interrupted: true,
+        metrics: { end_of_speech_to_first_audio_ms: 512.6, stt_final_delay_ms: 140, llm_first_token_ms: 300.2, tts_first_byte_ms: 90 },
+      },
+    ]);
+
+    it('are rewritten by the migration into what the engine writes now, and back by its rollback', async () => {
+      const user = await createTestUser(knex());
+      const rolledBack = new Error('rolled back');
+      // In a transaction undone at the end: the rollback step rewrites every call's turns.
+      await expect(knex().transaction(async (trx) => {
+        const [old] = await trx('calls').insert({ userId: user.id, assistantName: 'A', type: 'web', answeredAt, turns: JSON.stringify(written) }).returning('id');
+        const [current] = await trx('calls').insert({ userId: user.id, assistantName: 'A', type: 'web', answeredAt, turns: JSON.stringify(expected) }).returning('id');
+        const turnsOf = async (row: { id: number } | undefined) => (await trx('calls').where({ id: row!.id }).first<{ turns: unknown[] }>('turns')).turns;
+
+        await reshapeCallTurns.up(trx);
+        expect(await turnsOf(old)).toEqual(expected);
+        for (const turn of await turnsOf(old)) expect(schemaViolations(CallItem.properties.turns.items, turn)).toEqual([]);
+        expect(await turnsOf(current)).toEqual(expected);
+
+        await reshapeCallTurns.down(trx);
+        expect(await turnsOf(old)).toEqual(written.map((turn) => ({
+          ...turn, startedAt: Math.round(turn.startedAt), endedAt: Math.round(turn.endedAt),
+          metrics: Object.fromEntries(Object.entries(turn.metrics).map(([name, value]) => [name, typeof value === 'number' ? Math.round(value) : value])),
+        })));
+        await reshapeCallTurns.up(trx);
+        expect(await turnsOf(old)).toEqual(expected);
+        throw rolledBack;
+      })).rejects.toBe(rolledBack);
     });
   });
 });

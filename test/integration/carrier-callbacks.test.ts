@@ -5,6 +5,7 @@ import { createLogger } from '../../src/logger.ts';
 import { createTwilioTelephony } from '../../src/providers/telephony/twilio.ts';
 import { workflowIds } from '../../src/temporal/names.ts';
 import { startCallLifecycle } from '../../src/temporal/starters.ts';
+import type { TwilioWebhook } from '../fakes/twilio/calls.ts';
 import { startFakeTwilio, type FakeTwilio } from '../fakes/twilio/server.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { createTestUser } from '../support/users.ts';
@@ -44,7 +45,7 @@ describe('the carrier\'s webhooks: status callbacks of dialled calls, and calls 
     const callId = Number((row as { id: number }).id);
     await startCallLifecycle(platform.temporal, { id: callId, userId: user.id, assistantId: null }, createLogger(platform.config));
     await expect.poll(async () => (await knex()('calls').where({ id: callId }).first()).providerCallId, { timeout: 10_000, interval: 100 }).toMatch(/^CA/);
-    return { callId, callSid: (await knex()('calls').where({ id: callId }).first()).providerCallId as string };
+    return { user, callId, callSid: (await knex()('calls').where({ id: callId }).first()).providerCallId as string };
   };
   /** Posts a status callback as Twilio does: a form body, signed over the URL Parley gave and the parameters. */
   const callback = (callId: number, params: Record<string, string>, authToken = twilio.authToken) => {
@@ -93,6 +94,56 @@ describe('the carrier\'s webhooks: status callbacks of dialled calls, and calls 
     await callback(callId, { CallSid: callSid, CallStatus: 'no-answer' });
     await platform.temporal.client.workflow.getHandle(workflowIds.call(callId)).result();
     expect(await status(callId)).toBe('no-answer');
+  });
+
+  /** Delivers a webhook the fake Twilio made (its URL on PUBLIC_URL) to the platform, signed as the fake signed it. */
+  const deliver = (hook: TwilioWebhook, signature = hook.signature) => {
+    const url = new URL(hook.url);
+    return fetch(`${platform.baseUrl}${url.pathname}${url.search}`, {
+      method: 'POST',
+      body: hook.form.toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': signature },
+    });
+  };
+
+  it('hangs up when Twilio\'s answering-machine detection finds a machine, and records it and Twilio\'s price', async () => {
+    const { user, callId, callSid } = await dial();
+    expect(twilio.calls.calls.get(callSid)).toMatchObject({
+      machine_detection: 'DetectMessageEnd', async_amd: 'true', async_amd_status_callback: `${PUBLIC_URL}/api/telephony/twilio/answered-by?call_id=${callId}`,
+    });
+    twilio.calls.answer(callSid);
+    await callback(callId, { CallSid: callSid, CallStatus: 'in-progress' });
+    await expect.poll(() => status(callId), { timeout: 10_000, interval: 100 }).toBe('in-progress');
+    const verdict = twilio.calls.detect(callSid, 'machine_end_beep');
+    // A forged verdict is refused and changes nothing.
+    expect((await deliver(verdict, 'forged')).status).toBe(403);
+    expect((await deliver(verdict)).status).toBe(200);
+    await platform.temporal.client.workflow.getHandle(workflowIds.call(callId)).result();
+    // The assistant hangs up on voicemail (the default): the line was dropped at Twilio, which priced the call.
+    expect(twilio.calls.calls.get(callSid)).toMatchObject({ status: 'completed', price: '-0.01400' });
+    expect(await knex()('calls').where({ id: callId }).first()).toMatchObject({ status: 'ended_by_assistant', endReason: 'voicemail', answeredBy: 'machine' });
+    const shown = await platform.request('GET', `/user/calls/${callId}`, { token: user.token });
+    expect(shown.body).toMatchObject({ answered_by: 'machine', carrier_cost: 0.014, total_cost: expect.any(Number) });
+  });
+
+  it('records a person as Twilio found them, and leaves the call up', async () => {
+    const { callId, callSid } = await dial();
+    twilio.calls.answer(callSid);
+    await callback(callId, { CallSid: callSid, CallStatus: 'in-progress' });
+    expect((await deliver(twilio.calls.detect(callSid, 'human'))).status).toBe(200);
+    await expect.poll(async () => (await knex()('calls').where({ id: callId }).first()).answeredBy, { timeout: 10_000, interval: 100 }).toBe('human');
+    expect(await status(callId)).toBe('in-progress');
+    // A verdict naming another call of the account is dropped.
+    const other = await dial();
+    twilio.calls.answer(other.callSid);
+    const misdirected = twilio.calls.detect(other.callSid, 'machine_start');
+    const aimed = { ...misdirected, url: misdirected.url.replace(`call_id=${other.callId}`, `call_id=${callId}`) };
+    expect((await deliver({ ...aimed, signature: twilioSignatureOf(twilio.authToken, aimed.url, aimed.form) })).status).toBe(200);
+    await callback(other.callId, { CallSid: other.callSid, CallStatus: 'in-progress' });
+    await expect.poll(() => status(other.callId), { timeout: 10_000, interval: 100 }).toBe('in-progress');
+    const rows = await knex()('calls').whereIn('id', [callId, other.callId]).orderBy('id').select('answeredBy');
+    expect(rows.map((row: { answeredBy: string | null }) => row.answeredBy)).toEqual(['human', null]);
+    for (const hungUp of [{ callId, callSid }, other]) await callback(hungUp.callId, { CallSid: hungUp.callSid, CallStatus: 'completed' });
   });
 
   /** Posts Twilio's voice webhook for a call to `to`, as Twilio does for a number's incoming calls. */

@@ -123,7 +123,7 @@ describe('knowledge base status', () => {
     expect((await status()).status).toBe('failed');
     await platform.request('DELETE', `/user/knowledgebases/${kb}/documents/${bad.body.data.id}`, { token: user.token });
     expect(await status()).toMatchObject({ status: 'empty', documents_count: 0 });
-  });
+  }, 90_000);
 
   it('takes documents uploaded at once into one knowledge base, every one of them', async () => {
     // Each upload inserts a document (which share-locks its knowledge base through the foreign key) and then
@@ -137,7 +137,7 @@ describe('knowledge base status', () => {
     await Promise.all(uploads.map((upload) => waitForDocument(platform, user.token, kb, upload.body.data.id)));
     const kbAfter = await platform.request<{ data: { status: string; documents_count: number } }>('GET', `/user/knowledgebases/${kb}`, { token: user.token });
     expect(kbAfter.body.data).toMatchObject({ status: 'active', documents_count: 6 });
-  });
+  }, 90_000);
 
   it('is derived with processing first, then active, then failed', async () => {
     const user = await createTestUser(platform.database.knex);

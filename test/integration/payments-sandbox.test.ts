@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAutoRecharger } from '../../src/billing/auto-recharge.ts';
 import { balanceMicros, recordEntry } from '../../src/billing/ledger.ts';
 import { handlePaymentEvent } from '../../src/billing/payment-events.ts';
-import type { PaymentEvent } from '../../src/providers/payments/types.ts';
+import type { ChargeOutcome, PaymentEvent } from '../../src/providers/payments/types.ts';
 import { systemClock } from '../../src/lib/clock.ts';
 import { createLogger } from '../../src/logger.ts';
 import { createSandboxPayments } from '../../src/providers/payments/sandbox.ts';
@@ -137,7 +137,6 @@ describe('payment methods and top-ups on the sandbox provider', () => {
     const cases = [
       ['pm_card_chargeDeclined', 'The payment failed: Your card was declined. (card_declined)'],
       ['pm_card_chargeDeclinedInsufficientFunds', 'The payment failed: Your card has insufficient funds. (insufficient_funds)'],
-      ['pm_card_authenticationRequired', 'The payment failed: Your card was declined. This transaction requires authentication. (authentication_required)'],
     ];
     for (const [card, message] of cases) {
       const added = await addCard(user, card!);
@@ -147,6 +146,67 @@ describe('payment methods and top-ups on the sandbox provider', () => {
     }
     expect(await balanceOf(user)).toBe(0);
     expect(await topUpEntries(user)).toEqual([]);
+  });
+
+  it('asks for 3-D Secure on a top-up the user makes: 402 with the client secret, credited once when the webhook says it succeeded', async () => {
+    const user = await createTestUser(platform.database.knex);
+    await addCard(user, 'pm_card_authenticationRequired');
+    const asked = await topUp(user, 20, 'authenticate-me');
+    expect(asked.status).toBe(402);
+    expect(asked.body).toEqual({
+      message: 'Your card requires authentication. Confirm the payment with Stripe.js using data.client_secret; the balance is credited when it succeeds.',
+      data: { id: expect.any(Number), amount: 20, status: 'requires_action', payment_id: expect.stringMatching(/^pi_sbx/), client_secret: expect.stringMatching(/^pi_sbx[0-9a-f]+_secret_[0-9a-f]+$/), balance: 0, created_at: expect.stringMatching(/Z$/) },
+    });
+    expect(asked.body.data.client_secret.startsWith(`${asked.body.data.payment_id}_secret_`)).toBe(true);
+    // Asked again, the same top-up waits, with the same secret: one payment only.
+    expect((await topUp(user, 20, 'authenticate-me')).body).toEqual(asked.body);
+    expect(await platform.database.knex('sandbox_payments').where({ id: asked.body.data.payment_id }).pluck('status')).toEqual(['requires_action']);
+    expect(await platform.database.knex('sandbox_payments').whereRaw("metadata->>'parley_top_up_id' = ?", [String(asked.body.data.id)])).toHaveLength(1);
+
+    const event = paymentIntentEvent({
+      type: 'payment_intent.succeeded',
+      paymentId: asked.body.data.payment_id,
+      amountCents: 2000,
+      metadata: { parley_purpose: 'top_up', parley_top_up_id: String(asked.body.data.id), parley_user_id: String(user.id) },
+    });
+    expect((await postEvent(event)).status).toBe(200);
+    expect((await postEvent(event)).status).toBe(200);
+    expect(await balanceOf(user)).toBe(20_000_000);
+    expect(await topUp(user, 20, 'authenticate-me')).toMatchObject({ status: 200, body: { data: { status: 'succeeded', balance: 20 } } });
+    expect(await topUpEntries(user)).toEqual([{ amountMicros: 20_000_000 }]);
+  });
+
+  it('charges a card that asks for 3-D Secure as Stripe test mode does: waiting on-session, failed off-session', async () => {
+    const customerId = await sandbox.createCustomer({ userId: 0, email: 'three-d-secure@example.test', name: 'Ada' });
+    const card = await sandbox.attachPaymentMethod(customerId, 'pm_card_authenticationRequired');
+    expect(card).toMatchObject({ brand: 'visa', last4: '3184' });
+    const charge = (offSession: boolean) => sandbox.charge({
+      customerId, paymentMethodId: card.id, amountMicros: 5_000_000, description: 'test', idempotencyKey: `3ds-${offSession}-${card.id}`, offSession, metadata: {},
+    });
+    const waiting = await charge(false);
+    expect(waiting).toEqual({ status: 'requires_action', paymentId: expect.stringMatching(/^pi_sbx/), clientSecret: expect.stringMatching(/_secret_/) });
+    const { paymentId, clientSecret } = waiting as Extract<ChargeOutcome, { status: 'requires_action' }>;
+    expect(await sandbox.retrievePayment(paymentId)).toMatchObject({ status: 'requires_action', clientSecret });
+    expect(await charge(true)).toEqual({
+      status: 'failed', paymentId: expect.stringMatching(/^pi_sbx/), reason: 'authentication_required', message: 'Your card was declined. This transaction requires authentication.',
+    });
+  });
+
+  it('fails a top-up waiting for authentication when the webhook says the authentication failed', async () => {
+    const user = await createTestUser(platform.database.knex);
+    await addCard(user, 'pm_card_authenticationRequired');
+    const asked = await topUp(user, 10, 'not-authenticated');
+    expect(asked.status).toBe(402);
+    const event = paymentIntentEvent({
+      type: 'payment_intent.payment_failed',
+      paymentId: asked.body.data.payment_id,
+      amountCents: 1000,
+      declineCode: 'authentication_required',
+      metadata: { parley_purpose: 'top_up', parley_top_up_id: String(asked.body.data.id), parley_user_id: String(user.id) },
+    });
+    expect((await postEvent(event)).status).toBe(200);
+    expect(await topUp(user, 10, 'not-authenticated')).toMatchObject({ status: 402, body: { message: 'The payment failed: authentication_required (authentication_required)' } });
+    expect(await balanceOf(user)).toBe(0);
   });
 
   it('lists the ledger newest first, paginated like the other lists', async () => {

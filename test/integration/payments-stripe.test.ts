@@ -116,8 +116,19 @@ describe("the Stripe adapter's reading of Stripe's answers", () => {
     expect(await stripe.charge(charge('a'))).toEqual({ status: 'succeeded', paymentId: 'pi_answer' });
     answer = { status: 200, body: intent('processing') };
     expect(await stripe.charge(charge('b'))).toEqual({ status: 'processing', paymentId: 'pi_answer' });
-    answer = { status: 200, body: intent('requires_action') };
-    expect(await stripe.charge(charge('c'))).toMatchObject({ status: 'failed', paymentId: 'pi_answer', reason: 'authentication_required' });
+  });
+
+  it('hands a charge the user makes that asks for 3-D Secure back with its client secret, and fails it off-session', async () => {
+    answer = { status: 200, body: intent('requires_action', { client_secret: 'pi_answer_secret_abc', next_action: { type: 'use_stripe_sdk', use_stripe_sdk: {} } }) };
+    expect(await stripe.charge({ ...charge('c'), offSession: false })).toEqual({ status: 'requires_action', paymentId: 'pi_answer', clientSecret: 'pi_answer_secret_abc' });
+    expect(await stripe.charge(charge('c2'))).toMatchObject({ status: 'failed', paymentId: 'pi_answer', reason: 'authentication_required' });
+    expect(await stripe.retrievePayment('pi_answer')).toMatchObject({ status: 'requires_action', clientSecret: 'pi_answer_secret_abc' });
+    // What Stripe answers an off-session charge of such a card: a card error, the intent back to requires_payment_method.
+    answer = {
+      status: 402,
+      body: { error: { type: 'card_error', code: 'authentication_required', decline_code: 'authentication_required', message: 'Your card was declined. This transaction requires authentication.', payment_intent: intent('requires_payment_method') } },
+    };
+    expect(await stripe.charge(charge('c3'))).toEqual({ status: 'failed', paymentId: 'pi_answer', reason: 'authentication_required', message: 'Your card was declined. This transaction requires authentication.' });
   });
 
   it("maps card errors to the decline's reason, keeping the intent's id", async () => {
@@ -127,8 +138,6 @@ describe("the Stripe adapter's reading of Stripe's answers", () => {
     });
     answer = cardError('card_declined', 'insufficient_funds');
     expect(await stripe.charge(charge('d'))).toEqual({ status: 'failed', paymentId: 'pi_answer', reason: 'insufficient_funds', message: 'Your card has insufficient funds.' });
-    answer = cardError('authentication_required', 'authentication_required');
-    expect(await stripe.charge(charge('e'))).toMatchObject({ reason: 'authentication_required' });
     answer = cardError('card_declined', 'generic_decline');
     expect(await stripe.charge(charge('f'))).toMatchObject({ reason: 'card_declined' });
   });
@@ -181,5 +190,51 @@ describe('payment endpoints on the Stripe provider against stripe-mock', () => {
     expect(await balanceMicros(platform.database.knex, user.id)).toBe(20_000_000);
     const forged = await platform.request('POST', '/billing/stripe/webhook', { body: event, headers: { 'content-type': 'application/json', 'stripe-signature': stripeSignatureHeader(event, 'whsec_forged') } });
     expect(forged.status).toBe(403);
+  });
+});
+
+describe('a top-up with a card that asks for 3-D Secure, on the Stripe provider against stripe-mock', () => {
+  let mock: StripeMock;
+  let platform: TestPlatform;
+  beforeAll(async () => {
+    // Every PaymentIntent stripe-mock answers waits for authentication, as Stripe answers an on-session charge of 4000 0027 6000 3184.
+    mock = await startStripeMock({ paymentIntentStatus: 'requires_action' });
+    platform = await startTestPlatform({
+      env: { PAYMENTS_PROVIDER: 'stripe', STRIPE_SECRET_KEY: 'sk_test_parley', STRIPE_WEBHOOK_SECRET: TEST_WEBHOOK_SECRET, STRIPE_API_BASE: mock.url },
+    });
+  });
+  afterAll(async () => {
+    await platform.close();
+    await mock.close();
+  });
+
+  it('charges on-session, answers 402 with the client secret, and credits once when the webhook says it succeeded', async () => {
+    const user = await createTestUser(platform.database.knex);
+    expect((await platform.request('POST', '/user/payment-methods', { token: user.token, body: { payment_method: 'pm_card_authenticationRequired' } })).status).toBe(201);
+    const asked = await platform.request('POST', '/user/balance/top-up', { token: user.token, body: { amount: 20 }, headers: { 'idempotency-key': 'three-d-secure' } });
+    expect(asked.status).toBe(402);
+    expect(asked.body).toEqual({
+      message: 'Your card requires authentication. Confirm the payment with Stripe.js using data.client_secret; the balance is credited when it succeeds.',
+      data: { id: expect.any(Number), amount: 20, status: 'requires_action', payment_id: expect.stringMatching(/^pi_/), client_secret: expect.stringMatching(/^pi_\w+_secret_\w+$/), balance: 0, created_at: expect.any(String) },
+    });
+    const sent = mock.requests.find((request) => request.path === '/v1/payment_intents')!;
+    expect(Object.fromEntries(sent.form)).toMatchObject({ confirm: 'true', off_session: 'false' });
+
+    // Asked again before the webhook: the payment is read afresh, still waiting, and nothing is charged again.
+    const again = await platform.request('POST', '/user/balance/top-up', { token: user.token, body: { amount: 20 }, headers: { 'idempotency-key': 'three-d-secure' } });
+    expect(again).toMatchObject({ status: 402, body: { data: { id: asked.body.data.id, client_secret: asked.body.data.client_secret } } });
+    expect(mock.requests.filter((request) => request.path === '/v1/payment_intents')).toHaveLength(1);
+    expect(mock.requests.at(-1)).toMatchObject({ method: 'GET', path: `/v1/payment_intents/${asked.body.data.payment_id}` });
+
+    const metadata = Object.fromEntries([...sent.form].filter(([name]) => name.startsWith('metadata[')).map(([name, value]) => [name.slice(9, -1), value]));
+    const event = paymentIntentEvent({ type: 'payment_intent.succeeded', paymentId: asked.body.data.payment_id, amountCents: 2000, metadata });
+    for (let delivery = 0; delivery < 2; delivery++) {
+      const received = await platform.request('POST', '/billing/stripe/webhook', { body: event, headers: { 'content-type': 'application/json', 'stripe-signature': stripeSignatureHeader(event) } });
+      expect(received.status).toBe(200);
+    }
+    expect(await balanceMicros(platform.database.knex, user.id)).toBe(20_000_000);
+    const settled = await platform.request('POST', '/user/balance/top-up', { token: user.token, body: { amount: 20 }, headers: { 'idempotency-key': 'three-d-secure' } });
+    expect(settled).toMatchObject({ status: 200, body: { data: { status: 'succeeded', balance: 20 } } });
+    expect(await platform.database.knex('balance_transactions').where({ userId: user.id, kind: 'top_up' })).toHaveLength(1);
   });
 });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPhoneCallActivities } from '../../activities/phone-calls.ts';
+import { CarrierPricePendingError, createPhoneCallActivities } from '../../activities/phone-calls.ts';
 import { PHONE_STREAM_PATH, phoneStreamToken } from '../../src/lib/media-control.ts';
 import { RejectedError } from '../../src/lib/errors.ts';
 import { createLogger } from '../../src/logger.ts';
@@ -7,15 +7,17 @@ import type { CallRequest, TelephonyProvider } from '../../src/providers/telepho
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { createTestUser } from '../support/users.ts';
 
-/** A carrier that records the calls it is asked to place, answering `next` for each. */
+/** A carrier that records the calls it is asked to place, answering `next` for each, and prices calls from `prices`. */
 function recordingCarrier() {
   const placed: CallRequest[] = [];
   const ended: string[] = [];
+  const prices = new Map<string, number>();
   let next: () => Promise<{ providerCallId: string }> = () => Promise.resolve({ providerCallId: `CA${placed.length}` });
   const telephony: TelephonyProvider = {
     name: 'sandbox',
     searchNumbers: () => Promise.resolve([]),
     provisionNumber: () => Promise.reject(new Error('not asked here')),
+    configureNumber: () => Promise.reject(new Error('not asked here')),
     releaseNumber: () => Promise.resolve(),
     callbackToken: () => 'callback-token',
     calls: {
@@ -28,12 +30,13 @@ function recordingCarrier() {
         return Promise.resolve();
       },
       transferCall: () => Promise.reject(new Error('not asked here')),
+      callPrice: (providerCallId) => Promise.resolve(prices.get(providerCallId)),
     },
   };
-  return { telephony, placed, ended, answerWith: (answer: typeof next) => { next = answer; } };
+  return { telephony, placed, ended, prices, answerWith: (answer: typeof next) => { next = answer; } };
 }
 
-describe('phone call activities: dialing once, and dropping the line', () => {
+describe('phone call activities: dialing once, dropping the line, and the carrier\'s price', () => {
   let platform: TestPlatform;
   let carrier: ReturnType<typeof recordingCarrier>;
   let activities: ReturnType<typeof createPhoneCallActivities>;
@@ -68,6 +71,7 @@ describe('phone call activities: dialing once, and dropping the line', () => {
       to: '+14155550123',
       stream: { url: `wss://media.parley.example.test${PHONE_STREAM_PATH}`, parameters: { callId: String(callId), token: phoneStreamToken(platform.providers.secrets, callId) } },
       statusCallbackUrl: `https://parley.example.test/api/telephony/sandbox/status?call_id=${callId}`,
+      answeredByCallbackUrl: `https://parley.example.test/api/telephony/sandbox/answered-by?call_id=${callId}`,
       ringTimeoutSeconds: 30,
     }]);
     const row = await knex()('calls').where({ id: callId }).first();
@@ -98,5 +102,16 @@ describe('phone call activities: dialing once, and dropping the line', () => {
     expect(await numbersOnly.dialCall({ callId: await outboundCall(), ringTimeoutSeconds: 30 })).toMatchObject({ dialed: false });
     // A call never dialed has no line to drop.
     await numbersOnly.endCarrierCall({ callId: await outboundCall() });
+  });
+
+  it('records the carrier\'s price of a call once the carrier gives it, and nothing for a call it never carried', async () => {
+    const callId = await outboundCall({ providerCallId: `CApriced${Date.now()}` });
+    const { providerCallId } = await knex()('calls').where({ id: callId }).first();
+    // Not priced yet: an error the workflow's retry policy asks again after.
+    await expect(activities.recordCarrierCost({ callId })).rejects.toThrow(CarrierPricePendingError);
+    carrier.prices.set(providerCallId as string, 28_000);
+    expect(await activities.recordCarrierCost({ callId })).toEqual({ carrierCostMicros: 28_000 });
+    expect(await knex()('calls').where({ id: callId }).first()).toMatchObject({ carrierCostMicros: 28_000, totalCostMicros: 0 });
+    expect(await activities.recordCarrierCost({ callId: await outboundCall() })).toEqual({ carrierCostMicros: 0 });
   });
 });

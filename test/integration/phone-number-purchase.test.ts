@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { retryDelaysMs } from '../../src/billing/renewals.ts';
 import { workflowIds } from '../../src/temporal/names.ts';
+import { createTestAssistant } from '../support/assistants.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { createTestUser, type TestUser } from '../support/users.ts';
 
@@ -66,6 +68,62 @@ describe('buying numbers on the sandbox carrier and sandbox payments', () => {
     expect(new Set(payments.map((payment: { idempotencyKey: string }) => payment.idempotencyKey)).size).toBe(payments.length);
     const workflow = await platform.temporal.client.workflow.getHandle(workflowIds.phoneNumber(id)).describe();
     expect(workflow.status.name).toBe('RUNNING');
+  });
+
+  it('takes a new user through the whole flow: card, search, buy, rename, assign, renewals seen in Temporal, release', async () => {
+    const user = await createTestUser(platform.database.knex);
+    expect((await addCard(user)).status).toBe(201);
+    const [offer] = await search(user, 'country_code=US');
+    const bought = await purchase(user, offer!.phone_number);
+    expect(bought.status).toBe(201);
+    const id = bought.body.data!.id;
+    const renamed = await platform.request('PUT', `/user/phone-numbers/${id}`, { token: user.token, body: { nickname: 'Reception' } });
+    expect(renamed).toMatchObject({ status: 200, body: { data: { nickname: 'Reception' } } });
+    const assistant = await createTestAssistant(platform, user, { type: 'inbound', phone_number_id: id });
+    const listed = await platform.request<{ data: { id: number; phone_number: string; nickname: string }[] }>('GET', '/user/phone-numbers/all', { token: user.token });
+    expect(listed.body.data).toContainEqual(expect.objectContaining({ id, phone_number: offer!.phone_number, nickname: 'Reception' }));
+
+    // What the Temporal UI shows: the account's subscription found by its UserId, renewing period after period.
+    const client = platform.temporal.client;
+    await expect.poll(async () => {
+      const found: string[] = [];
+      for await (const execution of client.workflow.list({ query: `UserId = ${user.id}` })) found.push(execution.workflowId);
+      return found;
+    }, { timeout: 10_000, interval: 200 }).toContain(workflowIds.phoneNumber(id));
+    const handle = client.workflow.getHandle(workflowIds.phoneNumber(id));
+    await expect.poll(async () => (await handle.query<{ status: string; period: number }>('subscription')).period, { timeout: 10_000, interval: 200 }).toBeGreaterThanOrEqual(2);
+    expect(await handle.query('subscription')).toMatchObject({ status: 'active', releaseRequested: false });
+
+    expect((await platform.request('DELETE', `/user/phone-numbers/${id}`, { token: user.token })).status).toBe(200);
+    await expect.poll(async () => (await row(id)).status, { timeout: 10_000, interval: 200 }).toBe('released');
+    expect(await platform.database.knex('assistants').where({ id: assistant.id }).first()).toMatchObject({ phoneNumberId: null });
+    expect(await handle.result()).toEqual({ reason: 'requested' });
+  });
+
+  it('fails a renewal off-session on a card that asks for 3-D Secure, tries again on the schedule, then releases the number', async () => {
+    const user = await createTestUser(platform.database.knex);
+    await addCard(user);
+    const [offer] = await search(user);
+    const bought = await purchase(user, offer!.phone_number);
+    expect(bought.status).toBe(201);
+    const id = bought.body.data!.id;
+    const card = await addCard(user, 'pm_card_authenticationRequired');
+    expect((await platform.request('POST', `/user/payment-methods/${card.body.data.id}/default`, { token: user.token })).status).toBe(200);
+
+    await expect.poll(async () => (await row(id)).status, { timeout: 15_000, interval: 200 }).toBe('released');
+    expect(await row(id)).toMatchObject({ period: 1, statusReason: 'Released: the renewal was not paid.' });
+    const renewals = await platform.database.knex('phone_number_charges').where({ phoneNumberId: id, period: 2 }).orderBy('attempt');
+    expect(renewals.map((charge: { attempt: number; status: string; failureReason: string }) => [charge.attempt, charge.status, charge.failureReason])).toEqual(
+      [0, 1, 2, 3].map((attempt) => [attempt, 'failed', 'authentication_required']),
+    );
+    // Each try waited its turn of the schedule (1, 3 and 5 "days" of a two-second month).
+    const delays = retryDelaysMs({ ms: 2000 });
+    for (let attempt = 1; attempt < renewals.length; attempt++) {
+      expect(renewals[attempt].createdAt.getTime() - renewals[attempt - 1].createdAt.getTime()).toBeGreaterThanOrEqual(delays[attempt - 1]!);
+    }
+    const payments = await platform.database.knex('sandbox_payments').whereIn('id', renewals.map((charge: { paymentId: string }) => charge.paymentId));
+    expect(payments.map((payment: { status: string }) => payment.status)).toEqual(['failed', 'failed', 'failed', 'failed']);
+    expect(await platform.database.knex('sandbox_phone_numbers').where({ phoneNumber: offer!.phone_number }).whereNull('released_at')).toEqual([]);
   });
 
   it('answers every documented failure in the {error} shape, and leaves nothing charged or held', async () => {

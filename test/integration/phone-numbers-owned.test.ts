@@ -106,6 +106,10 @@ describe('owned numbers: list, rename, release', () => {
       args: [{ phoneNumberId, purchase: false, retryDelaysMs: [3600_000] }],
     })));
     onTestFinished(() => Promise.all(handles.map((handle) => handle.terminate())).then(() => undefined));
+    // Temporal writes a signal that arrives during a workflow task to the history only when that task ends: both
+    // workflows must be asleep until their period ends before the history can say which one was told.
+    const asleep = async (handle: (typeof handles)[number]) => ((await handle.fetchHistory()).events ?? []).some((event) => event.timerStartedEventAttributes);
+    await expect.poll(async () => (await Promise.all(handles.map(asleep))).every(Boolean), { timeout: 10_000, interval: 100 }).toBe(true);
 
     const card = await platform.request<{ data: { id: string; is_default: boolean } }>('POST', '/user/payment-methods', { token: user.token, body: { payment_method: 'pm_card_mastercard' } });
     expect(card.body.data.is_default).toBe(false);

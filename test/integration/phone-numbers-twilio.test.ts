@@ -18,7 +18,7 @@ describe('buying numbers on Twilio, paid through Stripe (a fake of Twilio\'s RES
   let user: TestUser;
 
   beforeAll(async () => {
-    [twilio, stripe] = await Promise.all([startFakeTwilio(), startStripeMock({ paymentsSucceed: true })]);
+    [twilio, stripe] = await Promise.all([startFakeTwilio(), startStripeMock({ paymentIntentStatus: 'succeeded' })]);
     platform = await startTestPlatform({
       worker: true,
       env: {

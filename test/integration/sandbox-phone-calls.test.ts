@@ -19,6 +19,8 @@ describe.skipIf(!speechInstalled)(`phone calls through the sandbox carrier${spee
   let platform: TestPlatform;
   let owner: TestUser;
   let assistantId: number;
+  /** On the same number: leaves a message on voicemail boxes instead of hanging up. */
+  let messengerId: number;
   let inboundNumber: string;
 
   const lastUserText = (request: ChatCompletionRequest) => [...request.messages].reverse().find((message) => message.role === 'user')?.content?.toLowerCase() ?? '';
@@ -36,6 +38,10 @@ describe.skipIf(!speechInstalled)(`phone calls through the sandbox carrier${spee
     const offers = await platform.request<{ data: { phone_number: string }[] }>('GET', '/user/phone-numbers/search?country_code=US', { token: owner.token });
     const bought = await platform.request<{ data: { id: number } }>('POST', '/user/phone-numbers/purchase', { token: owner.token, body: { phone_number: offers.body.data[0]!.phone_number } });
     assistantId = (await createTestAssistant(platform, owner, { initial_message: 'Hello, this is Parley calling.', phone_number_id: bought.body.data.id, post_call_evaluation: true })).id;
+    messengerId = (await createTestAssistant(platform, owner, {
+      initial_message: 'Hello, this is Parley calling.', phone_number_id: bought.body.data.id, end_call_on_voicemail: false,
+      voice_mail_message: 'Hi {{customer_name}}, this is Parley. Please call us back about your order. Goodbye.',
+    })).id;
     // A second number, answered by an inbound assistant.
     const second = await platform.request<{ data: { id: number; phone_number: string } }>('POST', '/user/phone-numbers/purchase', { token: owner.token, body: { phone_number: offers.body.data[1]!.phone_number } });
     inboundNumber = second.body.data.phone_number;
@@ -49,8 +55,8 @@ describe.skipIf(!speechInstalled)(`phone calls through the sandbox carrier${spee
   const knex = () => platform.database.knex;
   const makeCall = (body: Record<string, unknown>, token = owner.token) => platform.request('POST', '/user/make_call', { token, body });
   /** Calls `to` and waits for the call's lifecycle to finish; the call as the API shows it, and its row. */
-  async function call(to: string) {
-    const placed = await makeCall({ phone_number: to, assistant_id: String(assistantId), variables: { customer_name: 'Sam' } });
+  async function call(to: string, assistant = assistantId) {
+    const placed = await makeCall({ phone_number: to, assistant_id: String(assistant), variables: { customer_name: 'Sam' } });
     expect(placed.status, placed.text).toBe(200);
     expect(placed.body).toEqual({ message: 'Call initiated successfully', data: {}, call_id: expect.any(Number), status: 'initiated' });
     const callId = placed.body.call_id as number;
@@ -61,7 +67,7 @@ describe.skipIf(!speechInstalled)(`phone calls through the sandbox carrier${spee
 
   it('rings a person who talks with the assistant for two turns and hangs up after its goodbye', async () => {
     const { shown, row } = await call('+14155550123');
-    expect(shown).toMatchObject({ type: 'outbound', status: 'ended_by_customer', client_phone_number: '+14155550123', evaluation: expect.anything() });
+    expect(shown).toMatchObject({ type: 'outbound', status: 'ended_by_customer', client_phone_number: '+14155550123', evaluation: expect.anything(), answered_by: 'human' });
     expect(row).toMatchObject({ endReason: 'customer_hangup', providerCallId: expect.stringMatching(/^CA/) });
     expect(row.variables).toMatchObject({ customer_name: 'Sam', customer_phone: '+14155550123' });
     expect(row.duration).toBeGreaterThan(3);
@@ -72,13 +78,16 @@ describe.skipIf(!speechInstalled)(`phone calls through the sandbox carrier${spee
     expect(Number(row.totalCostMicros)).toBeGreaterThan(0);
     const carrier = platform.sandboxCarrier!.get(row.providerCallId as string)!;
     expect(carrier).toMatchObject({ callee: 'person', status: 'completed' });
+    // The carrier's price of a call under a minute to a US number: one minute at its rate.
+    expect(carrier.priceMicros).toBe(14_000);
+    expect(shown).toMatchObject({ carrier_cost: 0.014, total_cost: Number(row.totalCostMicros) / 1e6 });
     // The greeting starts as soon as the callee answers.
     expect(carrier.firstSoundAt! - carrier.answeredAt!).toBeLessThan(3000);
   }, 90_000);
 
   it('ends busy and failed numbers as the carrier says, at no cost', async () => {
     const [busy, failed] = await Promise.all([call('+14155550181'), call('+14155550196')]);
-    expect(busy.shown).toMatchObject({ status: 'busy', duration: 0, answered_by: null });
+    expect(busy.shown).toMatchObject({ status: 'busy', duration: 0, answered_by: null, carrier_cost: 0, total_cost: 0 });
     expect(busy.row).toMatchObject({ endReason: 'busy', answeredAt: null });
     expect(Number(busy.row.totalCostMicros)).toBe(0);
     expect(failed.row).toMatchObject({ status: 'failed', endReason: 'failed', answeredAt: null });
@@ -86,12 +95,33 @@ describe.skipIf(!speechInstalled)(`phone calls through the sandbox carrier${spee
 
   it('bills the callee who answers and hangs up without a word, for what it heard', async () => {
     const { row } = await call('+14155550199');
-    expect(row).toMatchObject({ status: 'ended_by_customer' });
+    // Answered without a word: nobody could tell who.
+    expect(row).toMatchObject({ status: 'ended_by_customer', answeredBy: 'unknown' });
     expect(row.duration).toBeGreaterThanOrEqual(2);
     // It hung up during the greeting: the transcript holds what it heard.
     expect(row.transcript).toMatch(/^AI: Hello/);
     expect(row.turns).toHaveLength(1);
   }, 30_000);
+
+  it('hangs up on a voicemail box as soon as it recognizes one, without a word into it', async () => {
+    const { shown, row } = await call('+14155550190');
+    expect(shown).toMatchObject({ status: 'ended_by_assistant', answered_by: 'machine', carrier_cost: 0.014 });
+    expect(row).toMatchObject({ endReason: 'voicemail' });
+    const box = platform.sandboxCarrier!.get(row.providerCallId as string)!;
+    expect(box).toMatchObject({ callee: 'voicemail', status: 'completed', voicemail: { recordedMs: 0 } });
+    // Recognized during its greeting (about 6 s before the beep): the box never got to record.
+    expect(box.endedAt! - box.answeredAt!).toBeLessThan(6000);
+  }, 60_000);
+
+  it('leaves its voicemail message on a box after the beep, holding its greeting while the box\'s plays', async () => {
+    const { shown, row } = await call('+14155550192', messengerId);
+    expect(shown).toMatchObject({ status: 'ended_by_assistant', answered_by: 'machine' });
+    expect(row.transcript).toMatch(/\nAI: Hi Sam, this is Parley\. Please call us back about your order\. Goodbye\.$/);
+    const box = platform.sandboxCarrier!.get(row.providerCallId as string)!;
+    // The opening line was cut short by the box's greeting; the message, a few seconds of speech, was recorded after the beep.
+    expect(box.voicemail!.heardOverGreetingMs).toBeLessThan(1500);
+    expect(box.voicemail!.recordedMs).toBeGreaterThan(2000);
+  }, 60_000);
 
   /** A simulated caller rings `to` through the sandbox carrier's test API. */
   const ring = async (to: string, from: string) => {
@@ -115,12 +145,6 @@ describe.skipIf(!speechInstalled)(`phone calls through the sandbox carrier${spee
     expect(row.transcript).toMatch(/^AI: Thanks for calling Parley, this is Ada\.\nCustomer: .+/);
     expect(platform.sandboxCarrier!.get(sid)).toMatchObject({ direction: 'inbound', status: 'completed' });
   }, 60_000);
-
-  it('rejects a call to a number nobody holds: the caller hears a busy line', async () => {
-    const sid = await ring('+14155550100', '+14155550142');
-    await expect.poll(() => platform.sandboxCarrier!.get(sid)?.status, { timeout: 10_000, interval: 100 }).toBe('busy');
-    expect(await knex()('calls').where({ providerCallId: sid })).toEqual([]);
-  });
 
   // Last: it leaves the owner without balance, on a plan of one line.
   it('answers every documented refusal in the {message} shape, and places nothing', async () => {

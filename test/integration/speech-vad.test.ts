@@ -150,6 +150,27 @@ describe.skipIf(!speechInstalled)('Silero VAD (onnxruntime, one model for every 
     }
   });
 
+  it('on a thread that keeps up, hears a burst of seconds of audio whole: what a caller said while the call loaded is no backlog', async () => {
+    const spoken = await spokenPcm('Good morning, I need a taxi', { silenceMs: 300 });
+    const audio = Int16Array.from([...spoken, ...new Int16Array(800 * 16)]);
+    const expected = timesOf(await run(silero, spoken, 800));
+    const factory = createThreadedSileroVad({ modelPath, threads: 1, logger: createLogger({ log: { level: 'silent', pretty: false } }) });
+    try {
+      // A first call heard to its end: the thread's model has loaded, so from now on a late thread drops frames.
+      const first: VadEvent[] = [];
+      const warm = factory.create(options, (event) => first.push(event));
+      for (let at = 0; at < audio.length; at += frameSamples) warm.push(audio.subarray(at, at + frameSamples));
+      await vi.waitFor(() => expect(first.map((event) => event.type)).toEqual(['speech_start', 'speech_end']), { timeout: 10_000 });
+      warm.close();
+      const heard: VadEvent[] = [];
+      const detector = factory.create(options, (event) => heard.push(event));
+      for (let at = 0; at < audio.length; at += frameSamples) detector.push(audio.subarray(at, at + frameSamples));
+      await vi.waitFor(() => expect(timesOf(heard)).toEqual(expected), { timeout: 5000 });
+    } finally {
+      await factory.close?.();
+    }
+  });
+
   it('on a thread whose model cannot load, says why instead of failing the call silently', async () => {
     const errors: unknown[] = [];
     const logger = createLogger({ log: { level: 'silent', pretty: false } });

@@ -64,9 +64,29 @@ describe('the Twilio carrier against a fake of its REST API', () => {
     // A retried activity whose first answer was lost: no second purchase.
     expect(await carrier.provisionNumber({ phoneNumber, idempotencyKey: key })).toEqual(first);
     expect(sent('POST', '/IncomingPhoneNumbers.json')).toHaveLength(purchases);
+    // Pointed at Parley once more, in case its address changed since.
+    expect(sent('POST', `/IncomingPhoneNumbers/${first.providerNumberId}.json`)).toHaveLength(1);
     expect(twilio.numbers.incoming.get(first.providerNumberId)).toMatchObject({ phone_number: phoneNumber, friendly_name: key, voice_url: `${PUBLIC_URL}${twilioCallbackPaths.voice}` });
     // Another purchase cannot have it.
     await expect(carrier.provisionNumber({ phoneNumber, idempotencyKey: `${key}-other` })).rejects.toThrow(RejectedError);
+  });
+
+  it('configures where a number sends its calls, their statuses and its messages; a number not on the account is refused', async () => {
+    const { phoneNumber } = await offer();
+    const { providerNumberId } = await carrier.provisionNumber({ phoneNumber, idempotencyKey: `configure-${Date.now()}` });
+    const routing = { voiceUrl: 'https://moved.example.test/voice', statusCallbackUrl: 'https://moved.example.test/status', smsUrl: 'https://moved.example.test/messages' };
+    await carrier.configureNumber(providerNumberId, routing);
+    expect(Object.fromEntries(sent('POST', `/IncomingPhoneNumbers/${providerNumberId}.json`).at(-1)!.form)).toEqual({
+      VoiceUrl: routing.voiceUrl, VoiceMethod: 'POST', StatusCallback: routing.statusCallbackUrl, StatusCallbackMethod: 'POST', SmsUrl: routing.smsUrl, SmsMethod: 'POST',
+    });
+    expect(twilio.numbers.incoming.get(providerNumberId)).toMatchObject({ voice_url: routing.voiceUrl, status_callback: routing.statusCallbackUrl, sms_url: routing.smsUrl });
+    // Twilio failing is worth another try; a number Twilio does not have on the account is not.
+    twilio.failNext(`/IncomingPhoneNumbers/${providerNumberId}`, 503, 20503, 'Service unavailable');
+    const unavailable = await carrier.configureNumber(providerNumberId, routing).catch((error: unknown) => error);
+    expect(unavailable).toBeInstanceOf(Error);
+    expect(unavailable).not.toBeInstanceOf(RejectedError);
+    await carrier.releaseNumber(providerNumberId);
+    await expect(carrier.configureNumber(providerNumberId, routing)).rejects.toThrow(RejectedError);
   });
 
   it('gives a number back, and releasing it again is not an error', async () => {
@@ -125,6 +145,30 @@ describe('the Twilio carrier against a fake of its REST API', () => {
       expect(sentForm.getAll('StatusCallbackEvent')).toEqual(['initiated', 'ringing', 'answered', 'completed']);
       expect(sentForm.get('Twiml')).toBe('<?xml version="1.0" encoding="UTF-8"?><Response><Connect><Stream url="wss://media.parley.example.test/media/phone-call">'
         + '<Parameter name="callId" value="42"/><Parameter name="token" value="stream-token"/></Stream></Connect></Response>');
+      expect(sentForm.has('MachineDetection')).toBe(false);
+    });
+
+    it('asks for asynchronous answering-machine detection that waits for the greeting\'s end, its verdict posted to Parley', async () => {
+      const request = { ...await placing(), answeredByCallbackUrl: `${PUBLIC_URL}/api/telephony/twilio/answered-by?call_id=42` };
+      const { providerCallId } = await carrier.calls!.placeCall(request);
+      expect(Object.fromEntries(sent('POST', '/Calls.json').at(-1)!.form)).toMatchObject({
+        MachineDetection: 'DetectMessageEnd', AsyncAmd: 'true', AsyncAmdStatusCallback: request.answeredByCallbackUrl, AsyncAmdStatusCallbackMethod: 'POST',
+      });
+      expect(twilio.calls.calls.get(providerCallId)).toMatchObject({ machine_detection: 'DetectMessageEnd', async_amd: 'true', async_amd_status_callback: request.answeredByCallbackUrl });
+    });
+
+    it('reads what Twilio charged for a call once it has priced it, as positive micro-dollars', async () => {
+      const request = await placing();
+      const { providerCallId } = await carrier.calls!.placeCall(request);
+      expect(await carrier.calls!.callPrice(providerCallId)).toBeUndefined();
+      twilio.calls.answer(providerCallId);
+      twilio.calls.unpriced.add(providerCallId);
+      twilio.calls.complete(providerCallId, 65);
+      // Completed, but not priced yet.
+      expect(await carrier.calls!.callPrice(providerCallId)).toBeUndefined();
+      twilio.calls.unpriced.delete(providerCallId);
+      expect(twilio.calls.complete(providerCallId, 65).price).toBe('-0.02800');
+      expect(await carrier.calls!.callPrice(providerCallId)).toBe(28_000);
     });
 
     it('cancels a ringing call, hangs up an answered one, and leaves an ended one alone', async () => {
@@ -178,6 +222,38 @@ describe('the Twilio carrier against a fake of its REST API', () => {
       const transfer = { to: '+14155550142', callerId: request.from, ringTimeoutSeconds: 30, outcomeUrl: `${PUBLIC_URL}/api/telephony/twilio/transfer?call_id=42` };
       await expect(carrier.calls!.transferCall(providerCallId, transfer)).rejects.toThrow(/Twilio would not transfer the call to \+14155550142: Call is not in-progress/);
       await expect(carrier.calls!.transferCall(`CA${'0'.repeat(32)}`, transfer)).rejects.toThrow(RejectedError);
+    });
+  });
+
+  describe('messages', () => {
+    const provisioned = async (countryCode = 'US') => {
+      const { phoneNumber } = await offer(countryCode);
+      await carrier.provisionNumber({ phoneNumber, idempotencyKey: `messages-${Date.now()}-${phoneNumber}` });
+      return phoneNumber;
+    };
+    const statusCallbackUrl = `${PUBLIC_URL}/api/telephony/twilio/messages/status?sms_id=7`;
+
+    it('sends through the Messages API from one of the account\'s numbers, its status changes posted back', async () => {
+      const from = await provisioned();
+      const queued = await carrier.messages!.sendSms({ from, to: '+14155550123', body: 'Hello there', statusCallbackUrl });
+      expect(queued).toEqual({ providerMessageId: expect.stringMatching(/^SM[0-9a-f]{32}$/), status: 'queued' });
+      expect(Object.fromEntries(sent('POST', '/Messages.json').at(-1)!.form)).toEqual({ From: from, To: '+14155550123', Body: 'Hello there', StatusCallback: statusCallbackUrl });
+      expect(twilio.messages.messages.get(queued.providerMessageId)).toMatchObject({ statusCallback: statusCallbackUrl, resource: { from, to: '+14155550123', direction: 'outbound-api' } });
+    });
+
+    it('refuses what Twilio will not send as the caller\'s input, and leaves its outages to be retried', async () => {
+      const from = await provisioned();
+      twilio.messages.landlines.add('+14155550191');
+      await expect(carrier.messages!.sendSms({ from, to: '+14155550191', body: 'Hi', statusCallbackUrl })).rejects.toThrow(/not a valid mobile number \(error 21614\)/);
+      // A number offered but never bought is not the account's to send from.
+      const notOurs = await offer();
+      const noSms = carrier.messages!.sendSms({ from: notOurs.phoneNumber, to: '+14155550123', body: 'Hi', statusCallbackUrl });
+      await expect(noSms).rejects.toThrow(RejectedError);
+      await expect(noSms).rejects.toThrow(/SMS-capable inbound phone number .* \(error 21606\)/);
+      twilio.failNext('/Messages.json', 503, 20503, 'Service Unavailable');
+      const outage = await carrier.messages!.sendSms({ from, to: '+14155550123', body: 'Hi', statusCallbackUrl }).catch((error: unknown) => error);
+      expect(outage).toBeInstanceOf(Error);
+      expect(outage).not.toBeInstanceOf(RejectedError);
     });
   });
 });

@@ -18,12 +18,12 @@ describe('silence, time limits, end-call and fillers on a call', { timeout: 15_0
     const call = await harness.call(MULAW_8K);
     await call.client.waitFor(() => call.turns.length === 1, 3000, 'the first re-engagement');
     expect(call.turns[0]).toMatchObject({ role: 'assistant', text: 'Are you still there?' });
-    expect(call.turns[0]!.startedAt).toBeGreaterThanOrEqual(490);
+    expect(call.turns[0]!.start_offset_ms).toBeGreaterThanOrEqual(490);
     const instruction = harness.llm.requests[0]!.messages.at(-1)!;
     expect(instruction.role).toBe('user');
     await call.client.waitFor(() => call.turns.length === 2, 3000, 'the second re-engagement');
     // The second interval counts from the end of the first re-engagement.
-    expect(call.turns[1]!.startedAt - call.turns[0]!.endedAt).toBeGreaterThanOrEqual(490);
+    expect(call.turns[1]!.start_offset_ms - call.turns[0]!.end_offset_ms).toBeGreaterThanOrEqual(490);
     // The instruction is not part of the history the next request sees.
     expect(harness.llm.requests[1]!.messages.filter((message) => message.role === 'user')).toHaveLength(1);
   });
@@ -46,7 +46,7 @@ describe('silence, time limits, end-call and fillers on a call', { timeout: 15_0
     void say(call, 'hours');
     expect(await call.ended).toBe('max_duration');
     expect(call.turns.at(-1)).toMatchObject({ role: 'assistant', text: GOODBYES.max_duration, interrupted: false });
-    expect(call.turns.at(-1)!.startedAt).toBeGreaterThanOrEqual(1190);
+    expect(call.turns.at(-1)!.start_offset_ms).toBeGreaterThanOrEqual(1190);
     expect((await call.client.closed).code).toBe(1000);
   });
 

@@ -72,7 +72,7 @@ describe('the caller\'s keypad on a call', { timeout: 15_000 }, () => {
     harness = await startVoiceHarness({ settings: { waitForCustomer: true } });
     harness.llm.script({ text: 'You pressed two.' });
     const call = await harness.call(MULAW_8K);
-    await call.client.waitFor(() => call.answered, 3000, 'the session');
+    await call.client.waitFor(() => call.answeredAt !== undefined, 3000, 'the session');
     const pressed = performance.now();
     call.client.press('2');
     await call.client.waitFor(() => call.turns.length === 2, FREE_KEYS_PAUSE_MS + 3000, 'the answer');

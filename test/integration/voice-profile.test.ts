@@ -22,7 +22,8 @@ describe('loadVoiceSettings', () => {
       wait_for_customer: true, speech_speed: 1.1, endpoint_type: 'ai', endpoint_sensitivity: 2, allow_interruptions: true,
       interrupt_sensitivity: 1.5, min_interrupt_words: 3, reengagement_interval: 12, reengagement_prompt: 'Ask if they are there.',
       max_silence_duration: 20, fillers: true, filler_config: { positive: ['Great!'], neutral: ['Hmm, let me see.'] }, record: true,
-      enable_noise_cancellation: false, ambient_sound: 'cafe', ambient_sound_volume: 0.3,
+      enable_noise_cancellation: false, ambient_sound: 'cafe', ambient_sound_volume: 0.3, end_call_on_voicemail: false,
+      voice_mail_message: 'Hi {{customer_name}}, please call us back.',
     });
     const voice = await platform.database.knex('assistants as a').join('voices as v', 'v.id', 'a.voice_id')
       .join('synthesizer_providers as s', 's.id', 'v.synthesizer_provider_id')
@@ -35,6 +36,7 @@ describe('loadVoiceSettings', () => {
       allowInterruptions: true, interruptSensitivity: 1.5, minInterruptWords: 3, reengagementMs: 12_000,
       reengagementPrompt: 'Ask if they are there.', maxSilenceMs: 20_000, fillers: true, fillerPhrases: ['Hmm, let me see.'],
       record: true, noiseCancellation: false, ambientSound: 'cafe', ambientVolume: 0.3,
+      endCallOnVoicemail: false, voicemailMessage: 'Hi {{customer_name}}, please call us back.',
     });
   });
 
@@ -58,6 +60,7 @@ describe('loadVoiceSettings', () => {
       waitForCustomer: false, speechSpeed: 1, endpointType: 'vad', endpointSensitivity: 0.5, allowInterruptions: true,
       interruptSensitivity: 0.5, minInterruptWords: null, reengagementMs: 30_000, maxSilenceMs: 40_000, fillers: false,
       fillerPhrases: DEFAULT_FILLER_PHRASES, record: false, ambientSound: 'off', ambientVolume: 0.5,
+      endCallOnVoicemail: true, voicemailMessage: null,
     });
     expect(await loadVoiceSettings(platform.database.knex, { id: 999_999_999 })).toBeUndefined();
   });

@@ -18,7 +18,7 @@ describe('a call session over Media Streams', { timeout: 15_000 }, () => {
     harness.llm.script({ text: 'We are open from nine to five.' });
     const call = await harness.call(MULAW_8K);
     await call.client.waitFor(() => call.turns.length === 1, 5000, 'the greeting');
-    expect(call.answered).toBe(true);
+    expect(call.answeredAt).toBeInstanceOf(Date);
     expect(harness.tts.requests[0]).toMatchObject({ text: 'Hello Anna, how can I help?', voice: 'tone-voice', speed: 1, language: 'en-US' });
     expect(call.turns[0]).toMatchObject({ role: 'assistant', text: 'Hello Anna, how can I help?', interrupted: false });
     // Every sentence's mark went out after its audio and came back.
@@ -33,11 +33,18 @@ describe('a call session over Media Streams', { timeout: 15_000 }, () => {
       { role: 'user', content: 'What are your opening hours?' },
     ]);
     const metrics = call.turns[2]!.metrics;
-    expect(metrics.latencyMs).toBeGreaterThan(0);
-    expect(metrics.llmFirstTokenMs).toBeGreaterThanOrEqual(0);
-    expect(metrics.ttsFirstByteMs).toBeGreaterThanOrEqual(0);
-    expect(metrics.sttDelayMs).toBeGreaterThanOrEqual(0);
-    expect(call.turns[1]!.metrics).toEqual({ interrupted: false });
+    expect(metrics.end_of_speech_to_first_audio_ms).toBeGreaterThan(0);
+    expect(metrics.llm_first_token_ms).toBeGreaterThanOrEqual(0);
+    expect(metrics.tts_first_byte_ms).toBeGreaterThanOrEqual(0);
+    expect(metrics.stt_final_delay_ms).toBeGreaterThanOrEqual(0);
+    expect(call.turns[1]!.metrics).toEqual({});
+    // Each instant as a date and as whole milliseconds from the answer the hooks were told of.
+    const answeredAt = call.answeredAt!.getTime();
+    for (const turn of call.turns) {
+      expect(turn.started_at).toBe(new Date(answeredAt + turn.start_offset_ms).toISOString());
+      expect(turn.ended_at).toBe(new Date(answeredAt + turn.end_offset_ms).toISOString());
+      expect(Number.isInteger(turn.start_offset_ms) && turn.end_offset_ms >= turn.start_offset_ms).toBe(true);
+    }
   });
 
   it('waits for the customer to speak first when told to, and speaks at the speed, voice and language set', async () => {
@@ -72,7 +79,7 @@ describe('a call session over Media Streams', { timeout: 15_000 }, () => {
       { role: 'assistant', content: 'We open at nine.' },
       { role: 'user', content: 'Please book a table for two tonight.' },
     ]);
-    for (const turn of call.turns.filter((t) => t.role === 'assistant')) expect(turn.metrics.latencyMs).toBeGreaterThan(0);
+    for (const turn of call.turns.filter((t) => t.role === 'assistant')) expect(turn.metrics.end_of_speech_to_first_audio_ms).toBeGreaterThan(0);
   });
 
   it('waits for a slow recognizer\'s words however long it takes, rather than dropping the turn', async () => {
@@ -82,7 +89,7 @@ describe('a call session over Media Streams', { timeout: 15_000 }, () => {
     await say(call, 'hours');
     await call.client.waitFor(() => call.turns.length === 2, 8000, 'the reply');
     expect(roles(call)).toEqual(['user: What are your opening hours?', 'assistant: We open at nine.']);
-    expect(call.turns[1]!.metrics.sttDelayMs).toBeGreaterThan(2500);
+    expect(call.turns[1]!.metrics.stt_final_delay_ms).toBeGreaterThan(2500);
   });
 
   it('answers μ-law 8 kHz in μ-law and l16 16 kHz in l16, 20 ms per frame', async () => {
@@ -175,7 +182,7 @@ describe('a call session over Media Streams', { timeout: 15_000 }, () => {
       expect(roles(call)).toEqual(['user: What are your opening hours?', 'assistant: We open at nine.']);
       expect(harness.streaming.frames).toBeGreaterThan(30);
       // From the end of the caller's speech to the start of the reply: the end-of-turn silence.
-      gaps[endpointType] = call.turns[1]!.startedAt - call.turns[0]!.endedAt;
+      gaps[endpointType] = call.turns[1]!.start_offset_ms - call.turns[0]!.end_offset_ms;
       await harness.close();
       harness = undefined;
     }
@@ -192,7 +199,7 @@ describe('a call session over Media Streams', { timeout: 15_000 }, () => {
     expect(closed.code).toBe(1003);
     expect(closed.reason).toMatch(/Unsupported media format/);
     expect(await call.ended).toBe('error');
-    expect(call.answered).toBe(false);
+    expect(call.answeredAt).toBeUndefined();
   });
 
   it('closes with the close code of the error when the call cannot be set up', async () => {
@@ -201,6 +208,6 @@ describe('a call session over Media Streams', { timeout: 15_000 }, () => {
     expect((await call.start).customParameters).toEqual({ callId: '42' });
     expect(await call.client.closed).toEqual({ code: 4402, reason: 'Insufficient balance. Please top up your account.' });
     expect(await call.ended).toBe('error');
-    expect(call.answered).toBe(false);
+    expect(call.answeredAt).toBeUndefined();
   });
 });

@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CallItem } from '../../src/resources/calls/schemas.ts';
 import { workflowIds } from '../../src/temporal/names.ts';
 import { startFakeLlmServer, type ChatCompletionRequest, type FakeLlmServer, type FakeTurn } from '../fakes/llm-server.ts';
 import { createTestAssistant } from '../support/assistants.ts';
 import { connectMediaStream, L16_16K, type MediaStreamClient } from '../support/media-stream-client.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { schemaViolations } from '../support/response-schema.ts';
 import { speechInstalled, speechSkipReason, spokenPcm } from '../support/speech.ts';
 import { createTestUser, type TestUser } from '../support/users.ts';
 
@@ -93,7 +95,7 @@ describe.skipIf(!speechInstalled)(`a web call on the offline speech stack${speec
     expect(call.transcript).toMatch(/^AI: Hello, this is Parley\. How can I help you today\?\nCustomer: .*appointment.*\nAI: Sure, Tuesday at three works\. Is there anything else\?\nCustomer: .*goodbye.*\nAI: Goodbye, have a nice day\.$/i);
     expect(call.turns).toHaveLength(5);
     const replyTurn = call.turns.find((turn: { role: string; text: string }) => turn.text.startsWith('Sure'));
-    expect(replyTurn.metrics.latencyMs).toBeGreaterThan(0);
+    expect(replyTurn.metrics.end_of_speech_to_first_audio_ms).toBeGreaterThan(0);
     expect(call.duration).toBeGreaterThan(3);
     expect(Number(call.totalCostMicros)).toBeGreaterThan(0);
     const charge = await knex('balance_transactions').where({ idempotencyKey: `call-${callId}` }).first();
@@ -108,6 +110,9 @@ describe.skipIf(!speechInstalled)(`a web call on the offline speech stack${speec
     expect(listed.status).toBe(200);
     expect(listed.body).toMatchObject({ id: callId, type: 'web', status: 'ended_by_assistant' });
     expect(listed.body.recording_url).toMatch(/\/api\/recordings\//);
+    // What the engine stored is what the API documents.
+    expect(listed.body.turns).toEqual(call.turns);
+    expect(schemaViolations(CallItem, listed.body)).toEqual([]);
   }, 90_000);
 
   it('speaks with the default voice when the assistant\'s voice belongs to a synthesizer not configured here', async () => {

@@ -112,6 +112,56 @@ describe('web calls', () => {
     expect(refused.body).toEqual({ status: false, error: 'Insufficient balance to make call. Please top up your account.' });
   });
 
+  describe("the plan's limit of calls at once", () => {
+    async function ownerOnPlan(maxCallsInParallel: number) {
+      const { owner, assistant } = await ownerWithAssistant(5);
+      const planId = `lines-${owner.id}`;
+      await knex()('plans').insert({ id: planId, name: `${maxCallsInParallel} lines`, maxCallsInParallel });
+      await knex()('users').where({ id: owner.id }).update({ planId });
+      return { owner, assistant };
+    }
+    const liveCount = async (userId: number) => Number((await knex()('calls').where({ userId }).whereNull('endedAt').count<{ count: string }[]>('id as count'))[0]!.count);
+
+    it('counts phone calls too, and answers 429 with Retry-After in the shape of each route', async () => {
+      const { owner, assistant } = await ownerOnPlan(2);
+      const [phone] = await knex()('calls').insert({ userId: owner.id, assistantName: 'On the phone', type: 'outbound', status: 'in-progress' }).returning('id');
+      expect((await platform.request('POST', '/user/web-calls', { token: owner.token, body: { assistant_id: assistant.id } })).status).toBe(201);
+
+      const bearer = await platform.request('POST', '/user/web-calls', { token: owner.token, body: { assistant_id: assistant.id } });
+      expect(bearer.status).toBe(429);
+      expect(bearer.body).toEqual({ message: 'You have 2 calls in progress, the most your plan allows at once. Please try again when one has ended.' });
+      expect(bearer.headers.get('retry-after')).toBe('30');
+      const widget = await platform.request('POST', '/web-calls', { body: { assistant_id: assistant.uuid } });
+      expect(widget.status).toBe(429);
+      expect(widget.body).toEqual({ status: false, error: 'This assistant is taking as many calls as it can at the moment. Please try again shortly.' });
+      expect(widget.headers.get('retry-after')).toBe('30');
+      expect(await liveCount(owner.id)).toBe(2);
+
+      // The phone call ends: its slot is free again.
+      await knex()('calls').where({ id: phone.id }).update({ status: 'completed', endedAt: clock.now() });
+      expect((await platform.request('POST', '/web-calls', { body: { assistant_id: assistant.uuid } })).status).toBe(201);
+    });
+
+    it('admits calls started at the same moment one after another, up to the limit', async () => {
+      const { owner, assistant } = await ownerOnPlan(3);
+      const statuses = await Promise.all(Array.from({ length: 8 }, (_, index) => (index % 2 === 0
+        ? platform.request('POST', '/user/web-calls', { token: owner.token, body: { assistant_id: assistant.id } })
+        : platform.request('POST', '/web-calls', { body: { assistant_id: assistant.uuid } })).then((response) => response.status)));
+      expect(statuses.filter((status) => status === 201)).toHaveLength(3);
+      expect(statuses.filter((status) => status === 429)).toHaveLength(5);
+      expect(await liveCount(owner.id)).toBe(3);
+    });
+  });
+
+  it('refuses a call with 422 when the calls in progress hold what the balance would pay for it', async () => {
+    const { owner, assistant } = await ownerWithAssistant(1);
+    // A live call may still spend 0.95 USD of the 1 USD: not a minute's 0.10 USD left.
+    await knex()('calls').insert({ userId: owner.id, assistantName: 'On the phone', type: 'outbound', status: 'in-progress', maxSeconds: 570, reservedMicros: 950_000 });
+    const response = await platform.request('POST', '/user/web-calls', { token: owner.token, body: { assistant_id: assistant.id } });
+    expect(response.status).toBe(422);
+    expect(response.body).toEqual({ message: 'Insufficient balance to make call. Please top up your account.' });
+  });
+
   it('lets any site embedding the widget create a public web call (CORS)', async () => {
     const response = await fetch(`${platform.baseUrl}/api/web-calls`, {
       method: 'OPTIONS',

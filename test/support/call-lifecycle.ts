@@ -13,7 +13,7 @@ const logger = createLogger({ log: { level: 'silent', pretty: false } });
 export let lastCallId = 0;
 
 export const steps = {
-  prepareCall: () => Promise.resolve({ outcome: 'ready' as const, maxSeconds: 600, phone: false, dial: false }),
+  prepareCall: () => Promise.resolve({ outcome: 'ready' as const, maxSeconds: 600, phone: false, dial: false, endCallOnVoicemail: true }),
   markAnswered: () => Promise.resolve(),
   requestHangup: () => Promise.resolve('requested' as const),
   finalizeCall: ({ reason }: { reason: string }) => Promise.resolve({ status: reason === 'customer_hangup' ? 'ended_by_customer' as const : 'ended' as const, evaluate: true }),

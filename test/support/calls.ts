@@ -1,7 +1,21 @@
 import type { Knex } from 'knex';
+import type { CallTurn } from '../../src/voice/hooks.ts';
+import { callTurn, type MeasuredTurn } from '../../src/voice/turn-record.ts';
 
-/** Columns of a call row as the tests set them (snake_case, as stored); the rest take the table's defaults. */
-export type CallRow = Record<string, unknown>;
+/**
+ * Columns of a call row as the tests set them (snake_case, as stored); the rest take the table's defaults.
+ * Turns only in the engine's own shape, so that a test cannot seed one the engine would never write.
+ */
+export type CallRow = Record<string, unknown> & { turns?: CallTurn[] };
+
+/** A line of a conversation: who said what, from when to when (milliseconds after the answer). */
+export type SpokenLine = Pick<MeasuredTurn, 'role' | 'text'> & { fromMs: number; toMs: number } & Partial<Pick<MeasuredTurn, 'interrupted' | 'metrics'>>;
+
+/** The turns of a call answered at `answeredAt`, written by the engine's own writer as the media role stores them. */
+export function spokenTurns(answeredAt: Date, lines: SpokenLine[]): CallTurn[] {
+  const answer = { clockMs: 0, at: answeredAt };
+  return lines.map(({ fromMs, toMs, ...line }) => callTurn(answer, { interrupted: false, metrics: {}, ...line, startedAt: fromMs, endedAt: toMs }));
+}
 
 // The driver would write a JavaScript array as a PostgreSQL array; jsonb columns take the JSON text.
 const JSON_COLUMNS = ['turns', 'variables', 'evaluation', 'webhook_response'];

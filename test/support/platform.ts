@@ -15,6 +15,7 @@ import { createLogger, type Logger } from '../../src/logger.ts';
 import { createProviders, type Providers } from '../../src/providers/index.ts';
 import { createMediaControl } from '../../src/providers/media-control/index.ts';
 import { apiRoutes, createSandboxCarrier } from '../../src/roles/api.ts';
+import { softphonePages, softphoneUpgrades } from '../../src/resources/sandbox-carrier/softphone.ts';
 import type { SandboxCarrier } from '../../src/providers/telephony/sandbox-carrier/carrier.ts';
 import { start as startMedia } from '../../src/roles/media.ts';
 import { createActivities } from '../../activities/index.ts';
@@ -118,9 +119,10 @@ export async function startTestPlatform(options: {
   // Web calls hand out the gateway's address: here, the port it was given.
   if (media) config.media.publicUrl = media.url.replace(/^http/, 'ws');
   const guards = createRequestGuards({ knex: database.knex, config, clock: options.clock });
-  const sandboxCarrier = options.providers?.telephony ? undefined : createSandboxCarrier(config, providers, logger);
+  const sandboxCarrier = options.providers?.telephony ? undefined : createSandboxCarrier(config, providers, logger, database.knex);
   const routes = apiRoutes({ config, logger, knex: database.knex, temporal, providers, guards, sandboxCarrier });
-  const api = createApp({ config, logger, routes, guards });
+  const api = createApp({ config, logger, routes, guards, pages: sandboxCarrier ? softphonePages() : undefined });
+  if (sandboxCarrier) server.on('upgrade', softphoneUpgrades(sandboxCarrier, logger));
   const callback = api.app.callback();
   handle = (request, response) => void callback(request, response);
 

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
+import type { Providers } from '../../src/providers/index.ts';
 import { offlineSpeechInstalled } from '../../src/providers/speech-install.ts';
 
 /** Where scripts/install-speech.sh puts the offline models (the default SPEECH_DIR). */
@@ -41,4 +42,15 @@ export function rms(samples: Int16Array): number {
   let sum = 0;
   for (const sample of samples) sum += sample * sample;
   return Math.sqrt(sum / Math.max(1, samples.length));
+}
+
+/**
+ * Loads what the offline stack loads on first use (Whisper's worker processes, the default voice), so that a
+ * test timing a call measures the call, not the loading.
+ */
+export async function warmUpSpeech(providers: Pick<Providers, 'stt' | 'tts'>): Promise<void> {
+  const signal = new AbortController().signal;
+  if (providers.stt.kind === 'segment') await providers.stt.transcribe(new Int16Array(16000), { language: 'en-US', sampleRate: 16000, signal });
+  const tts = providers.tts.default;
+  for await (const chunk of tts.synthesize({ text: 'Hello.', voice: tts.defaultVoice, language: 'en-US', speed: 1, signal }).chunks) void chunk;
 }

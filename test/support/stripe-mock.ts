@@ -32,15 +32,20 @@ function stripeMockBinary(): string {
   throw new Error('stripe-mock is not installed: run scripts/install-stripe-mock.sh (or set STRIPE_MOCK_BIN).');
 }
 
+/** The PaymentIntent stripe-mock answers with: its bundled one is always `requires_payment_method`, a charge that did not go through. */
+export type PaymentIntentStatus = 'succeeded' | 'requires_action';
+
 /**
- * stripe-mock's own fixtures with a PaymentIntent that succeeded: its bundled one is always
- * `requires_payment_method`, a charge that did not go through. scripts/install-stripe-mock.sh copies them.
+ * stripe-mock's own fixtures with a PaymentIntent of `status`: one that succeeded, or one that waits for 3-D
+ * Secure (as Stripe answers an on-session charge of a card that asks for it). scripts/install-stripe-mock.sh
+ * copies them.
  */
-function succeedingFixtures(): string {
+function fixturesWith(status: PaymentIntentStatus): string {
   const bundled = path.resolve('.tools/stripe-mock/fixtures3.json');
   if (!fs.existsSync(bundled)) throw new Error(`${bundled} is missing: run scripts/install-stripe-mock.sh.`);
   const fixtures = JSON.parse(fs.readFileSync(bundled, 'utf8')) as { resources: Record<string, Record<string, unknown>> };
-  fixtures.resources.payment_intent = { ...fixtures.resources.payment_intent, status: 'succeeded', last_payment_error: null };
+  const nextAction = status === 'requires_action' ? { type: 'use_stripe_sdk', use_stripe_sdk: { type: 'three_d_secure_redirect' } } : null;
+  fixtures.resources.payment_intent = { ...fixtures.resources.payment_intent, status, last_payment_error: null, next_action: nextAction };
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'parley-stripe-mock-')), 'fixtures.json');
   fs.writeFileSync(file, JSON.stringify(fixtures));
   return file;
@@ -68,10 +73,10 @@ function spawnStripeMock(fixtures: string | undefined): Promise<{ child: ChildPr
 /**
  * stripe-mock for one test file, behind a proxy of ours that records each request (stripe-mock keeps no
  * state, so what was sent, such as the Idempotency-Key header, is what a test can check). With
- * `paymentsSucceed` every PaymentIntent it answers has succeeded.
+ * `paymentIntentStatus` every PaymentIntent it answers has that status.
  */
-export async function startStripeMock(options: { paymentsSucceed?: boolean } = {}): Promise<StripeMock> {
-  const fixtures = options.paymentsSucceed ? succeedingFixtures() : undefined;
+export async function startStripeMock(options: { paymentIntentStatus?: PaymentIntentStatus } = {}): Promise<StripeMock> {
+  const fixtures = options.paymentIntentStatus ? fixturesWith(options.paymentIntentStatus) : undefined;
   const { child, address } = await spawnStripeMock(fixtures);
   const requests: RecordedRequest[] = [];
   const proxy = http.createServer((request, response) => {

@@ -14,6 +14,7 @@ import type { PhoneLine } from '../../src/voice/line.ts';
 import { runCallSession, type CallSetup, type RunningCall } from '../../src/voice/run.ts';
 import { DEFAULT_VOICE_SETTINGS, type VoiceSettings } from '../../src/voice/settings.ts';
 import type { StreamStart } from '../../src/voice/transports/media-stream.ts';
+import type { Verdict } from '../../src/voice/voicemail/judge.ts';
 import { connectMediaStream, type MediaStreamClient } from './media-stream-client.ts';
 import type { MediaFormat } from '../../src/voice/serializers/twilio.ts';
 import { listenOnLoopback } from './ports.ts';
@@ -26,6 +27,7 @@ export const UTTERANCES = {
   uhHuh: { pitch: 520, text: 'uh-huh' },
   stop: { pitch: 640, text: 'Wait, stop, I have a question.' },
   bye: { pitch: 760, text: 'That is all, goodbye.' },
+  voicemail: { pitch: 360, text: 'Hi, this is Anna. Please leave a message after the tone.' },
 } as const;
 
 export function testProfile(overrides: Partial<AgentProfile> = {}): AgentProfile {
@@ -53,6 +55,8 @@ export interface HarnessOptions {
   sttDelayMs?: number;
   /** `load` fails with this instead of setting the call up. */
   loadError?: Error;
+  /** How long `load` takes (the media role reads the call and waits for its time limit). */
+  loadDelayMs?: number;
   /** The speech-to-speech model for `settings.mode: 'multimodal'`. */
   realtime?: RealtimeModel;
   /** The client HTTP tools call out through; none by default. */
@@ -61,13 +65,18 @@ export interface HarnessOptions {
   phone?: PhoneLine;
   /** The owner's other assistants, for `assistant_transfer`; none by default. */
   assistants?: CallSetup['assistants'];
+  /** Judge who answered, as for an outbound phone call. */
+  screen?: boolean;
 }
 
 export interface HarnessCall {
   client: MediaStreamClient;
   start: Promise<StreamStart>;
   turns: CallTurn[];
-  answered: boolean;
+  /** When the session answered, as it told its hooks: the date its turns' offsets count from. */
+  answeredAt: Date | undefined;
+  /** The verdicts on who answered, as reported. */
+  verdicts: Verdict[];
   ended: Promise<EndReason>;
   running: Promise<RunningCall>;
   recording: { chunks: Buffer[]; header: Buffer | undefined };
@@ -93,7 +102,8 @@ export async function startVoiceHarness(options: HarnessOptions = {}) {
     const call: Omit<HarnessCall, 'client' | 'running'> = {
       start: new Promise((resolve) => { resolveStart = resolve; }),
       turns: [],
-      answered: false,
+      answeredAt: undefined,
+      verdicts: [],
       ended: new Promise((resolve) => { resolveEnded = resolve; }),
       recording: { chunks: [], header: undefined },
     };
@@ -103,20 +113,23 @@ export async function startVoiceHarness(options: HarnessOptions = {}) {
       logger,
       tuning: { fillerAfterMs: options.fillerAfterMs ?? 300 },
       hooks: {
-        onAnswered: () => { call.answered = true; },
+        onAnswered: (at) => { call.answeredAt = at; },
         onTurn: (turn) => call.turns.push(turn),
+        onAnsweredBy: (verdict) => call.verdicts.push(verdict),
         onEnded: (reason) => resolveEnded(reason),
       },
-      load: (start): Promise<CallSetup> => {
+      load: async (start): Promise<CallSetup> => {
         resolveStart(start);
-        if (options.loadError) return Promise.reject(options.loadError);
-        return Promise.resolve({
+        if (options.loadDelayMs) await new Promise((resolve) => setTimeout(resolve, options.loadDelayMs));
+        if (options.loadError) throw options.loadError;
+        return {
           profile: testProfile(options.profile),
           settings,
           ports: { searchKnowledge: options.searchKnowledge ?? (() => Promise.resolve([])), fetch: options.fetch ?? (() => Promise.reject(new Error('no fetch in tests'))), now: () => performance.now() },
           modelName: settings.mode === 'multimodal' ? 'test-realtime-model' : 'test-model',
           variables: options.variables ?? { name: 'Anna' },
           maxSeconds: options.maxSeconds ?? 60,
+          screen: options.screen === true,
           ...(options.phone ? { phone: options.phone } : {}),
           ...(options.assistants ? { assistants: options.assistants } : {}),
           ...(options.limitReason ? { limitReason: options.limitReason } : {}),
@@ -124,7 +137,7 @@ export async function startVoiceHarness(options: HarnessOptions = {}) {
             write: (chunk) => { call.recording.chunks.push(chunk); return Promise.resolve(); },
             finish: (header) => { call.recording.header = header; return Promise.resolve(); },
           },
-        });
+        };
       },
     });
     pending.shift()?.(Object.assign(call, { running: Promise.resolve(running) }));

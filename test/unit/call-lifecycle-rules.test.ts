@@ -9,6 +9,8 @@ describe('finalCallStatus', () => {
   it('says who ended a connected call, or that it completed or was ended', () => {
     expect(finalCallStatus('customer_hangup', true)).toBe('ended_by_customer');
     expect(finalCallStatus('assistant_end_call', true)).toBe('ended_by_assistant');
+    // The assistant hung up on a voicemail box (after its message, if it left one).
+    expect(finalCallStatus('voicemail', true)).toBe('ended_by_assistant');
     for (const reason of ['max_duration', 'silence_timeout', 'balance_exhausted', 'transferred']) expect(finalCallStatus(reason, true), reason).toBe('completed');
     for (const reason of ['error', 'media_lost', 'call_deleted', 'something_new']) expect(finalCallStatus(reason, true), reason).toBe('ended');
   });
@@ -44,6 +46,62 @@ describe('CallState on the phone network', () => {
       expect(state.connectingSettled).toBe(true);
       expect(state.unansweredEnd).toEqual({ reason, at: '2026-11-24T10:00:30.000Z' });
     }
+  });
+});
+
+describe('CallState: who answered', () => {
+  const verdict = (answeredBy: 'human' | 'machine' | 'unknown', source: 'engine' | 'carrier') => ({ answeredBy, source, at: '2026-11-24T10:00:03.000Z' });
+
+  it('keeps the first sure verdict of the engine, and lets a sure one replace an unsure one', () => {
+    const state = new CallState();
+    expect(state.verdictToStore).toBeUndefined();
+    state.judge(verdict('unknown', 'engine'));
+    state.judge(verdict('human', 'engine'));
+    expect(state.verdict).toMatchObject({ answeredBy: 'human', source: 'engine' });
+    state.judge(verdict('machine', 'engine'));
+    state.judge(verdict('unknown', 'carrier'));
+    expect(state.verdict).toMatchObject({ answeredBy: 'human' });
+    const stored = state.verdictToStore!;
+    state.verdictStored(stored);
+    expect(state.verdictToStore).toBeUndefined();
+  });
+
+  it('prefers the carrier\'s sure verdict to the engine\'s, and keeps it against everything after', () => {
+    const state = new CallState();
+    state.judge(verdict('human', 'engine'));
+    state.verdictStored(state.verdict!);
+    state.judge(verdict('machine', 'carrier'));
+    expect(state.verdictToStore).toMatchObject({ answeredBy: 'machine', source: 'carrier' });
+    state.judge(verdict('human', 'carrier'));
+    state.judge(verdict('human', 'engine'));
+    expect(state.verdict).toMatchObject({ answeredBy: 'machine', source: 'carrier' });
+    // After the carrier's unsure word, the engine's sure one still counts.
+    const unsure = new CallState();
+    unsure.judge(verdict('unknown', 'carrier'));
+    unsure.judge(verdict('machine', 'engine'));
+    expect(unsure.verdict).toMatchObject({ answeredBy: 'machine', source: 'engine' });
+  });
+
+  it('hangs up on the carrier\'s machine when the assistant hangs up on voicemail, and leaves the engine\'s machine to the engine', () => {
+    const hangsUp = new CallState();
+    hangsUp.endOnVoicemail = true;
+    hangsUp.answer('2026-11-24T10:00:00.000Z');
+    hangsUp.judge(verdict('machine', 'engine'));
+    expect(hangsUp.endingDue).toBe(false);
+    hangsUp.judge(verdict('machine', 'carrier'));
+    expect(hangsUp.endingDue).toBe(true);
+    expect(hangsUp.hangUpCause).toBe('voicemail');
+    expect(hangsUp.hangUpReason('voicemail')).toBe('voicemail');
+    // The session was gone: the call still ended because a machine answered.
+    expect(hangsUp.unreportedEnd('voicemail', 'gone', Date.parse('2026-11-24T10:00:05.000Z'), 600)).toEqual({ reason: 'voicemail', at: '2026-11-24T10:00:05.000Z' });
+    // A request to end the call is still that.
+    hangsUp.requestEnd('call_deleted');
+    expect(hangsUp.hangUpCause).toBe('requested');
+
+    const leavesMessage = new CallState();
+    leavesMessage.answer('2026-11-24T10:00:00.000Z');
+    leavesMessage.judge(verdict('machine', 'carrier'));
+    expect(leavesMessage.endingDue).toBe(false);
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { affordableSeconds, callCostMicros, callTimeLimit, canAffordCall, startedSeconds } from '../../src/billing/call-pricing.ts';
+import { affordableSeconds, billableSeconds, callCostMicros, callTimeLimit, canAffordCall, reserveCallTime, startedSeconds } from '../../src/billing/call-pricing.ts';
 
 const at = (ms: number) => new Date(Date.UTC(2026, 10, 23, 12, 0, 0) + ms);
 
@@ -75,5 +75,59 @@ describe('what a balance pays for', () => {
     expect(callTimeLimit(600, 250_000, 100_000)).toEqual({ maxSeconds: 150, limitReason: 'balance' });
     expect(callTimeLimit(600, 1_000_000, 100_000)).toEqual({ maxSeconds: 600, limitReason: 'max_call_duration' });
     expect(callTimeLimit(600, 1, 0)).toEqual({ maxSeconds: 600, limitReason: 'max_call_duration' });
+  });
+});
+
+describe('reserveCallTime', () => {
+  it('gives a call what the balance leaves once the other live calls\' reservations are set aside', () => {
+    // 3 USD at 0.10 USD a minute pays for 30 minutes; a first call of at most 20 minutes reserves 2 USD.
+    expect(reserveCallTime(1200, 3_000_000, 0, 100_000)).toEqual({ maxSeconds: 1200, limitReason: 'max_call_duration', reservedMicros: 2_000_000 });
+    expect(reserveCallTime(1200, 3_000_000, 2_000_000, 100_000)).toEqual({ maxSeconds: 600, limitReason: 'balance', reservedMicros: 1_000_000 });
+  });
+
+  it('refuses a call when what is left does not pay for a minute', () => {
+    expect(reserveCallTime(1200, 3_000_000, 3_000_000, 100_000)).toBeUndefined();
+    expect(reserveCallTime(1200, 3_000_000, 2_900_001, 100_000)).toBeUndefined();
+    expect(reserveCallTime(1200, 3_000_000, 2_900_000, 100_000)).toEqual({ maxSeconds: 60, limitReason: 'balance', reservedMicros: 100_000 });
+    // Reservations above the balance (a chat spent meanwhile) leave nothing, not a negative limit.
+    expect(reserveCallTime(1200, 1_000_000, 2_000_000, 100_000)).toBeUndefined();
+  });
+
+  it('reserves nothing for free calls, which the balance does not limit', () => {
+    expect(reserveCallTime(300, 1, 0, 0)).toEqual({ maxSeconds: 300, limitReason: 'max_call_duration', reservedMicros: 0 });
+  });
+
+  it('never lets calls started one after another reserve more than the balance together', () => {
+    // A deterministic spread of balances, prices and assistant limits; each call starts beside all before it.
+    let seed = 7;
+    const next = (below: number) => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed % below;
+    };
+    for (let run = 0; run < 200; run++) {
+      const balance = next(20_000_000);
+      const price = 1 + next(999_999);
+      let reserved = 0;
+      for (let call = 0; call < 8; call++) {
+        const reservation = reserveCallTime(60 + next(3600), balance, reserved, price);
+        if (!reservation) continue;
+        expect(reservation.maxSeconds).toBeGreaterThanOrEqual(60);
+        expect(reservation.reservedMicros).toBe(callCostMicros(reservation.maxSeconds, price));
+        reserved += reservation.reservedMicros;
+        expect(reserved).toBeLessThanOrEqual(balance);
+      }
+    }
+  });
+});
+
+describe('billableSeconds', () => {
+  it('bills the duration up to the time limit, and not the goodbye said past it', () => {
+    expect(billableSeconds(42, 600)).toBe(42);
+    expect(billableSeconds(600, 600)).toBe(600);
+    expect(billableSeconds(606, 600)).toBe(600);
+  });
+
+  it('bills the whole duration of a call that has no limit', () => {
+    expect(billableSeconds(606, null)).toBe(606);
   });
 });

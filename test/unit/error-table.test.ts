@@ -4,7 +4,7 @@ import {
 } from '../../src/api/error-table.ts';
 import {
   BadRequestError, CallUnaffordableError, ConflictError, ForbiddenError, InsufficientBalanceError, NotFoundError, PayloadTooLargeError, PaymentRequiredError, PlanLimitError,
-  ProviderFailedError, RejectedError, ServiceUnavailableError, TooManyRequestsError, UnauthenticatedError, UnprocessableError, UsageLimitError,
+  ProviderFailedError, ProviderRefusedError, RejectedError, ServiceUnavailableError, TooManyRequestsError, UnauthenticatedError, UnprocessableError, UsageLimitError,
   ValidationError, errorCodes, type DomainError, type ErrorCode,
 } from '../../src/lib/errors.ts';
 import { nonRetryableErrorTypes } from '../../src/temporal/shared.ts';
@@ -58,6 +58,11 @@ const expected: Record<ErrorCode, Expected> = {
     error: new UsageLimitError('This assistant has used up its free test messages for now.', 120),
     status: 429,
     headers: { 'Retry-After': '120' },
+  },
+  provider_refused: {
+    error: new ProviderRefusedError('Failed to send SMS', "'To' number is not a valid mobile number"),
+    status: 500,
+    bodies: Object.fromEntries((['message', 'error', 'status'] as const).map((style) => [style, { message: 'Failed to send SMS', error: "'To' number is not a valid mobile number" }])),
   },
   provider_unavailable: { error: new ServiceUnavailableError('No language model is configured. Set LLM_BASE_URL and LLM_API_KEY.'), status: 503 },
 };

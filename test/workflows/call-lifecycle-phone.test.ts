@@ -1,3 +1,4 @@
+import { ApplicationFailure } from '@temporalio/activity';
 import { describe, expect, it } from 'vitest';
 import type { Activities } from '../../activities/index.ts';
 import { callSignals, type CarrierStatusSignal } from '../../src/temporal/shared.ts';
@@ -7,9 +8,11 @@ import { call, inputOf, names, shortTiming, steps } from '../support/call-lifecy
 /** An outbound phone call the carrier dials; finalizing answers the status the reason maps to (activities/calls.ts). */
 const outbound = {
   ...steps,
-  prepareCall: () => Promise.resolve({ outcome: 'ready' as const, maxSeconds: 600, phone: true, dial: true }),
+  prepareCall: () => Promise.resolve({ outcome: 'ready' as const, maxSeconds: 600, phone: true, dial: true, endCallOnVoicemail: true }),
   dialCall: () => Promise.resolve({ dialed: true as const }),
   endCarrierCall: () => Promise.resolve(),
+  recordAnsweredBy: () => Promise.resolve(),
+  recordCarrierCost: () => Promise.resolve({ carrierCostMicros: 14_000 }),
   finalizeCall: ({ reason }: { reason: string }) => Promise.resolve({ status: (['busy', 'no-answer'].includes(reason) ? reason : 'failed') as 'failed', evaluate: false }),
 } satisfies Partial<Activities>;
 
@@ -33,8 +36,9 @@ describe('callLifecycleWorkflow on the phone network', () => {
     expect(await handle.result()).toEqual({ status: 'ended_by_customer', reason: 'customer_hangup' });
     expect(inputOf(worker, 'markAnswered')).toEqual({ callId, at: answeredAt });
     expect(inputOf(worker, 'finalizeCall')).toEqual({ callId, reason: 'customer_hangup', endedAt });
-    // The media session ended first, so the line was dropped at the carrier too.
-    expect(names(worker)).toEqual(['prepareCall', 'dialCall', 'markAnswered', 'endCarrierCall', 'finalizeCall']);
+    // The media session ended first, so the line was dropped at the carrier too; then the carrier's price.
+    expect(names(worker)).toEqual(['prepareCall', 'dialCall', 'markAnswered', 'endCarrierCall', 'finalizeCall', 'recordCarrierCost']);
+    expect(inputOf(worker, 'recordCarrierCost')).toEqual({ callId });
   });
 
   it('ends unanswered calls with the carrier\'s word: busy, no-answer, or failed', async () => {
@@ -82,6 +86,50 @@ describe('callLifecycleWorkflow on the phone network', () => {
     await expect.poll(() => handle.query(callPhaseQuery), { timeout: 10_000 }).toBe('in-progress');
     await handle.signal(callSignals.endCall, { reason: 'call_deleted' });
     expect(await handle.result()).toMatchObject({ reason: 'media_lost' });
-    expect(names(worker)).toEqual(['prepareCall', 'dialCall', 'markAnswered', 'requestHangup', 'endCarrierCall', 'finalizeCall']);
+    expect(names(worker)).toEqual(['prepareCall', 'dialCall', 'markAnswered', 'requestHangup', 'endCarrierCall', 'finalizeCall', 'recordCarrierCost']);
+  });
+
+  it('stores each verdict on who answered as it comes, the carrier\'s over the engine\'s, before the call is finalized', async () => {
+    const { worker, callId, handle } = await call({ ...outbound, finalizeCall: () => Promise.resolve({ status: 'ended_by_assistant' as const, evaluate: false }) });
+    await handle.signal(callSignals.carrierStatus, carrier('in-progress'));
+    await expect.poll(() => handle.query(callPhaseQuery), { timeout: 10_000 }).toBe('in-progress');
+    await handle.signal(callSignals.answeredBy, { answeredBy: 'machine', source: 'engine', at: new Date().toISOString() });
+    await expect.poll(() => names(worker).filter((name) => name === 'recordAnsweredBy').length, { timeout: 10_000 }).toBe(1);
+    // The engine's verdict does not end the call here: the engine leaves its message or hangs up itself.
+    expect(await handle.query(callPhaseQuery)).toBe('in-progress');
+    await handle.signal(callSignals.answeredBy, { answeredBy: 'human', source: 'carrier', at: new Date().toISOString() });
+    await handle.signal(callSignals.callEnded, { reason: 'voicemail', at: new Date().toISOString() });
+    expect(await handle.result()).toEqual({ status: 'ended_by_assistant', reason: 'voicemail' });
+    const stored = worker.calls.filter((entry) => entry.name === 'recordAnsweredBy').map((entry) => entry.input);
+    expect(stored).toEqual([{ callId, answeredBy: 'machine' }, { callId, answeredBy: 'human' }]);
+    expect(names(worker).indexOf('finalizeCall')).toBeGreaterThan(names(worker).lastIndexOf('recordAnsweredBy'));
+  });
+
+  it('hangs up at once when the carrier finds a machine and the assistant hangs up on voicemail', async () => {
+    const { worker, callId, handle } = await call({ ...outbound, finalizeCall: () => Promise.resolve({ status: 'ended_by_assistant' as const, evaluate: false }) });
+    await handle.signal(callSignals.carrierStatus, carrier('in-progress'));
+    await expect.poll(() => handle.query(callPhaseQuery), { timeout: 10_000 }).toBe('in-progress');
+    await handle.signal(callSignals.answeredBy, { answeredBy: 'machine', source: 'carrier', at: new Date().toISOString() });
+    await expect.poll(() => inputOf(worker, 'requestHangup'), { timeout: 10_000 }).toEqual({ callId, reason: 'voicemail' });
+    await handle.signal(callSignals.callEnded, { reason: 'voicemail', at: new Date().toISOString() });
+    expect(await handle.result()).toEqual({ status: 'ended_by_assistant', reason: 'voicemail' });
+    expect(names(worker)).toEqual(['prepareCall', 'dialCall', 'markAnswered', 'recordAnsweredBy', 'requestHangup', 'endCarrierCall', 'finalizeCall', 'recordCarrierCost']);
+  });
+
+  it('leaves a machine on the line when the assistant leaves a message, and finishes the call when the price never comes', async () => {
+    const { worker, handle } = await call({
+      ...outbound,
+      prepareCall: () => Promise.resolve({ outcome: 'ready' as const, maxSeconds: 600, phone: true, dial: true, endCallOnVoicemail: false }),
+      recordCarrierCost: () => Promise.reject(ApplicationFailure.nonRetryable('the carrier forgot the call', 'rejected')),
+      finalizeCall: () => Promise.resolve({ status: 'ended_by_assistant' as const, evaluate: false }),
+    });
+    await handle.signal(callSignals.carrierStatus, carrier('in-progress'));
+    await expect.poll(() => handle.query(callPhaseQuery), { timeout: 10_000 }).toBe('in-progress');
+    await handle.signal(callSignals.answeredBy, { answeredBy: 'machine', source: 'carrier', at: new Date().toISOString() });
+    await expect.poll(() => names(worker).includes('recordAnsweredBy'), { timeout: 10_000 }).toBe(true);
+    expect(await handle.query(callPhaseQuery)).toBe('in-progress');
+    await handle.signal(callSignals.callEnded, { reason: 'voicemail', at: new Date().toISOString() });
+    expect(await handle.result()).toEqual({ status: 'ended_by_assistant', reason: 'voicemail' });
+    expect(names(worker)).not.toContain('requestHangup');
   });
 });

@@ -49,7 +49,7 @@ describe('callLifecycleWorkflow', () => {
   });
 
   it('hangs up when the time limit and its grace pass without an end, and ends the call at its limit', async () => {
-    const { worker, callId, handle } = await call({ ...steps, prepareCall: () => Promise.resolve({ outcome: 'ready' as const, maxSeconds: 1, phone: false, dial: false }) }, shortTiming);
+    const { worker, callId, handle } = await call({ ...steps, prepareCall: () => Promise.resolve({ outcome: 'ready' as const, maxSeconds: 1, phone: false, dial: false, endCallOnVoicemail: true }) }, shortTiming);
     const answeredAt = new Date();
     await handle.signal(callSignals.callAnswered, { at: answeredAt.toISOString() });
 

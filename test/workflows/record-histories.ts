@@ -62,7 +62,7 @@ async function ingestDocument(temporal: TemporalClient, workflowId: string): Pro
 const acquiring = Promise.withResolvers<void>();
 
 const callSteps = {
-  prepareCall: () => Promise.resolve({ outcome: 'ready' as const, maxSeconds: 1, phone: false, dial: false }),
+  prepareCall: () => Promise.resolve({ outcome: 'ready' as const, maxSeconds: 1, phone: false, dial: false, endCallOnVoicemail: true }),
   markAnswered: () => Promise.resolve(),
   requestHangup: () => Promise.resolve('requested' as const),
   finalizeCall: ({ reason }) => Promise.resolve({ status: reason === 'customer_hangup' ? 'ended_by_customer' as const : 'completed' as const, evaluate: true }),

@@ -50,7 +50,7 @@ describe('startCallLifecycle', () => {
     const worker = await startStubWorker({
       prepareCall: async () => {
         await preparing.pass();
-        return { outcome: 'ready', maxSeconds: 60, phone: false, dial: false };
+        return { outcome: 'ready', maxSeconds: 60, phone: false, dial: false, endCallOnVoicemail: true };
       },
     });
     onTestFinished(() => worker.stop());

@@ -6,6 +6,11 @@ export interface TestCard {
   last4: string;
   /** Undefined: every charge succeeds. */
   decline?: { reason: FailureReason; message: string };
+  /**
+   * The card asks for 3-D Secure on every charge: a charge the user makes waits for them to authenticate
+   * (`requires_action`); an off-session one, with nobody there to authenticate, fails as `decline` says.
+   */
+  requiresAuthentication?: true;
 }
 
 /**
@@ -24,10 +29,11 @@ export const testCards: Record<string, TestCard> = {
     decline: { reason: 'insufficient_funds', message: 'Your card has insufficient funds.' },
   },
   pm_card_chargeDeclinedExpiredCard: { brand: 'visa', last4: '0069', decline: { reason: 'expired_card', message: 'Your card has expired.' } },
-  // 4000 0027 6000 3184 asks for 3-D Secure on every charge: with nobody there to authenticate, it fails.
+  // 4000 0027 6000 3184.
   pm_card_authenticationRequired: {
     brand: 'visa',
     last4: '3184',
+    requiresAuthentication: true,
     decline: { reason: 'authentication_required', message: 'Your card was declined. This transaction requires authentication.' },
   },
 };

@@ -17,14 +17,18 @@ interface PaymentRow {
   failureReason: string | null;
   failureMessage: string | null;
   metadata: Record<string, string>;
+  clientSecret: string | null;
 }
 
 function paymentOf(row: PaymentRow): Payment {
-  return { id: row.id, status: row.status, amountMicros: Number(row.amountMicros), failureReason: row.failureReason, metadata: row.metadata };
+  const payment: Payment = { id: row.id, status: row.status, amountMicros: Number(row.amountMicros), failureReason: row.failureReason, metadata: row.metadata };
+  if (row.status === 'requires_action' && row.clientSecret) payment.clientSecret = row.clientSecret;
+  return payment;
 }
 
 function outcomeOf(row: PaymentRow): ChargeOutcome {
   if (row.status === 'succeeded' || row.status === 'processing') return { status: row.status, paymentId: row.id };
+  if (row.status === 'requires_action' && row.clientSecret) return { status: 'requires_action', paymentId: row.id, clientSecret: row.clientSecret };
   return { status: 'failed', paymentId: row.id, reason: row.failureReason ?? 'card_declined', message: row.failureMessage ?? 'Your card was declined.' };
 }
 
@@ -85,16 +89,22 @@ export function createSandboxPayments(options: { knex: () => Knex; webhookSecret
         .where({ id: input.paymentMethodId, customerId: input.customerId })
         .first<{ testMethod: string } | undefined>('testMethod');
       if (!method) throw new Error(`No such PaymentMethod of customer '${input.customerId}': '${input.paymentMethodId}'`);
-      const decline = testCards[method.testMethod]?.decline;
+      const card = testCards[method.testMethod];
+      // A charge the user makes waits for them to authenticate, as in Stripe's test mode. The sandbox has no
+      // Stripe.js to do it with: a signed webhook event settles such a payment.
+      const authenticating = card?.requiresAuthentication === true && !input.offSession;
+      const decline = authenticating ? undefined : card?.decline;
+      const id = sandboxId('pi');
       const written = await db('sandbox_payments')
         .insert({
-          id: sandboxId('pi'),
+          id,
           customerId: input.customerId,
           paymentMethodId: input.paymentMethodId,
           amountMicros: input.amountMicros,
-          status: decline ? 'failed' : 'succeeded',
+          status: authenticating ? 'requires_action' : decline ? 'failed' : 'succeeded',
           failureReason: decline?.reason ?? null,
           failureMessage: decline?.message ?? null,
+          clientSecret: authenticating ? `${id}_secret_${randomBytes(12).toString('hex')}` : null,
           description: input.description,
           metadata: JSON.stringify(input.metadata),
           idempotencyKey: input.idempotencyKey,

@@ -33,13 +33,15 @@ export function paymentOf(intent: Stripe.PaymentIntent): Payment {
     : intent.status === 'processing' ? 'processing'
       : intent.status === 'requires_action' ? 'requires_action'
         : 'failed';
-  return {
+  const payment: Payment = {
     id: intent.id,
     status,
     amountMicros: centsToMicros(intent.amount),
     failureReason: status === 'failed' ? failureReasonOf(intent.last_payment_error) : status === 'requires_action' ? 'authentication_required' : null,
     metadata: { ...intent.metadata },
   };
+  if (status === 'requires_action' && intent.client_secret) payment.clientSecret = intent.client_secret;
+  return payment;
 }
 
 /**

@@ -72,6 +72,11 @@ export function createStripePayments(config: StripeConfig): PaymentProvider {
         }, { idempotencyKey: input.idempotencyKey });
         const payment = paymentOf(intent);
         if (payment.status === 'succeeded' || payment.status === 'processing') return { status: payment.status, paymentId: intent.id };
+        // 3-D Secure for a charge the user makes: their browser completes it with Stripe.js. Off-session, Stripe
+        // answers such a card with an `authentication_required` card error instead (below).
+        if (payment.status === 'requires_action' && !input.offSession && payment.clientSecret) {
+          return { status: 'requires_action', paymentId: intent.id, clientSecret: payment.clientSecret };
+        }
         const reason = payment.failureReason ?? 'card_declined';
         return { status: 'failed', paymentId: intent.id, reason, message: intent.last_payment_error?.message ?? reason };
       } catch (error) {

@@ -20,6 +20,12 @@ export type ChargeOutcome =
   | { status: 'succeeded'; paymentId: string }
   /** Accepted, confirmed later: a `payment_intent.succeeded` or `payment_intent.payment_failed` event follows. */
   | { status: 'processing'; paymentId: string }
+  /**
+   * On-session only: the card asks its holder to authenticate (3-D Secure). The client confirms the payment
+   * with Stripe.js and `clientSecret`; a `payment_intent.succeeded` or `payment_intent.payment_failed` event
+   * follows. Off-session, with nobody there to authenticate, the same card fails with `authentication_required`.
+   */
+  | { status: 'requires_action'; paymentId: string; clientSecret: string }
   /** `paymentId` is null when the provider refused before creating a payment. */
   | { status: 'failed'; paymentId: string | null; reason: FailureReason; message: string };
 
@@ -30,7 +36,7 @@ export interface ChargeInput {
   description: string;
   /** A retried charge with the same key answers the first charge's outcome and charges nothing more. */
   idempotencyKey: string;
-  /** True when the user is not there to authenticate (renewals, auto-recharge). */
+  /** True when the user is not there to authenticate (renewals, auto-recharge); false when the user asked for the charge. */
   offSession: boolean;
   /** Comes back on the payment and its webhook events; strings only, as Stripe keeps them. */
   metadata: Record<string, string>;
@@ -42,6 +48,8 @@ export interface Payment {
   amountMicros: number;
   failureReason: FailureReason | null;
   metadata: Record<string, string>;
+  /** For a payment waiting for its holder's authentication (`requires_action`): what the client confirms it with. */
+  clientSecret?: string;
 }
 
 /** A verified webhook event, reduced to what Parley acts on. */

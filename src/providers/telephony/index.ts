@@ -13,5 +13,5 @@ export type { TelephonyProvider };
  */
 export function createTelephony(config: Pick<Config, 'telephony' | 'publicUrl'>, knex: () => Knex, secrets: () => SecretBox): TelephonyProvider {
   if (config.telephony.provider === 'twilio') return createTwilioTelephony({ settings: config.telephony, publicUrl: config.publicUrl });
-  return createSandboxTelephony({ knex, secrets, carrierUrl: () => config.publicUrl });
+  return createSandboxTelephony({ knex, secrets, publicUrl: () => config.publicUrl });
 }

@@ -3,22 +3,34 @@ import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import { RejectedError } from '../../lib/errors.ts';
 import type { SecretBox } from '../../lib/secrets.ts';
+import { callbackRouting } from './routing.ts';
 import { drawNumbers, offerOf, REFUSED_DIGITS } from './sandbox-inventory.ts';
-import type { CarrierCalls, TelephonyProvider } from './types.ts';
+import type { CarrierCalls, CarrierMessages, NumberRouting, TelephonyProvider } from './types.ts';
 
 /**
  * The embedded carrier: it offers numbers of its inventory (sandbox-inventory.ts), provisions them into
- * its own table (a restart changes nothing) and takes them back. A number it holds for someone is not
- * offered; released, it can be offered again.
+ * its own table (a restart changes nothing) with where their calls and messages go, and takes them back. A
+ * number it holds for someone is not offered; released, it can be offered again. `publicUrl` is Parley's
+ * PUBLIC_URL: numbers are pointed at Parley's routes there, and the api role serves the carrier's own API there.
  */
-export function createSandboxTelephony(options: { knex: () => Knex; secrets: () => SecretBox; carrierUrl: () => string }): TelephonyProvider {
+export function createSandboxTelephony(options: { knex: () => Knex; secrets: () => SecretBox; publicUrl: () => string }): TelephonyProvider {
   const { knex } = options;
   // Derived from the app key, which every process of a deployment shares.
   const token = () => sandboxCarrierToken(options.secrets());
+  const api = carrierApi(() => `${options.publicUrl()}/api/sandbox/carrier`, token);
+
+  async function configureNumber(providerNumberId: string, routing: NumberRouting): Promise<void> {
+    const { voiceUrl, statusCallbackUrl, smsUrl } = routing;
+    const updated = await knex()('sandbox_phone_numbers').where({ id: providerNumberId }).whereNull('released_at').update({ voiceUrl, statusCallbackUrl, smsUrl });
+    if (updated === 0) throw new RejectedError(`The sandbox carrier holds no number ${providerNumberId}.`);
+  }
+
   return {
     name: 'sandbox',
     callbackToken: token,
-    calls: sandboxCalls(() => `${options.carrierUrl()}/api/sandbox/carrier/calls`, token),
+    calls: sandboxCalls(api),
+    messages: sandboxMessages(api),
+    configureNumber,
 
     async searchNumbers({ countryCode, contains = '', limit }) {
       // Drawn twice over, so that numbers held here can be left out and the page still fills.
@@ -33,14 +45,19 @@ export function createSandboxTelephony(options: { knex: () => Knex; secrets: () 
 
     async provisionNumber({ phoneNumber, idempotencyKey }) {
       const db = knex();
+      const parley = callbackRouting(options.publicUrl(), 'sandbox');
       const earlier = await db('sandbox_phone_numbers').where({ idempotencyKey }).first<{ id: string; releasedAt: Date | null } | undefined>('id', 'releasedAt');
-      if (earlier && !earlier.releasedAt) return { providerNumberId: earlier.id };
+      if (earlier && !earlier.releasedAt) {
+        // Provisioned by this purchase before; pointed at Parley again in case its address changed since.
+        await configureNumber(earlier.id, parley);
+        return { providerNumberId: earlier.id };
+      }
       if (earlier) throw new RejectedError(`The purchase ${idempotencyKey} already released its number.`);
       if (phoneNumber.includes(REFUSED_DIGITS)) throw new RejectedError(`The sandbox carrier declines numbers with ${REFUSED_DIGITS} in them (its number that fails on purpose).`);
       if (!offerOf(phoneNumber)) throw new RejectedError(`The sandbox carrier does not offer ${phoneNumber}.`);
       const id = `PNsbx${randomBytes(14).toString('hex')}`;
       try {
-        await db('sandbox_phone_numbers').insert({ id, phoneNumber, idempotencyKey });
+        await db('sandbox_phone_numbers').insert({ id, phoneNumber, idempotencyKey, ...parley });
       } catch (error) {
         if (!isUniqueViolation(error)) throw error;
         // The same key raced itself: the first insert stands. Another key holds the number: it is taken.
@@ -62,37 +79,61 @@ export function sandboxCarrierToken(secrets: SecretBox): string {
   return secrets.sign('callbacks', 'sandbox-carrier');
 }
 
+/** A request to the sandbox carrier's API: its status and JSON answer. A request it refuses (400) is the caller's. */
+interface CarrierAnswer { sid?: string; status?: string; message?: string; endedAt?: number; priceMicros?: number }
+type CarrierRequest = (path: string, body?: unknown, method?: 'GET' | 'POST') => Promise<{ status: number; payload: CarrierAnswer }>;
+
 /**
- * Calls through the sandbox carrier's API (resources/sandbox-carrier), served by the api role at PUBLIC_URL:
- * any process dials as it would dial Twilio. A request the carrier refuses (400) is the caller's.
+ * The sandbox carrier's API (resources/sandbox-carrier), served by the api role at PUBLIC_URL: any process
+ * dials and texts through it as Twilio's adapter calls Twilio, presenting the carrier's key.
  */
-function sandboxCalls(callsUrl: () => string, token: () => string): CarrierCalls {
-  const post = async (url: string, body?: unknown) => {
-    const answer = await fetch(url, {
-      method: 'POST',
+function carrierApi(apiUrl: () => string, token: () => string): CarrierRequest {
+  return async (path, body, method = 'POST') => {
+    const answer = await fetch(`${apiUrl()}${path}`, {
+      method,
       headers: { 'authorization': `Bearer ${token()}`, 'content-type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
       signal: AbortSignal.timeout(15_000),
     });
-    const payload = await answer.json().catch(() => ({})) as { sid?: string; message?: string };
-    if (answer.status === 400) throw new RejectedError(payload.message ?? 'The sandbox carrier refused the call.');
+    const payload = await answer.json().catch(() => ({})) as CarrierAnswer;
+    if (answer.status === 400) throw new RejectedError(payload.message ?? 'The sandbox carrier refused the request.');
     return { status: answer.status, payload };
   };
+}
+
+function sandboxCalls(ask: CarrierRequest): CarrierCalls {
   return {
     async placeCall(request) {
-      const { status, payload } = await post(callsUrl(), request);
+      const { status, payload } = await ask('/calls', request);
       if (status !== 201 || !payload.sid) throw new Error(`The sandbox carrier answered ${status} to a dial.`);
       return { providerCallId: payload.sid };
     },
     async endCall(providerCallId) {
-      const { status } = await post(`${callsUrl()}/${providerCallId}/end`);
+      const { status } = await ask(`/calls/${providerCallId}/end`);
       // 404: the call is over and gone from the carrier's memory.
       if (status !== 200 && status !== 404) throw new Error(`The sandbox carrier answered ${status} to a hang-up.`);
     },
     async transferCall(providerCallId, request) {
-      const { status, payload } = await post(`${callsUrl()}/${providerCallId}/transfer`, request);
+      const { status, payload } = await ask(`/calls/${providerCallId}/transfer`, request);
       if (status === 404 || status === 409) throw new RejectedError(payload.message ?? 'The call is not live at the sandbox carrier.');
       if (status !== 200) throw new Error(`The sandbox carrier answered ${status} to a transfer.`);
+    },
+    async callPrice(providerCallId) {
+      const { status, payload } = await ask(`/calls/${providerCallId}`, undefined, 'GET');
+      // The carrier keeps ended calls for a while, in one api replica's memory: one it forgot cannot be priced.
+      if (status === 404) throw new RejectedError(`The sandbox carrier no longer knows call ${providerCallId}.`);
+      if (status !== 200) throw new Error(`The sandbox carrier answered ${status} to a call's reading.`);
+      return payload.endedAt === undefined ? undefined : payload.priceMicros;
+    },
+  };
+}
+
+function sandboxMessages(post: CarrierRequest): CarrierMessages {
+  return {
+    async sendSms(request) {
+      const { status, payload } = await post('/messages', request);
+      if (status !== 201 || !payload.sid || !payload.status) throw new Error(`The sandbox carrier answered ${status} to a message.`);
+      return { providerMessageId: payload.sid, status: payload.status };
     },
   };
 }

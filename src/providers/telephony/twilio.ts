@@ -4,16 +4,25 @@ import type { RequestOptions } from 'twilio/lib/base/RequestClient.js';
 import type { TelephonyConfig } from '../../config/telephony.ts';
 import { RejectedError } from '../../lib/errors.ts';
 import { parseUsd } from '../../lib/money.ts';
-import type { AddressRequirement, AvailableNumber, CallRequest, CarrierCalls, TelephonyProvider, TransferRequest } from './types.ts';
+import { callbackPaths, callbackRouting } from './routing.ts';
+import type { AddressRequirement, AvailableNumber, CallRequest, CarrierCalls, CarrierMessages, NumberRouting, TelephonyProvider, TransferRequest } from './types.ts';
 
 export type TwilioSettings = Extract<TelephonyConfig, { provider: 'twilio' }>;
 
 /** Where Twilio sends a number's calls, their progress and its messages: Parley's callback routes. */
-export const twilioCallbackPaths = {
-  voice: '/api/telephony/twilio/voice',
-  status: '/api/telephony/twilio/status',
-  messages: '/api/telephony/twilio/messages',
-} as const;
+export const twilioCallbackPaths = callbackPaths('twilio');
+
+/** A number's routing as IncomingPhoneNumbers' parameters. */
+function numberUrls(routing: NumberRouting) {
+  return {
+    voiceUrl: routing.voiceUrl,
+    voiceMethod: 'POST',
+    statusCallback: routing.statusCallbackUrl,
+    statusCallbackMethod: 'POST',
+    smsUrl: routing.smsUrl,
+    smsMethod: 'POST',
+  };
+}
 
 const PRICE_TTL_MS = 60 * 60 * 1000;
 
@@ -79,14 +88,7 @@ function smsCapable(capabilities: Record<string, unknown> | undefined): boolean 
  */
 export function createTwilioTelephony(options: { settings: TwilioSettings; publicUrl: string; client?: twilio.Twilio }): TelephonyProvider {
   const client = options.client ?? createTwilioClient(options.settings);
-  const urls = {
-    voiceUrl: `${options.publicUrl}${twilioCallbackPaths.voice}`,
-    voiceMethod: 'POST',
-    statusCallback: `${options.publicUrl}${twilioCallbackPaths.status}`,
-    statusCallbackMethod: 'POST',
-    smsUrl: `${options.publicUrl}${twilioCallbackPaths.messages}`,
-    smsMethod: 'POST',
-  };
+  const parley = callbackRouting(options.publicUrl, 'twilio');
   const prices = new Map<string, { micros: number; until: number }>();
 
   async function monthlyPriceMicros(countryCode: string): Promise<number> {
@@ -102,8 +104,17 @@ export function createTwilioTelephony(options: { settings: TwilioSettings; publi
     return micros;
   }
 
+  async function configureNumber(providerNumberId: string, routing: NumberRouting): Promise<void> {
+    try {
+      await client.incomingPhoneNumbers(providerNumberId).update(numberUrls(routing));
+    } catch (error) {
+      throw carrierError(error, `configure ${providerNumberId}`);
+    }
+  }
+
   return {
     name: 'twilio',
+    configureNumber,
 
     async searchNumbers({ countryCode, contains, limit }) {
       // Twilio's pattern needs two characters at least: one digit is matched here, on a larger page.
@@ -134,11 +145,11 @@ export function createTwilioTelephony(options: { settings: TwilioSettings; publi
       if (held) {
         if (held.friendlyName !== idempotencyKey) throw new RejectedError(`${phoneNumber} is already on the Twilio account, for "${held.friendlyName}".`);
         // Bought by this purchase before; its URLs are set again in case Parley's address changed since.
-        await client.incomingPhoneNumbers(held.sid).update(urls);
+        await configureNumber(held.sid, parley);
         return { providerNumberId: held.sid };
       }
       try {
-        const bought = await client.incomingPhoneNumbers.create({ phoneNumber, friendlyName: idempotencyKey, ...urls });
+        const bought = await client.incomingPhoneNumbers.create({ phoneNumber, friendlyName: idempotencyKey, ...numberUrls(parley) });
         return { providerNumberId: bought.sid };
       } catch (error) {
         throw carrierError(error, `provision ${phoneNumber}`);
@@ -155,6 +166,7 @@ export function createTwilioTelephony(options: { settings: TwilioSettings; publi
 
     callbackToken: () => options.settings.authToken,
     calls: twilioCalls(client),
+    messages: twilioMessages(client),
   };
 }
 
@@ -164,6 +176,10 @@ const STATUS_EVENTS = ['initiated', 'ringing', 'answered', 'completed'];
 /**
  * Calls through Twilio's Calls API: the answered call is connected by `<Connect><Stream>` to the media
  * gateway, the stream's parameters riding along as `<Parameter>`s, and each status change is posted to Parley.
+ * With a verdict URL, Twilio's asynchronous answering-machine detection runs beside the stream (the call is
+ * connected at once) and posts its AnsweredBy there; `DetectMessageEnd` waits for a machine's greeting to end,
+ * so its verdict also says the box is ready for a message.
+ * https://www.twilio.com/docs/voice/answering-machine-detection
  */
 function twilioCalls(client: twilio.Twilio): CarrierCalls {
   return {
@@ -180,6 +196,9 @@ function twilioCalls(client: twilio.Twilio): CarrierCalls {
           statusCallback: request.statusCallbackUrl,
           statusCallbackMethod: 'POST',
           statusCallbackEvent: STATUS_EVENTS,
+          ...(request.answeredByCallbackUrl
+            ? { machineDetection: 'DetectMessageEnd', asyncAmd: 'true', asyncAmdStatusCallback: request.answeredByCallbackUrl, asyncAmdStatusCallbackMethod: 'POST' }
+            : {}),
         });
         return { providerCallId: call.sid };
       } catch (error) {
@@ -213,6 +232,38 @@ function twilioCalls(client: twilio.Twilio): CarrierCalls {
         await client.calls(providerCallId).update({ twiml: twiml.toString() });
       } catch (error) {
         throw carrierError(error, `transfer the call to ${request.to}`);
+      }
+    },
+
+    // Twilio fills `price` (negative: a charge) some time after the call completes.
+    async callPrice(providerCallId) {
+      const call = await client.calls(providerCallId).fetch();
+      if (call.price === null || call.price === undefined || call.price === '') return undefined;
+      if (call.priceUnit?.toUpperCase() !== 'USD') throw new RejectedError(`Twilio priced call ${providerCallId} in ${call.priceUnit}, not USD.`);
+      const micros = parseUsd(call.price);
+      if (micros === undefined) throw new RejectedError(`Twilio priced call ${providerCallId} as "${call.price}", which is not an amount.`);
+      return Math.abs(micros);
+    },
+  };
+}
+
+/**
+ * Text messages through Twilio's Messages API, from one of the account's numbers; Twilio posts each change of
+ * the message's status to the callback given.
+ */
+function twilioMessages(client: twilio.Twilio): CarrierMessages {
+  return {
+    async sendSms(request) {
+      try {
+        const message = await client.messages.create({
+          from: request.from,
+          to: request.to,
+          body: request.body,
+          statusCallback: request.statusCallbackUrl,
+        });
+        return { providerMessageId: message.sid, status: message.status };
+      } catch (error) {
+        throw carrierError(error, `send a message to ${request.to}`);
       }
     },
   };

@@ -1,7 +1,7 @@
 /**
  * What Parley asks of a carrier: which numbers it offers, to provision one (calls and messages to it then
- * reach Parley's public URL), to release one, and, where the carrier does it, to place and end calls. The
- * sandbox carrier and Twilio both answer through it.
+ * reach Parley's public URL), to configure where they go, to release one, and, where the carrier does it, to
+ * place and end calls and to send text messages. The sandbox carrier and Twilio both answer through it.
  */
 
 /** How a carrier wants the buyer's address proven before it provisions a number (Twilio's terms). */
@@ -26,6 +26,16 @@ export interface NumberSearch {
   limit: number;
 }
 
+/** Where a carrier sends what happens on one of its numbers, each as a POST (Twilio's terms). */
+export interface NumberRouting {
+  /** Asked what to do with an incoming call (TwiML). */
+  voiceUrl: string;
+  /** Told of each status change of the number's calls. */
+  statusCallbackUrl: string;
+  /** Given each incoming message. */
+  smsUrl: string;
+}
+
 export interface TelephonyProvider {
   readonly name: 'sandbox' | 'twilio';
   searchNumbers(search: NumberSearch): Promise<AvailableNumber[]>;
@@ -35,6 +45,11 @@ export interface TelephonyProvider {
    * the carrier will not give (taken meanwhile, declined) is a `RejectedError`: asking again will not help.
    */
   provisionNumber(request: { phoneNumber: string; idempotencyKey: string }): Promise<{ providerNumberId: string }>;
+  /**
+   * Points a provisioned number's calls, their status changes and its messages at `routing` (provisioning
+   * points them at Parley's routes, routing.ts). A number the carrier does not hold is a `RejectedError`.
+   */
+  configureNumber(providerNumberId: string, routing: NumberRouting): Promise<void>;
   /** Gives a provisioned number back; releasing one already released is not an error. */
   releaseNumber(providerNumberId: string): Promise<void>;
   /**
@@ -44,6 +59,8 @@ export interface TelephonyProvider {
   callbackToken(): string;
   /** Placing and ending calls, where this carrier does it. */
   readonly calls?: CarrierCalls;
+  /** Sending text messages, where this carrier does it. */
+  readonly messages?: CarrierMessages;
 }
 
 /** A phone call Parley asks a carrier to place. */
@@ -60,6 +77,11 @@ export interface CallRequest {
   statusCallbackUrl: string;
   /** How long the callee's phone rings before the carrier gives up with `no-answer`. */
   ringTimeoutSeconds: number;
+  /**
+   * Where a carrier that detects answering machines itself (Twilio's asynchronous AMD) posts its verdict, signed
+   * like its status callbacks. Parley's own detector judges every call anyway; the sandbox carrier never says.
+   */
+  answeredByCallbackUrl?: string;
 }
 
 /** A live call Parley hands over to a phone number (`call_transfer`). */
@@ -93,4 +115,29 @@ export interface CarrierCalls {
    * `to`. A call that is not live (or not the carrier's) is a `RejectedError`.
    */
   transferCall(providerCallId: string, request: TransferRequest): Promise<void>;
+  /**
+   * What the carrier charged for a call that has ended, in micro-dollars (USD); undefined while it has not
+   * priced it yet (carriers price a call some time after it ends).
+   */
+  callPrice(providerCallId: string): Promise<number | undefined>;
+}
+
+/** A text message Parley asks a carrier to send. */
+export interface SmsRequest {
+  /** E.164: one of the account's numbers, and the recipient. */
+  from: string;
+  to: string;
+  body: string;
+  /** Where the carrier posts each change of the message's status (sent, delivered, failed), signed as Twilio signs. */
+  statusCallbackUrl: string;
+}
+
+/** What a carrier does with text messages. */
+export interface CarrierMessages {
+  /**
+   * Hands a message to the carrier, which answers its id for the message and its status (`queued`, as a rule).
+   * A message the carrier refuses (not a number it can reach, a sender it does not know) is a `RejectedError`
+   * whose text says why.
+   */
+  sendSms(request: SmsRequest): Promise<{ providerMessageId: string; status: string }>;
 }

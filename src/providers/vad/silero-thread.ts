@@ -17,7 +17,7 @@ loading.then(() => send({ type: 'ready' }), () => send({ type: 'ready' }));
 port.on('message', (message: ToVadThread) => {
   void loading.then((silero) => handle(silero, message), (error: unknown) => {
     if (message.type === 'open') send({ type: 'failed', id: message.id, message: error instanceof Error ? error.message : String(error) });
-    if (message.type === 'audio') send({ type: 'heard', samples: message.samples.length, events: [] });
+    if (message.type === 'audio') send({ type: 'heard', events: [] });
   });
 });
 
@@ -43,7 +43,7 @@ async function handle(silero: SileroStreams, message: ToVadThread): Promise<void
       });
       const events = await silero.hear(frames);
       const buffers = events.flatMap(({ event }) => (event.type === 'speech_end' ? [event.audio.buffer as ArrayBuffer] : []));
-      send({ type: 'heard', samples: message.samples.length, events }, buffers);
+      send({ type: 'heard', events }, buffers);
     }
   }
 }

@@ -12,8 +12,8 @@ export type ToVadThread =
   | { type: 'audio'; ids: Int32Array; lengths: Int32Array; skipped: Int32Array; samples: Int16Array };
 
 export type FromVadThread =
-  /** The answer to one `audio` message: how many samples it held, and the events they led to. */
-  | { type: 'heard'; samples: number; events: { id: number; event: VadEvent }[] }
+  /** The answer to one `audio` message (answers come in order): the events its frames led to. */
+  | { type: 'heard'; events: { id: number; event: VadEvent }[] }
   | { type: 'failed'; id: number; message: string }
   /** The model has loaded (or failed to): from now on the thread keeps up, or is behind. */
   | { type: 'ready' };

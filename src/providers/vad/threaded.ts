@@ -12,10 +12,11 @@ export interface ThreadedVadOptions {
   threads: number;
   logger: Logger;
   /**
-   * A thread with more than this much audio unanswered, per detector it holds, is behind real time: further
-   * frames are dropped (and counted, so event times stay stream times) instead of queueing. Frames come in
-   * real time, so only an overloaded machine (or a test pushing faster than real time) gets there, and
-   * then a late detector is worse than a deaf moment: a turn's end heard seconds late holds up every reply.
+   * A thread that has left a batch unanswered for longer than this is behind real time: further frames are
+   * dropped (and counted, so event times stay stream times) instead of queueing. Only an overloaded machine
+   * gets there, and then a late detector is worse than a deaf moment: a turn's end heard seconds late holds
+   * up every reply. A burst of audio (what a caller said while the call loaded) is not a backlog: the
+   * thread answers it in milliseconds.
    */
   maxBacklogMs?: number;
 }
@@ -62,18 +63,18 @@ class VadThread {
   private worker: Worker | undefined;
   private readonly detectors = new Map<number, ThreadedDetector>();
   private batch: { id: number; frame: Int16Array; skipped: number }[] = [];
-  private batchSamples = 0;
   private flushScheduled = false;
-  private samplesInFlight = 0;
+  /** When each batch posted and not yet answered was posted, oldest first: the thread answers in order. */
+  private unanswered: number[] = [];
   private framesDropped = 0;
   private closing = false;
   /** Until its model has loaded a thread is slow, not behind: nothing is dropped while it loads. */
   private ready = false;
-  private readonly maxBacklogSamples: number;
+  private readonly maxBacklogMs: number;
 
   constructor(options: ThreadedVadOptions) {
     this.options = options;
-    this.maxBacklogSamples = ((options.maxBacklogMs ?? 250) * 16000) / 1000;
+    this.maxBacklogMs = options.maxBacklogMs ?? 250;
   }
 
   get load(): number {
@@ -102,7 +103,7 @@ class VadThread {
 
   private push(id: number, detector: ThreadedDetector, frame: Int16Array): void {
     if (!this.detectors.has(id)) return;
-    if (this.ready && this.samplesInFlight + this.batchSamples > this.maxBacklogSamples * this.detectors.size) {
+    if (this.ready && this.unanswered.length > 0 && performance.now() - (this.unanswered[0] as number) > this.maxBacklogMs) {
       detector.skipped += frame.length;
       if (this.framesDropped++ % 500 === 0) {
         this.options.logger.warn({ framesDropped: this.framesDropped, detectors: this.detectors.size }, 'the voice activity thread is behind real time; dropping frames');
@@ -110,7 +111,6 @@ class VadThread {
       return;
     }
     this.batch.push({ id, frame: frame.slice(), skipped: detector.skipped });
-    this.batchSamples += frame.length;
     detector.skipped = 0;
     if (!this.flushScheduled) {
       this.flushScheduled = true;
@@ -122,7 +122,6 @@ class VadThread {
     this.flushScheduled = false;
     const batch = this.batch;
     this.batch = [];
-    this.batchSamples = 0;
     if (batch.length === 0 || this.closing) return;
     const ids = new Int32Array(batch.length);
     const lengths = new Int32Array(batch.length);
@@ -136,7 +135,7 @@ class VadThread {
       samples.set(item.frame, offset);
       offset += item.frame.length;
     });
-    this.samplesInFlight += samples.length;
+    this.unanswered.push(performance.now());
     this.post({ type: 'audio', ids, lengths, skipped, samples }, [ids.buffer, lengths.buffer, skipped.buffer, samples.buffer]);
   }
 
@@ -156,7 +155,7 @@ class VadThread {
       if (this.closing || this.worker !== worker) return;
       this.worker = undefined;
       this.ready = false;
-      this.samplesInFlight = 0;
+      this.unanswered = [];
       if (this.detectors.size === 0) return;
       // The live calls keep listening on a new thread, their detectors fresh: what was mid-utterance is lost.
       this.options.logger.warn({ code, detectors: this.detectors.size }, 'the voice activity thread stopped; starting another');
@@ -169,13 +168,16 @@ class VadThread {
   private received(message: FromVadThread): void {
     if (message.type === 'ready') {
       this.ready = true;
+      // What waited for the model is not late: the thread's lag counts from now.
+      const now = performance.now();
+      this.unanswered = this.unanswered.map(() => now);
       return;
     }
     if (message.type === 'failed') {
       this.options.logger.error({ error: message.message }, 'a voice activity detector could not be made; its call hears nothing');
       return;
     }
-    this.samplesInFlight = Math.max(0, this.samplesInFlight - message.samples);
+    this.unanswered.shift();
     for (const { id, event } of message.events) this.detectors.get(id)?.listener(event);
   }
 }

@@ -22,6 +22,8 @@ export interface StoredVoiceProfile {
   enableNoiseCancellation: boolean;
   ambientSound: string;
   ambientSoundVolume: number;
+  endCallOnVoicemail: boolean;
+  voiceMailMessage: string | null;
   providerVoiceId: string | null;
   synthesizerCode: string | null;
   transcriberCode: string | null;
@@ -45,7 +47,7 @@ export function voiceProfileQuery(knex: Knex, where: { uuid: string } | { id: nu
       'a.mode', 'mm.provider_model as realtime_model', 'a.wait_for_customer', 'a.speech_speed', 'a.endpoint_type', 'a.endpoint_sensitivity', 'a.allow_interruptions',
       'a.interrupt_sensitivity', 'a.min_interrupt_words', 'a.reengagement_interval', 'a.reengagement_prompt',
       'a.max_silence_duration', 'a.fillers', 'a.filler_config', 'a.record', 'a.enable_noise_cancellation', 'a.ambient_sound',
-      'a.ambient_sound_volume', 'v.provider_voice_id', 'sp.code as synthesizer_code', 'tp.code as transcriber_code', 'l.stt_code',
+      'a.ambient_sound_volume', 'a.end_call_on_voicemail', 'a.voice_mail_message', 'v.provider_voice_id', 'sp.code as synthesizer_code', 'tp.code as transcriber_code', 'l.stt_code',
       'l.tts_code',
     );
 }
@@ -87,6 +89,8 @@ export function toVoiceSettings(row: StoredVoiceProfile): VoiceSettings {
     noiseCancellation: row.enableNoiseCancellation,
     ambientSound: ambient,
     ambientVolume: Number(row.ambientSoundVolume),
+    endCallOnVoicemail: row.endCallOnVoicemail,
+    voicemailMessage: row.voiceMailMessage?.trim() ? row.voiceMailMessage : null,
   };
 }
 

@@ -3,7 +3,7 @@ import { readAutoRecharge, saveAutoRecharge } from '../../billing/auto-recharge.
 import type { PaymentDeps } from '../../billing/payment-customers.ts';
 import { lengthAwarePage } from '../../lib/pagination.ts';
 import { usdToMicros } from '../../lib/money.ts';
-import { AutoRechargeAnswer, AutoRechargeBody, TopUpAnswer, TopUpBody, TransactionListQuery, TransactionPage } from './schemas.ts';
+import { AutoRechargeAnswer, AutoRechargeBody, TopUpAnswer, TopUpAuthenticationAnswer, TopUpBody, TransactionListQuery, TransactionPage } from './schemas.ts';
 import { autoRechargeItem, topUpItem, transactionItem } from './serialize.ts';
 import { listTransactions, topUpBalance } from './service.ts';
 
@@ -16,17 +16,24 @@ export function balanceRoutes(deps: PaymentDeps & { publicUrl: string }): RouteD
       path: '/user/balance/top-up',
       tag: TAG,
       summary: 'Charge the default card and credit the balance (send an Idempotency-Key header to retry safely)',
-      description: 'A payment the provider confirms later answers 202 `processing`; the balance is credited when its webhook event arrives.',
+      description: 'A payment the provider confirms later answers 202 `processing`; the balance is credited when its webhook event arrives. '
+        + 'A card that asks for 3-D Secure answers 402 `requires_action` with the PaymentIntent\'s `client_secret`: the client confirms it '
+        + 'with Stripe.js, and the balance is credited when its webhook event arrives (retry with the same Idempotency-Key to read it again).',
       auth: 'bearer',
       body: TopUpBody,
       errors: ['payment_required', 'conflict'],
       responses: {
         200: { description: 'Credited', schema: TopUpAnswer },
         202: { description: 'The payment is processing', schema: TopUpAnswer },
+        402: { description: 'The card needs its holder to authenticate the payment (3-D Secure)', schema: TopUpAuthenticationAnswer },
       },
       async handle({ auth, body, ctx }) {
         const key = ctx.get('idempotency-key') || undefined;
         const { topUp, balanceMicros } = await topUpBalance(deps, { userId: auth.user.id, amountUsd: body.amount, idempotencyKey: key });
+        if (topUp.status === 'requires_action' && topUp.clientSecret) {
+          const message = 'Your card requires authentication. Confirm the payment with Stripe.js using data.client_secret; the balance is credited when it succeeds.';
+          return { status: 402, body: { message, data: { ...topUpItem(topUp, balanceMicros), client_secret: topUp.clientSecret } } };
+        }
         if (topUp.status === 'processing') {
           return { status: 202, body: { message: 'The payment is processing; the balance is credited when it succeeds.', data: topUpItem(topUp, balanceMicros) } };
         }

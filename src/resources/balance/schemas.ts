@@ -11,13 +11,21 @@ export const TopUpBody = Type.Object({
 export const TopUpItem = Type.Object({
   id: Type.Integer(),
   amount: Type.Number(),
-  status: Type.String({ enum: ['succeeded', 'processing'] }),
+  status: Type.String({ enum: ['succeeded', 'processing', 'requires_action'] }),
   payment_id: nullable(Type.String()),
   balance: Type.Number({ description: 'USD, after this top-up where it is already credited.' }),
   created_at: IsoTimestamp,
 }, { title: 'TopUp' });
 
 export const TopUpAnswer = Type.Object({ message: Type.String(), data: TopUpItem });
+
+/** A top-up whose card asks for 3-D Secure: the client confirms the PaymentIntent with Stripe.js (`confirmCardPayment`). */
+export const TopUpAuthenticationAnswer = Type.Object({
+  message: Type.String(),
+  data: Type.Composite([TopUpItem, Type.Object({
+    client_secret: Type.String({ description: "The PaymentIntent's client secret, for Stripe.js; the balance is credited when its webhook event says it succeeded." }),
+  })], { title: 'TopUpRequiringAuthentication' }),
+});
 
 export const AutoRechargeBody = Type.Object({
   enabled: Type.Boolean(),

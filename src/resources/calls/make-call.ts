@@ -1,12 +1,14 @@
 import type { Knex } from 'knex';
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { ownerCanAffordCall } from '../../billing/call-affordability.ts';
-import { BadRequestError, CallUnaffordableError, NotFoundError, ServiceUnavailableError, UnprocessableError, UsageLimitError } from '../../lib/errors.ts';
+import { claimCallSlot } from '../../billing/live-calls.ts';
+import { BadRequestError, CallUnaffordableError, NotFoundError, ServiceUnavailableError, UnprocessableError } from '../../lib/errors.ts';
 import type { Logger } from '../../logger.ts';
 import type { LanguageModel } from '../../providers/llm/types.ts';
 import type { TemporalClient } from '../../temporal/client.ts';
 import { startCallLifecycle } from '../../temporal/starters.ts';
 import { NO_MODEL_MESSAGE } from '../conversations/service.ts';
+import { dialingCountries } from '../phone-numbers/service.ts';
 
 export interface MakeCallDeps {
   knex: Knex;
@@ -22,23 +24,11 @@ export const makeCallTexts = {
   noNumber: 'This assistant has no phone number to call from. Assign one of your phone numbers to it first.',
 };
 
-/** How long a caller at the concurrent-call limit is told to wait before trying again. */
-const BUSY_RETRY_SECONDS = 30;
-
 interface CallingAssistant {
   id: number;
   name: string;
   variables: Record<string, unknown> | null;
   phoneNumber: string | null;
-}
-
-/**
- * The countries an account may call: those of its own numbers, so a stolen key cannot run up calls to
- * premium destinations elsewhere (toll fraud).
- */
-export async function dialingCountries(knex: Knex, userId: number): Promise<string[]> {
-  const rows: { countryCode: string }[] = await knex('phone_numbers').where({ userId }).whereIn('status', ['active', 'past_due']).distinct('countryCode');
-  return rows.map((row) => row.countryCode);
 }
 
 /**
@@ -68,13 +58,7 @@ export async function makeCall(deps: MakeCallDeps, userId: number, request: { ph
   if (!(await ownerCanAffordCall(knex, userId))) throw new CallUnaffordableError();
 
   const callId = await knex.transaction(async (trx) => {
-    // The owner's row is locked so two calls placed at once are counted one after the other.
-    const owner = await trx('users as u').join('plans as p', 'p.id', 'u.plan_id').where('u.id', userId).forUpdate('u')
-      .first<{ limit: number | null }>('p.max_calls_in_parallel as limit');
-    const [live] = await trx('calls').where({ userId }).whereNull('endedAt').whereIn('status', ['initiated', 'ringing', 'in-progress']).count<{ count: string }[]>('id as count');
-    if (owner.limit !== null && Number(live?.count ?? 0) >= owner.limit) {
-      throw new UsageLimitError(`You have ${owner.limit} calls in progress, the most your plan allows at once. Please try again when one has ended.`, BUSY_RETRY_SECONDS);
-    }
+    await claimCallSlot(trx, userId, 'owner');
     const [row] = await trx('calls').insert({
       userId,
       assistantId: assistant.id,

@@ -1,5 +1,6 @@
 import { Model } from 'objection';
 import type { CallTransfer } from './transfers.ts';
+import type { CallTurn } from '../../voice/hooks.ts';
 
 export const CALL_TYPES = ['inbound', 'outbound', 'web'] as const;
 export const CALL_STATUSES = [
@@ -10,17 +11,6 @@ export const LIVE_STATUSES: readonly CallStatus[] = ['initiated', 'ringing', 'in
 
 export type CallType = typeof CALL_TYPES[number];
 export type CallStatus = typeof CALL_STATUSES[number];
-
-/** One committed turn of the conversation, as the engine stores it. */
-export interface CallTurn {
-  /** `handover`: another assistant took the call over (`assistant_transfer`), its name the text. */
-  role: 'assistant' | 'user' | 'handover';
-  text: string;
-  startedAt: string;
-  endedAt: string;
-  interrupted: boolean;
-  metrics?: Record<string, number | null>;
-}
 
 /** A call as stored (migrations/20261123000001_create_calls.ts says what each column holds). */
 export interface CallRecord {

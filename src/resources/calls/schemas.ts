@@ -34,14 +34,24 @@ export const RecordingQuery = Type.Object({
   signature: Type.Optional(Type.String()),
 });
 
+const Milliseconds = (description: string) => Type.Integer({ description });
+
+/** voice/hooks.ts `CallTurn`, field for field: what the engine writes to the row is what the API shows. */
 const CallTurn = Type.Object({
   role: Type.String({ enum: ['assistant', 'user', 'handover'], description: '`handover`: another assistant took the call over; its name is the text.' }),
-  text: Type.String(),
-  startedAt: Type.String({ format: 'date-time' }),
-  endedAt: Type.String({ format: 'date-time' }),
-  interrupted: Type.Boolean(),
-  metrics: Type.Optional(Type.Record(Type.String(), nullable(Type.Number()), { description: 'Per-turn latencies in milliseconds.' })),
-});
+  text: Type.String({ description: 'For the assistant, only what the caller heard.' }),
+  started_at: Type.String({ format: 'date-time', examples: ['2026-11-20T09:00:03.412Z'], description: 'UTC, to the millisecond.' }),
+  ended_at: Type.String({ format: 'date-time', examples: ['2026-11-20T09:00:05.020Z'], description: 'UTC, to the millisecond.' }),
+  start_offset_ms: Milliseconds("Milliseconds from the answer (when the call's audio began) to `started_at`."),
+  end_offset_ms: Milliseconds('Milliseconds from the answer to `ended_at`.'),
+  interrupted: Type.Boolean({ description: "The caller cut the assistant off; always false on the caller's turns." }),
+  metrics: Type.Object({
+    end_of_speech_to_first_audio_ms: Type.Optional(Milliseconds("End of the caller's speech to the reply's first audio sent: the latency the caller feels.")),
+    stt_final_delay_ms: Type.Optional(Milliseconds("End of the caller's speech to the recognizer's final words.")),
+    llm_first_token_ms: Type.Optional(Milliseconds("The language model's request to its first token.")),
+    tts_first_byte_ms: Type.Optional(Milliseconds("The first synthesis request to its first audio.")),
+  }, { additionalProperties: false, description: "Latencies of an assistant's reply, in whole milliseconds; only those measured (none on the caller's turns)." }),
+}, { additionalProperties: false, title: 'CallTurn' });
 
 const JsonObject = Type.Record(Type.String(), Type.Unknown());
 
@@ -84,7 +94,7 @@ export const CallItem = Type.Object({
   recording_url: nullable(Type.String({ format: 'uri', description: 'A signed link that expires; null without a recording.' })),
   created_at: SqlTimestamp,
   updated_at: SqlTimestamp,
-  turns: Type.Array(CallTurn, { description: 'The conversation turn by turn, with timestamps and latencies.' }),
+  turns: Type.Array(CallTurn, { description: 'The conversation turn by turn, with its times and latencies.' }),
   transfers: Type.Array(CallTransfer, { description: 'Transfers to a number (`call_transfer`) and to another assistant (`assistant_transfer`), oldest first.' }),
   end_reason: nullable(Type.String({ examples: ['customer_hangup'] })),
   answered_at: nullable(SqlTimestamp),

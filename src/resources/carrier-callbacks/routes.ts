@@ -6,8 +6,9 @@ import { IdInteger, MessageBody } from '../../api/schemas.ts';
 import type { Logger } from '../../logger.ts';
 import type { TelephonyProvider } from '../../providers/telephony/types.ts';
 import type { TemporalClient } from '../../temporal/client.ts';
+import { EMPTY_TWIML, receiveMessage, recordMessageStatus } from '../sms/status.ts';
 import { answerInboundCall, type InboundCallDeps } from './inbound.ts';
-import { recordCarrierStatus } from './service.ts';
+import { recordCarrierStatus, recordCarrierVerdict } from './service.ts';
 import { recordTransferOutcome, whisperTwiml } from './transfers.ts';
 
 export interface CarrierCallbackDeps extends InboundCallDeps {
@@ -24,9 +25,12 @@ export interface CarrierCallbackDeps extends InboundCallDeps {
  * `X-Twilio-Signature` over the URL and the parameters; a forged or unsigned one is refused with 403 before
  * anything is read. `POST /api/telephony/<carrier>/voice`: a call to one of the numbers, answered with TwiML.
  * `POST /api/telephony/<carrier>/status[?call_id=<id>]`: a call's status changes (the calls Parley dials carry
- * their id; a number's own callbacks name the call by the carrier's id). `POST …/transfer?call_id=<id>`: the
- * outcome of a call's transfer to a number (its `<Dial action>`), and `POST …/whisper?call_id=<id>`: what
- * the person answering a warm transfer hears first; both answered with TwiML.
+ * their id; a number's own callbacks name the call by the carrier's id). `POST /api/telephony/<carrier>/answered-by
+ * ?call_id=<id>`: the carrier's answering-machine detection on a dialled call (Twilio's asynchronous AMD).
+ * `POST …/transfer?call_id=<id>`: the outcome of a call's transfer to a number (its `<Dial action>`), and
+ * `POST …/whisper?call_id=<id>`: what the person answering a warm transfer hears first; both answered with TwiML.
+ * `POST /api/telephony/<carrier>/messages`: a text to one of the numbers, stored and answered with empty TwiML.
+ * `POST /api/telephony/<carrier>/messages/status?sms_id=<id>`: a sent message's status changes.
  */
 export function carrierCallbackRoutes(deps: CarrierCallbackDeps): RouteDefinition[] {
   const { telephony } = deps;
@@ -102,6 +106,65 @@ export function carrierCallbackRoutes(deps: CarrierCallbackDeps): RouteDefinitio
       responses: { 200: { description: 'Received', schema: MessageBody } },
       async handle({ query, body }) {
         await recordCarrierStatus(deps, { callId: query.call_id, providerCallId: body.CallSid, status: body.CallStatus, timestamp: body.Timestamp });
+        return { body: { message: 'Received.' } };
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: `/telephony/${telephony.name}/answered-by`,
+      tag: 'Provider callbacks',
+      summary: 'Who answered a dialled call, as the carrier\'s answering-machine detection found',
+      description: 'Parley gives this URL to the carrier with each call it dials (Twilio\'s asynchronous AMD); it is not called by users.',
+      auth,
+      bodyKind: 'form',
+      query: Type.Object({ call_id: IdInteger() }),
+      body: Type.Object({
+        CallSid: Type.String({ minLength: 1, maxLength: 64 }),
+        AnsweredBy: Type.String({ maxLength: 32 }),
+      }, { additionalProperties: true }),
+      responses: { 200: { description: 'Received', schema: MessageBody } },
+      async handle({ query, body }) {
+        await recordCarrierVerdict(deps, { callId: query.call_id, providerCallId: body.CallSid, answeredBy: body.AnsweredBy });
+        return { body: { message: 'Received.' } };
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: `/telephony/${telephony.name}/messages`,
+      tag: 'Provider callbacks',
+      summary: 'A text to one of the numbers: stored for its owner, answered with empty TwiML',
+      description: 'Set on each number when it is bought; it is not called by users.',
+      auth,
+      bodyKind: 'form',
+      body: Type.Object({
+        MessageSid: Type.String({ minLength: 1, maxLength: 64 }),
+        From: Type.String({ maxLength: 64 }),
+        To: Type.String({ maxLength: 64 }),
+        Body: Type.String({ maxLength: 1600 }),
+      }, { additionalProperties: true }),
+      responses: { 200: { description: 'TwiML', schema: Type.String(), contentType: 'text/xml' } },
+      async handle({ body }) {
+        await receiveMessage({ ...deps, provider: telephony.name }, { providerMessageId: body.MessageSid, from: body.From, to: body.To, body: body.Body });
+        return { body: EMPTY_TWIML, type: 'text/xml' };
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: `/telephony/${telephony.name}/messages/status`,
+      tag: 'Provider callbacks',
+      summary: 'A sent message\'s status changes, as the carrier reports them',
+      description: 'Parley gives this URL to the carrier with each message it sends; it is not called by users.',
+      auth,
+      bodyKind: 'form',
+      query: Type.Object({ sms_id: Type.Optional(IdInteger()) }),
+      body: Type.Object({
+        MessageSid: Type.String({ minLength: 1, maxLength: 64 }),
+        MessageStatus: Type.String({ maxLength: 32 }),
+        ErrorCode: Type.Optional(Type.String({ maxLength: 16 })),
+      }, { additionalProperties: true }),
+      responses: { 200: { description: 'Received', schema: MessageBody } },
+      async handle({ query, body }) {
+        await recordMessageStatus(deps, { smsId: query.sms_id, providerMessageId: body.MessageSid, status: body.MessageStatus, errorCode: body.ErrorCode || undefined });
         return { body: { message: 'Received.' } };
       },
     }),

@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
 import type { Logger } from '../../logger.ts';
-import { signalCarrierStatus } from '../../temporal/call-signals.ts';
+import { signalAnsweredBy, signalCarrierStatus } from '../../temporal/call-signals.ts';
 import type { TemporalClient } from '../../temporal/client.ts';
-import type { CarrierCallStatus } from '../../temporal/shared.ts';
+import type { AnsweredBySignal, CarrierCallStatus } from '../../temporal/shared.ts';
 
 const carrierStatuses: readonly CarrierCallStatus[] = ['queued', 'initiated', 'ringing', 'in-progress', 'completed', 'busy', 'no-answer', 'failed', 'canceled'];
 
@@ -40,4 +40,37 @@ export async function recordCarrierStatus(deps: { knex: Knex; temporal: Temporal
   if (status === 'ringing') await knex('calls').where({ id: callId, status: 'initiated' }).update({ status: 'ringing', updatedAt: knex.fn.now() });
   const parsed = report.timestamp ? Date.parse(report.timestamp) : Number.NaN;
   await signalCarrierStatus(deps.temporal, callId, { status, at: new Date(Number.isNaN(parsed) ? Date.now() : parsed).toISOString() }, logger);
+}
+
+/**
+ * Twilio's AnsweredBy as the contract's `answered_by`: any of its machine verdicts (at the start of the greeting,
+ * or at its end by a beep, silence or otherwise) is a machine; a fax, or no verdict, is unknown.
+ */
+const carrierVerdicts: Record<string, AnsweredBySignal['answeredBy']> = {
+  human: 'human',
+  machine_start: 'machine',
+  machine_end_beep: 'machine',
+  machine_end_silence: 'machine',
+  machine_end_other: 'machine',
+  fax: 'unknown',
+  unknown: 'unknown',
+};
+
+/**
+ * The carrier's answering-machine detection on a call Parley dialled: told to the call's workflow, which
+ * prefers it to the voice engine's own verdict. A verdict Parley does not know, for a call that is gone or for
+ * another call of the carrier's, is logged and dropped.
+ */
+export async function recordCarrierVerdict(
+  deps: { knex: Knex; temporal: TemporalClient; logger: Logger },
+  report: { callId: number; providerCallId: string; answeredBy: string },
+): Promise<void> {
+  const { knex, logger } = deps;
+  const answeredBy = carrierVerdicts[report.answeredBy];
+  const found = await knex('calls').where({ id: report.callId }).first<{ providerCallId: string | null } | undefined>('providerCallId');
+  if (!answeredBy || !found || (found.providerCallId !== null && found.providerCallId !== report.providerCallId)) {
+    logger.warn({ callId: report.callId, providerCallId: report.providerCallId, answeredBy: report.answeredBy }, 'a carrier\'s answering-machine verdict Parley cannot use: dropped');
+    return;
+  }
+  await signalAnsweredBy(deps.temporal, report.callId, { answeredBy, source: 'carrier', at: new Date().toISOString() }, logger);
 }

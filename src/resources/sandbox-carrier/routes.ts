@@ -7,7 +7,7 @@ import { defineRoute, type RouteDefinition } from '../../api/routing.ts';
 import { MessageBody } from '../../api/schemas.ts';
 import { BadRequestError, ConflictError, NotFoundError } from '../../lib/errors.ts';
 import type { SandboxCarrier } from '../../providers/telephony/sandbox-carrier/carrier.ts';
-import type { CallRequest, TransferRequest } from '../../providers/telephony/types.ts';
+import type { CallRequest, SmsRequest, TransferRequest } from '../../providers/telephony/types.ts';
 
 export interface SandboxCarrierDeps {
   knex: Knex;
@@ -18,10 +18,14 @@ export interface SandboxCarrierDeps {
 
 const digest = (text: string) => createHash('sha256').update(text).digest();
 
+/** The longest text the sandbox carrier sends, as Twilio's limit for a message's body. */
+const MAX_MESSAGE_LENGTH = 1600;
+
 /**
  * The sandbox carrier's API, which the sandbox telephony adapter calls from any process as Twilio's adapter
  * calls Twilio: `POST /api/sandbox/carrier/calls` dials, `POST …/calls/{sid}/end` ends a call, `GET
- * …/calls/{sid}` reads what the carrier saw of it. Callers present the carrier's key as a bearer token.
+ * …/calls/{sid}` reads what the carrier saw of it; `POST …/messages` sends a text and `GET …/messages/{sid}`
+ * reads it. Callers present the carrier's key as a bearer token.
  */
 export function sandboxCarrierRoutes(deps: SandboxCarrierDeps): RouteDefinition[] {
   const { carrier, knex } = deps;
@@ -29,6 +33,8 @@ export function sandboxCarrierRoutes(deps: SandboxCarrierDeps): RouteDefinition[
     scheme: 'sandbox-carrier',
     verify: (request) => timingSafeEqual(digest(request.header('authorization')), digest(`Bearer ${deps.token()}`)),
   };
+  /** A number the carrier provisioned and has not taken back. */
+  const holds = async (phoneNumber: string) => Boolean(await knex('sandbox_phone_numbers').where({ phoneNumber }).whereNull('releasedAt').first('id'));
   const findCall = (sid: string) => {
     const call = carrier.get(sid);
     if (!call) throw new NotFoundError('Call not found');
@@ -47,8 +53,7 @@ export function sandboxCarrierRoutes(deps: SandboxCarrierDeps): RouteDefinition[
         const request = JSON.parse(rawBody?.toString('utf8') || '{}') as CallRequest;
         const to = parsePhoneNumberFromString(String(request.to ?? ''));
         if (!to?.isValid() || to.number !== request.to) throw new BadRequestError(`The sandbox carrier cannot dial ${String(request.to)}: not a valid E.164 number.`);
-        const held = await knex('sandbox_phone_numbers').where({ phoneNumber: request.from }).whereNull('releasedAt').first<{ id: string } | undefined>('id');
-        if (!held) throw new BadRequestError(`${String(request.from)} is not a number of the sandbox carrier: calls are placed from numbers bought from it.`);
+        if (!await holds(request.from)) throw new BadRequestError(`${String(request.from)} is not a number of the sandbox carrier: calls are placed from numbers bought from it.`);
         return { status: 201, body: { sid: carrier.place(request) } };
       },
     }),
@@ -57,16 +62,20 @@ export function sandboxCarrierRoutes(deps: SandboxCarrierDeps): RouteDefinition[
       path: '/sandbox/carrier/inbound',
       tag: 'Sandbox carrier',
       summary: 'A simulated caller rings one of the numbers (for tests; the softphone page places calls the same way)',
-      description: 'Body `{"from": "+1…", "to": "<a number held here>", "lines": ["…"]}`: the caller says `lines`, one after each assistant turn.',
+      description: 'Body `{"from": "+1…", "to": "<a number held here>", "lines": ["…"]}`: the caller says `lines`, one after each assistant turn. '
+        + 'The call goes where the number is configured to send its calls.',
       auth,
       bodyKind: 'raw',
       responses: { 201: { description: 'Ringing', schema: Type.Object({ sid: Type.String() }) } },
-      handle({ rawBody }) {
+      async handle({ rawBody }) {
         const request = JSON.parse(rawBody?.toString('utf8') || '{}') as { from?: unknown; to?: unknown; lines?: unknown };
         const from = typeof request.from === 'string' ? parsePhoneNumberFromString(request.from) : undefined;
         if (!from?.isValid() || from.number !== request.from || typeof request.to !== 'string') throw new BadRequestError('A call needs a valid E.164 `from` and a `to`.');
+        const routing = await knex('sandbox_phone_numbers').where({ phoneNumber: request.to }).whereNull('releasedAt')
+          .first<{ voiceUrl: string | null; statusCallbackUrl: string | null } | undefined>('voiceUrl', 'statusCallbackUrl');
+        if (!routing) throw new BadRequestError(`${request.to} is not a number of the sandbox carrier: it rings only numbers bought from it.`);
         const lines = Array.isArray(request.lines) ? request.lines.filter((line): line is string => typeof line === 'string').slice(0, 20) : undefined;
-        return { status: 201, body: { sid: carrier.ring({ from: from.number, to: request.to, ...(lines ? { lines } : {}) }) } };
+        return { status: 201, body: { sid: carrier.ring({ from: from.number, to: request.to, routing, ...(lines ? { lines } : {}) }) } };
       },
     }),
     defineRoute({
@@ -116,6 +125,61 @@ export function sandboxCarrierRoutes(deps: SandboxCarrierDeps): RouteDefinition[
       handle({ params }) {
         const { request: _request, ...call } = findCall(params.sid);
         return { body: call };
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/sandbox/carrier/messages',
+      tag: 'Sandbox carrier',
+      summary: 'Sends a text from one of its numbers (the sandbox telephony adapter calls this); its status callbacks follow',
+      description: 'What becomes of the message depends on the last two digits of `to` (the README has the table); a landline is refused with 400.',
+      auth,
+      bodyKind: 'raw',
+      responses: { 201: { description: 'Queued', schema: Type.Object({ sid: Type.String(), status: Type.Literal('queued') }) } },
+      async handle({ rawBody }) {
+        const request = JSON.parse(rawBody?.toString('utf8') || '{}') as Partial<SmsRequest>;
+        const to = parsePhoneNumberFromString(String(request.to ?? ''));
+        if (!to?.isValid() || to.number !== request.to) throw new BadRequestError(`The sandbox carrier cannot text ${String(request.to)}: not a valid E.164 number.`);
+        if (!await holds(String(request.from))) throw new BadRequestError(`${String(request.from)} is not a number of the sandbox carrier: messages are sent from numbers bought from it.`);
+        if (typeof request.body !== 'string' || request.body === '' || request.body.length > MAX_MESSAGE_LENGTH) {
+          throw new BadRequestError(`A message needs a body of 1 to ${MAX_MESSAGE_LENGTH} characters.`);
+        }
+        if (typeof request.statusCallbackUrl !== 'string') throw new BadRequestError('A message needs a `statusCallbackUrl`.');
+        const message = carrier.messages.send({ from: String(request.from), to: to.number, body: request.body, statusCallbackUrl: request.statusCallbackUrl });
+        return { status: 201, body: { sid: message.sid, status: message.status } };
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/sandbox/carrier/inbound-messages',
+      tag: 'Sandbox carrier',
+      summary: 'A simulated phone texts one of the numbers (for tests); answers once Parley has taken the message',
+      description: 'Body `{"from": "+1…", "to": "<one of Parley\'s numbers>", "body": "…"}`.',
+      auth,
+      bodyKind: 'raw',
+      responses: { 201: { description: 'Delivered to Parley', schema: Type.Object({ sid: Type.String(), answered: Type.Integer({ description: "Parley's HTTP status." }) }) } },
+      async handle({ rawBody }) {
+        const request = JSON.parse(rawBody?.toString('utf8') || '{}') as { from?: unknown; to?: unknown; body?: unknown };
+        const from = typeof request.from === 'string' ? parsePhoneNumberFromString(request.from) : undefined;
+        if (!from?.isValid() || from.number !== request.from || typeof request.to !== 'string' || typeof request.body !== 'string') {
+          throw new BadRequestError('A message needs a valid E.164 `from`, a `to` and a `body`.');
+        }
+        return { status: 201, body: await carrier.messages.receive({ from: from.number, to: request.to, body: request.body.slice(0, MAX_MESSAGE_LENGTH) }) };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/sandbox/carrier/messages/{sid}',
+      tag: 'Sandbox carrier',
+      summary: 'What the carrier saw of a message: its numbers, body and status',
+      auth,
+      bodyKind: 'raw',
+      params: Type.Object({ sid: Type.String({ pattern: '^SM[0-9a-f]{32}$' }) }),
+      responses: { 200: { description: 'The message', schema: Type.Object({}, { additionalProperties: true }) } },
+      handle({ params }) {
+        const message = carrier.messages.get(params.sid);
+        if (!message) throw new NotFoundError('Message not found');
+        return { body: message };
       },
     }),
   ];

@@ -13,7 +13,8 @@ function created(call: Created) {
 const description =
   'The call starts `initiated`; the browser opens `websocket_url` within 60 seconds (it works once) and speaks ' +
   'the Twilio Media Streams protocol over it. The call ends as the customer or the assistant hangs up, or at the ' +
-  "assistant's max_call_duration or what the balance pays for, whichever is less; it is billed per started second.";
+  "assistant's max_call_duration or what the balance pays for beside the account's other calls in progress, " +
+  "whichever is less; it is billed per started second. Past the plan's limit of calls at once, 429 with Retry-After.";
 
 export function webCallRoutes(deps: WebCallDeps): RouteDefinition[] {
   return [
@@ -25,7 +26,7 @@ export function webCallRoutes(deps: WebCallDeps): RouteDefinition[] {
       description,
       auth: 'bearer',
       body: CreateWebCallBody,
-      errors: ['call_unaffordable', 'provider_unavailable'],
+      errors: ['call_unaffordable', 'usage_limited', 'provider_unavailable'],
       responses: {
         201: { description: 'Created', schema: CreatedWebCall },
         404: { description: 'No such assistant of the caller', schema: MessageBody },
@@ -43,7 +44,7 @@ export function webCallRoutes(deps: WebCallDeps): RouteDefinition[] {
       auth: 'public',
       errorStyle: 'status',
       body: CreatePublicWebCallBody,
-      errors: ['call_unaffordable', 'provider_unavailable'],
+      errors: ['call_unaffordable', 'usage_limited', 'provider_unavailable'],
       responses: {
         201: { description: 'Created', schema: CreatedWebCall },
         404: { description: 'Assistant not found', schema: StatusErrorBody },

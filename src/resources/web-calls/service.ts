@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { ownerCanAffordCall } from '../../billing/call-affordability.ts';
+import { claimCallSlot } from '../../billing/live-calls.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { CallUnaffordableError, NotFoundError, ServiceUnavailableError } from '../../lib/errors.ts';
 import { randomSecret, sha256Hex } from '../../lib/tokens.ts';
@@ -54,7 +55,8 @@ export interface CreatedWebCall {
 /**
  * Creates a web call (`initiated`, the assistant's name and variables copied in, the caller's variables over
  * them) with a single-use media credential of 60 seconds, of which only the SHA-256 hash is kept, and starts
- * its lifecycle. A call its owner cannot pay a minute of, or without a language model, is refused first.
+ * its lifecycle. A call its owner cannot pay a minute of, or without a language model, is refused first; one
+ * past the owner's plan limit of concurrent calls (phone calls counted too) is refused with 429.
  */
 export async function createWebCall(deps: WebCallDeps, where: WebCallAssistant, variables: Record<string, unknown>): Promise<CreatedWebCall> {
   const { knex } = deps;
@@ -62,17 +64,20 @@ export async function createWebCall(deps: WebCallDeps, where: WebCallAssistant, 
   if (!deps.model) throw new ServiceUnavailableError(NO_MODEL_MESSAGE);
   if (!(await ownerCanAffordCall(knex, assistant.userId))) throw new CallUnaffordableError();
   const token = randomSecret();
-  const [row] = await knex('calls').insert({
-    userId: assistant.userId,
-    assistantId: assistant.id,
-    assistantName: assistant.name,
-    type: 'web',
-    status: 'initiated',
-    variables: JSON.stringify({ ...assistant.variables, ...variables }),
-    mediaTokenHash: sha256Hex(token),
-    mediaTokenExpiresAt: new Date(deps.clock().getTime() + WEB_CALL_TOKEN_SECONDS * 1000),
-  }).returning<{ id: number }[]>('id');
-  const callId = Number(row?.id);
+  const callId = await knex.transaction(async (trx) => {
+    await claimCallSlot(trx, assistant.userId, 'uuid' in where ? 'visitor' : 'owner');
+    const [row] = await trx('calls').insert({
+      userId: assistant.userId,
+      assistantId: assistant.id,
+      assistantName: assistant.name,
+      type: 'web',
+      status: 'initiated',
+      variables: JSON.stringify({ ...assistant.variables, ...variables }),
+      mediaTokenHash: sha256Hex(token),
+      mediaTokenExpiresAt: new Date(deps.clock().getTime() + WEB_CALL_TOKEN_SECONDS * 1000),
+    }).returning<{ id: number }[]>('id');
+    return Number(row?.id);
+  });
   try {
     await startCallLifecycle(deps.temporal, { id: callId, userId: assistant.userId, assistantId: assistant.id }, deps.logger);
   } catch (error) {

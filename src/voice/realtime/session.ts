@@ -14,10 +14,11 @@ import type { RealtimeConnection, RealtimeEvent, RealtimeModel } from '../../pro
 import { INTERNAL_SAMPLE_RATE } from '../audio/frames.ts';
 import { Resampler } from '../audio/resampler.ts';
 import type { VoiceClock } from '../clock.ts';
-import type { CallHooks, CallTurn, EndReason } from '../hooks.ts';
+import type { CallHooks, EndReason } from '../hooks.ts';
 import { GOODBYES, REENGAGE_INSTRUCTION, type SessionState } from '../session.ts';
 import type { VoiceSettings } from '../settings.ts';
 import type { OutputPacer } from '../transports/pacer.ts';
+import { callTurn, type AnswerTime, type MeasuredTurn } from '../turn-record.ts';
 import { nextSilenceAction } from '../turns/silence.ts';
 import { realtimeOptions, sayVerbatim } from './options.ts';
 import { RealtimePlayback, type HeardPart, type SpokenItem } from './playback.ts';
@@ -65,7 +66,7 @@ export class RealtimeCallSession {
   private playback: RealtimePlayback | undefined;
   private readonly tools: RealtimeTools;
   private readonly controller = new AbortController();
-  private readonly answeredAt: number;
+  private readonly answer: AnswerTime;
   private connection: RealtimeConnection | undefined;
   private upsampler: Resampler | undefined;
   private readonly replies = new Map<string, Reply>();
@@ -86,9 +87,9 @@ export class RealtimeCallSession {
 
   constructor(parts: RealtimeSessionParts) {
     this.parts = parts;
-    this.answeredAt = parts.clock.now();
-    this.callerSpokeAt = this.answeredAt;
-    this.anyoneSpokeAt = this.answeredAt;
+    this.answer = { clockMs: parts.clock.now(), at: new Date() };
+    this.callerSpokeAt = this.answer.clockMs;
+    this.anyoneSpokeAt = this.answer.clockMs;
     this.tools = new RealtimeTools(dialogueTools(parts.ports, parts.profile), this.controller.signal);
     this.ended = new Promise((resolve) => { this.resolveEnded = resolve; });
   }
@@ -119,9 +120,9 @@ export class RealtimeCallSession {
     const reply = this.replies.get(item.responseId);
     const now = this.parts.clock.now();
     if (item.text.trim()) {
-      const latencyMs = reply?.answers !== undefined && item.firstDueAt !== undefined ? item.firstDueAt - reply.answers : undefined;
+      const latency = reply?.answers !== undefined && item.firstDueAt !== undefined ? item.firstDueAt - reply.answers : undefined;
       if (reply) reply.answers = undefined;
-      this.report({ role: 'assistant', text: item.text.trim(), startedAt: reply?.startedAt ?? now, endedAt: now, interrupted: false, metrics: { interrupted: false, ...(latencyMs === undefined ? {} : { latencyMs }) } });
+      this.report({ role: 'assistant', text: item.text.trim(), startedAt: reply?.startedAt ?? now, endedAt: now, interrupted: false, metrics: latency === undefined ? {} : { end_of_speech_to_first_audio_ms: latency } });
     }
     this.settle();
   }
@@ -163,7 +164,7 @@ export class RealtimeCallSession {
     this.upsampler = new Resampler(INTERNAL_SAMPLE_RATE, this.connection.sampleRate);
     const playback = new RealtimePlayback({ pacer: parts.pacer, clock: parts.clock, modelRate: this.connection.sampleRate, onHeard: (item) => this.heard(item) });
     this.playback = playback;
-    parts.hooks.onAnswered?.();
+    parts.hooks.onAnswered?.(this.answer.at);
     const opening = openingLine(parts.profile, parts.variables);
     if (!parts.settings.waitForCustomer && opening) this.ask(sayVerbatim(opening));
     else this.armSilence();
@@ -193,7 +194,7 @@ export class RealtimeCallSession {
         const speech = this.speech.get(event.itemId);
         this.speech.delete(event.itemId);
         if (!event.text.trim() || this.ending) return;
-        this.report({ role: 'user', text: event.text.trim(), startedAt: speech?.startedAt ?? now, endedAt: speech?.endedAt ?? now, interrupted: false, metrics: { interrupted: false } });
+        this.report({ role: 'user', text: event.text.trim(), startedAt: speech?.startedAt ?? now, endedAt: speech?.endedAt ?? now, interrupted: false, metrics: {} });
         return;
       }
       case 'response_started':
@@ -276,7 +277,7 @@ export class RealtimeCallSession {
     for (const part of parts) {
       const reply = this.replies.get(part.item.responseId);
       if (reply) reply.interrupted = true;
-      if (part.text) this.report({ role: 'assistant', text: part.text, startedAt: reply?.startedAt ?? now, endedAt: now, interrupted: true, metrics: { interrupted: true } });
+      if (part.text) this.report({ role: 'assistant', text: part.text, startedAt: reply?.startedAt ?? now, endedAt: now, interrupted: true, metrics: {} });
     }
   }
 
@@ -354,7 +355,7 @@ export class RealtimeCallSession {
     this.limitTimer?.cancel();
   }
 
-  private report(turn: CallTurn): void {
-    this.parts.hooks.onTurn?.({ ...turn, startedAt: turn.startedAt - this.answeredAt, endedAt: turn.endedAt - this.answeredAt });
+  private report(turn: MeasuredTurn): void {
+    this.parts.hooks.onTurn?.(callTurn(this.answer, turn));
   }
 }

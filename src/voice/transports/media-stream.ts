@@ -8,6 +8,7 @@
 import type { WebSocket } from 'ws';
 import { BadRequestError } from '../../lib/errors.ts';
 import type { Logger } from '../../logger.ts';
+import { INTERNAL_SAMPLE_RATE } from '../audio/frames.ts';
 import { closeFrameFor } from '../close-codes.ts';
 import { MediaStreamAudio } from '../serializers/media-audio.ts';
 import {
@@ -18,7 +19,8 @@ export type StreamStart = StartMessage['start'];
 
 /** What the engine hears from the far side after `start`. */
 export interface MediaStreamHandlers {
-  audio(frame: Int16Array): void;
+  /** A frame of caller audio; `held` when it came before `listen` and is handed over late. */
+  audio(frame: Int16Array, held: boolean): void;
   /** A mark the engine sent came back: the audio before it played (or was cleared). */
   mark(name: string): void;
   dtmf(digit: string): void;
@@ -28,6 +30,11 @@ export interface MediaStreamHandlers {
 
 /** How long a new socket may take to send `start`. */
 const START_TIMEOUT_MS = 10_000;
+/**
+ * The most caller audio kept between `start` and `listen`, while the engine loads the call: the caller may
+ * speak at once (a callee's "Hello?"), and loading waits for the call's time limit for up to 3 s.
+ */
+const EARLY_AUDIO_SAMPLES = 5 * INTERNAL_SAMPLE_RATE;
 
 export class MediaStreamTransport {
   private readonly socket: WebSocket;
@@ -35,6 +42,9 @@ export class MediaStreamTransport {
   private audio: MediaStreamAudio | undefined;
   private streamSid: string | undefined;
   private handlers: MediaStreamHandlers | undefined;
+  /** Caller audio that arrived before anyone listened, oldest first. */
+  private early: Int16Array[] = [];
+  private earlySamples = 0;
   private ended = false;
   private failed = false;
   private resolveStart: ((start: StreamStart) => void) | undefined;
@@ -65,9 +75,13 @@ export class MediaStreamTransport {
     return this.socket.readyState === this.socket.OPEN;
   }
 
-  /** Who hears the stream from now on. */
+  /** Who hears the stream from now on; the caller audio that came before is handed over first. */
   listen(handlers: MediaStreamHandlers): void {
     this.handlers = handlers;
+    const early = this.early;
+    this.early = [];
+    this.earlySamples = 0;
+    for (const frame of early) handlers.audio(frame, true);
     if (this.ended) handlers.ended(this.failed);
   }
 
@@ -140,7 +154,7 @@ export class MediaStreamTransport {
     switch (message.event) {
       case 'media':
         // The far side may echo our own outbound track; only the caller's audio is heard.
-        if (message.media.track === 'inbound' && this.audio) this.handlers?.audio(this.audio.decode(message.media.payload));
+        if (message.media.track === 'inbound' && this.audio) this.hear(this.audio.decode(message.media.payload));
         return;
       case 'mark':
         this.handlers?.mark(message.mark.name);
@@ -152,6 +166,13 @@ export class MediaStreamTransport {
         this.end();
         return;
     }
+  }
+
+  private hear(frame: Int16Array): void {
+    if (this.handlers) return this.handlers.audio(frame, false);
+    this.early.push(frame);
+    this.earlySamples += frame.length;
+    while (this.earlySamples > EARLY_AUDIO_SAMPLES) this.earlySamples -= (this.early.shift() as Int16Array).length;
   }
 
   private end(): void {

@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { page, rfc2822, sid, twilioError, type TwilioRequest, type TwilioRoute } from './server.ts';
 import type { TwilioNumbers } from './numbers.ts';
 
@@ -12,16 +13,79 @@ export type FakeCall = Record<string, unknown> & {
   status_callback: string | null;
   status_callback_event: string[];
   timeout: number;
+  /** Answering-machine detection as asked (`Enable`, `DetectMessageEnd`), asynchronous or not, and where its verdict goes. */
+  machine_detection: string | null;
+  async_amd: string | null;
+  async_amd_status_callback: string | null;
+  async_amd_status_callback_method: string | null;
+  /** Twilio's verdict, once its detection has one. */
+  answered_by: string | null;
+  /** The charge, negative, in `price_unit`; null until Twilio has priced the completed call. */
+  price: string | null;
 };
+
+/** A webhook request as Twilio would send it: the URL, the form, and its `X-Twilio-Signature`. */
+export interface TwilioWebhook {
+  url: string;
+  form: URLSearchParams;
+  signature: string;
+}
 
 export interface TwilioCalls {
   calls: Map<string, FakeCall>;
+  /** Calls Twilio has not priced yet after they completed (Twilio: "may not be immediately available"). */
+  unpriced: Set<string>;
+  /** The callee picks up: `in-progress` from now. */
+  answer(callSid: string): FakeCall;
+  /** The call ends after `seconds` of talk and is priced per started minute (unless it is kept `unpriced`). */
+  complete(callSid: string, seconds: number): FakeCall;
+  /** Twilio's asynchronous AMD reaches a verdict (`human`, `machine_end_beep`, …): the request it posts. */
+  detect(callSid: string, answeredBy: string): TwilioWebhook;
+}
+
+/** What the fake charges a minute of an outbound call, as Twilio does to a US number. */
+export const PRICE_PER_MINUTE_USD = 0.014;
+
+/** Twilio's signature of a webhook, computed here on its own so the fake checks Parley's verifier, not itself. */
+function signature(authToken: string, url: string, form: URLSearchParams): string {
+  const hmac = createHmac('sha1', authToken).update(url);
+  for (const [name, value] of [...form].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) hmac.update(name + value);
+  return hmac.digest('base64');
 }
 
 /** Twilio's Calls: placing a call from one of the account's numbers, reading it, and cancelling or ending it. */
-export function callRoutes(accountSid: string, numbers: TwilioNumbers): { routes: TwilioRoute[]; state: TwilioCalls } {
-  const state: TwilioCalls = { calls: new Map() };
+export function callRoutes(accountSid: string, authToken: string, numbers: TwilioNumbers): { routes: TwilioRoute[]; state: TwilioCalls } {
   const base = `/2010-04-01/Accounts/${accountSid}`;
+  const found = (callSid: string) => {
+    const call = state.calls.get(callSid);
+    if (!call) throw new Error(`the fake Twilio has no call ${callSid}`);
+    return call;
+  };
+  const complete = (call: FakeCall, seconds: number) => {
+    call.status = 'completed';
+    call.end_time = rfc2822(new Date());
+    call.duration = String(seconds);
+    if (!state.unpriced.has(call.sid)) call.price = (-Math.ceil(seconds / 60) * PRICE_PER_MINUTE_USD).toFixed(5);
+    return call;
+  };
+  const state: TwilioCalls = {
+    calls: new Map(),
+    unpriced: new Set(),
+    answer(callSid) {
+      const call = found(callSid);
+      call.status = 'in-progress';
+      call.start_time = rfc2822(new Date());
+      return call;
+    },
+    complete: (callSid, seconds) => complete(found(callSid), seconds),
+    detect(callSid, answeredBy) {
+      const call = found(callSid);
+      if (!call.async_amd_status_callback) throw new Error(`call ${callSid} was placed without asynchronous machine detection`);
+      call.answered_by = answeredBy;
+      const form = new URLSearchParams({ AccountSid: accountSid, CallSid: callSid, AnsweredBy: answeredBy, MachineDetectionDuration: '3120' });
+      return { url: call.async_amd_status_callback, form, signature: signature(authToken, call.async_amd_status_callback, form) };
+    },
+  };
 
   const create = (_match: string[], { form }: TwilioRequest) => {
     const to = form.get('To') ?? '';
@@ -32,6 +96,10 @@ export function callRoutes(accountSid: string, numbers: TwilioNumbers): { routes
     }
     const twiml = form.get('Twiml');
     if (!twiml && !form.get('Url')) return twilioError(400, 21205, 'Url parameter is required.');
+    const machineDetection = form.get('MachineDetection');
+    if (machineDetection !== null && !['Enable', 'DetectMessageEnd'].includes(machineDetection)) {
+      return twilioError(400, 21234, `Invalid Machine Detection configuration value: ${machineDetection}.`);
+    }
     const callSid = sid('CA');
     const now = rfc2822(new Date());
     const call: FakeCall = {
@@ -41,6 +109,8 @@ export function callRoutes(accountSid: string, numbers: TwilioNumbers): { routes
       uri: `${base}/Calls/${callSid}.json`,
       twiml: twiml ?? '', status_callback: form.get('StatusCallback'), status_callback_event: form.getAll('StatusCallbackEvent'),
       timeout: Number(form.get('Timeout') ?? 60),
+      machine_detection: machineDetection, async_amd: form.get('AsyncAmd'),
+      async_amd_status_callback: form.get('AsyncAmdStatusCallback'), async_amd_status_callback_method: form.get('AsyncAmdStatusCallbackMethod'),
     };
     state.calls.set(callSid, call);
     return { status: 201, body: call };
@@ -57,7 +127,10 @@ export function callRoutes(accountSid: string, numbers: TwilioNumbers): { routes
     const ended = ['completed', 'busy', 'no-answer', 'failed', 'canceled'].includes(call.status);
     if (ended && (status || form.get('Twiml') || form.get('Url'))) return twilioError(400, 21220, 'Call is not in-progress. Cannot redirect.');
     if (status === 'canceled' && ['queued', 'ringing'].includes(call.status)) call.status = 'canceled';
-    if (status === 'completed' && call.status === 'in-progress') call.status = 'completed';
+    if (status === 'completed' && call.status === 'in-progress') {
+      const started = typeof call.start_time === 'string' ? Date.parse(call.start_time) : Date.now();
+      complete(call, Math.max(Math.ceil((Date.now() - started) / 1000), 1));
+    }
     // New TwiML runs at once on a live call, in place of what it was running (a stream ends, a <Dial> rings).
     const twiml = form.get('Twiml');
     if (twiml) call.twiml = twiml;

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import { listenOnLoopback } from '../../support/ports.ts';
 import { callRoutes, type TwilioCalls } from './calls.ts';
+import { messageRoutes, type TwilioMessages } from './messages.ts';
 import { numberRoutes, type TwilioNumbers } from './numbers.ts';
 
 /**
@@ -42,8 +43,11 @@ export interface FakeTwilio {
   requests: TwilioRequest[];
   numbers: TwilioNumbers;
   calls: TwilioCalls;
+  messages: TwilioMessages;
   /** Answers the next request whose path contains `pathPart` with this error instead (a 5xx, a 429). */
   failNext(pathPart: string, status: number, code: number, message: string): void;
+  /** Closes the connection of the next request whose path contains `pathPart` without answering (a network failure). */
+  dropNext(pathPart: string): void;
   close(): Promise<void>;
 }
 
@@ -80,12 +84,13 @@ export async function startFakeTwilio(): Promise<FakeTwilio> {
   const accountSid = sid('AC');
   const authToken = randomBytes(16).toString('hex');
   const requests: TwilioRequest[] = [];
-  const failures: { pathPart: string; answer: TwilioAnswer }[] = [];
+  const failures: { pathPart: string; answer: TwilioAnswer | 'drop' }[] = [];
   const numbers = numberRoutes(accountSid);
-  const calls = callRoutes(accountSid, numbers.state);
-  const routes: TwilioRoute[] = [...numbers.routes, ...calls.routes];
+  const calls = callRoutes(accountSid, authToken, numbers.state);
+  const messages = messageRoutes(accountSid, authToken, numbers.state);
+  const routes: TwilioRoute[] = [...numbers.routes, ...calls.routes, ...messages.routes];
 
-  function answer(request: TwilioRequest): TwilioAnswer {
+  function answer(request: TwilioRequest): TwilioAnswer | 'drop' {
     const credentials = /^Basic (.+)$/.exec(request.headers.authorization ?? '')?.[1];
     const [user, password] = Buffer.from(credentials ?? '', 'base64').toString().split(':');
     if (user !== accountSid || password !== authToken) return twilioError(401, 20003, 'Authenticate');
@@ -113,7 +118,12 @@ export async function startFakeTwilio(): Promise<FakeTwilio> {
         headers: incoming.headers,
       };
       requests.push(request);
-      const { status, body } = answer(request);
+      const answered = answer(request);
+      if (answered === 'drop') {
+        incoming.socket.destroy();
+        return;
+      }
+      const { status, body } = answered;
       if (body === undefined) response.writeHead(status).end();
       else response.writeHead(status, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(body));
     });
@@ -126,8 +136,12 @@ export async function startFakeTwilio(): Promise<FakeTwilio> {
     requests,
     numbers: numbers.state,
     calls: calls.state,
+    messages: messages.state,
     failNext(pathPart, status, code, message) {
       failures.push({ pathPart, answer: twilioError(status, code, message) });
+    },
+    dropNext(pathPart) {
+      failures.push({ pathPart, answer: 'drop' });
     },
     close,
   };

@@ -1,10 +1,13 @@
 /**
- * Who answers a number the sandbox carrier dials, chosen by its last two digits the way Stripe's test cards
- * choose a payment's outcome (the README has the table). Pure, so tests and docs agree on it.
+ * Who answers a number the sandbox carrier dials: a person at a softphone page that claimed the number, or else
+ * a scripted callee chosen by its last two digits the way Stripe's test cards choose a payment's outcome (the
+ * README has the table).
  */
-export type CalleeKind = 'person' | 'busy' | 'no-answer' | 'voicemail' | 'failed' | 'silent-hang-up';
+export type CalleeKind = ScriptedCallee | 'softphone';
+export type ScriptedCallee = 'person' | 'busy' | 'no-answer' | 'voicemail' | 'failed' | 'silent-hang-up';
 
-export function calleeFor(phoneNumber: string): CalleeKind {
+/** The scripted callee of a number. Pure, so tests and docs agree on it. */
+export function calleeFor(phoneNumber: string): ScriptedCallee {
   const lastTwo = Number(phoneNumber.replace(/\D/g, '').slice(-2));
   if (lastTwo <= 79) return 'person';
   if (lastTwo <= 84) return 'busy';

@@ -1,11 +1,16 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { twilioSignatureOf } from '../../../lib/twilio-signature.ts';
+import { pause } from '../../../lib/abort.ts';
 import type { Logger } from '../../../logger.ts';
+import { callbackRouting } from '../routing.ts';
 import type { CallRequest, TransferRequest } from '../types.ts';
 import { calleeFor, DEFAULT_SCRIPT, timings, VOICEMAIL_GREETING, type CalleeKind } from './callees.ts';
 import { Line } from './line.ts';
 import { readTwiml, sayText } from './twiml.ts';
+import { SandboxMessaging } from './messaging.ts';
+import { Softphones, type SoftphonePage } from './softphones.ts';
+import { sandboxCallPriceMicros } from './rates.ts';
 import { beep, CalleeVoice } from './voice.ts';
+import { postSigned } from './webhook.ts';
 
 /** What the carrier saw of one call: for tests, and for the dial bench's answer-to-first-audio figure. */
 export interface SimulatedCall {
@@ -20,6 +25,10 @@ export interface SimulatedCall {
   /** When the callee first heard sound from Parley (ms since the epoch). */
   firstSoundAt?: number;
   endedAt?: number;
+  /** What the carrier charges for the call (rates.ts), once it has ended. */
+  priceMicros?: number;
+  /** A voicemail box: how much of Parley it heard over its greeting, and how much it recorded after its beep (ms of sound). */
+  voicemail?: { heardOverGreetingMs: number; recordedMs: number };
   /** Where Parley transferred the call, and what became of it. */
   transfer?: SimulatedTransfer;
 }
@@ -39,27 +48,13 @@ export interface SimulatedTransfer {
 /** How long an ended call stays readable. */
 const KEEP_ENDED_MS = 10 * 60 * 1000;
 
-/** Resolves true after `ms`, or false as soon as `signal` aborts. */
-function wait(ms: number, signal: AbortSignal): Promise<boolean> {
-  if (signal.aborted) return Promise.resolve(false);
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', aborted);
-      resolve(true);
-    }, ms);
-    const aborted = () => {
-      clearTimeout(timer);
-      resolve(false);
-    };
-    signal.addEventListener('abort', aborted, { once: true });
-  });
-}
-
 interface Running {
   call: SimulatedCall;
   /** Aborted when Parley ends the call, or the carrier stops. */
   ending: AbortController;
   line?: Line;
+  /** The softphone page on the other end, when a person in a browser is the callee or the caller. */
+  page?: SoftphonePage;
   sequence: number;
   /** The transfer Parley asked for: the line to Parley is down, the caller is being connected to a number. */
   handover?: TransferRequest;
@@ -70,49 +65,68 @@ interface Running {
  * call's status callback as Twilio does (a form signed with `X-Twilio-Signature`), and once the callee answers
  * connects the call to Parley's media gateway over Media Streams, where the callee speaks its lines
  * (espeak-ng) and listens for the assistant's turns. Calls live in this process, in memory: a simulator of
- * the phone network, not a record of it.
+ * the phone network, not a record of it. A number claimed by a softphone page (softphones.ts) rings that page
+ * instead of a scripted callee, and the page can ring Parley's numbers.
  */
 export class SandboxCarrier {
   readonly accountSid: string;
+  /** Its text messages, reported the same way (messaging.ts). */
+  readonly messages: SandboxMessaging;
   private readonly running = new Map<string, Running>();
   private readonly ended = new Map<string, SimulatedCall>();
   private readonly voice = new CalleeVoice();
   private readonly logger: Logger;
   private readonly token: () => string;
   private readonly scripts = new Map<string, string[]>();
+  /** The softphone pages connected now, and the numbers they claimed. */
+  readonly softphones: Softphones;
 
   private readonly parleyUrl: () => string;
 
-  constructor(options: { logger: Logger; token: () => string; parleyUrl: () => string }) {
+  /** `owned` says whether a Parley user holds a number, which no softphone may claim. */
+  constructor(options: { logger: Logger; token: () => string; parleyUrl: () => string; owned: (phoneNumber: string) => Promise<boolean> }) {
     this.logger = options.logger.child({ component: 'sandbox-carrier' });
     this.token = options.token;
     this.parleyUrl = options.parleyUrl;
     this.accountSid = `AC${createHash('sha256').update(options.token()).digest('hex').slice(0, 32)}`;
+    this.messages = new SandboxMessaging({ logger: this.logger, accountSid: this.accountSid, token: options.token, parleyUrl: options.parleyUrl });
+    this.softphones = new Softphones({
+      dial: (page, to) => this.ring({ from: page.number ?? '', to, page }),
+      hangUp: (sid) => this.end(sid),
+      owned: options.owned,
+    }, this.logger);
   }
 
   /** Dials: answers the call's sid at once, then plays the call out. */
   place(request: CallRequest): string {
     const sid = `CA${randomBytes(16).toString('hex')}`;
-    const run: Running = { call: { sid, direction: 'outbound-api', request, callee: calleeFor(request.to), status: 'queued', startedAt: Date.now() }, ending: new AbortController(), sequence: 0 };
+    const page = this.softphones.holder(request.to);
+    const callee = page ? 'softphone' : calleeFor(request.to);
+    const run: Running = { call: { sid, direction: 'outbound-api', request, callee, status: 'queued', startedAt: Date.now() }, ending: new AbortController(), sequence: 0, page };
     this.running.set(sid, run);
     void this.play(run).catch((error: unknown) => this.logger.error({ err: error, callSid: sid }, 'a simulated call broke'));
     return sid;
   }
 
   /**
-   * A caller rings one of Parley's numbers: the carrier asks Parley's voice webhook what to do (signed, as
-   * Twilio asks), and the caller, a person saying `lines` (or the default script), is connected as told.
+   * A caller rings one of the carrier's numbers: the carrier asks the number's voice URL what to do (signed,
+   * as Twilio asks), and the caller, a person saying `lines` (or the default script) or the person at a
+   * softphone `page`, is connected as told. `routing` is the number's, as configured; without it (a softphone
+   * dials any number, and Parley turns away one it does not hold) or with nulls (a number provisioned before
+   * the carrier kept its routing), the call goes to Parley's routes.
    */
-  ring(call: { from: string; to: string; lines?: string[] }): string {
+  ring(call: { from: string; to: string; lines?: string[]; page?: SoftphonePage; routing?: { voiceUrl: string | null; statusCallbackUrl: string | null } }): string {
     const sid = `CA${randomBytes(16).toString('hex')}`;
-    const base = this.parleyUrl();
+    const parley = callbackRouting(this.parleyUrl(), 'sandbox');
+    const voiceUrl = call.routing?.voiceUrl ?? parley.voiceUrl;
     const request: CallRequest = {
-      from: call.from, to: call.to, ringTimeoutSeconds: 0, statusCallbackUrl: `${base}/api/telephony/sandbox/status`, stream: { url: '', parameters: {} },
+      from: call.from, to: call.to, ringTimeoutSeconds: 0, statusCallbackUrl: call.routing?.statusCallbackUrl ?? parley.statusCallbackUrl, stream: { url: '', parameters: {} },
     };
-    const run: Running = { call: { sid, direction: 'inbound', request, callee: 'person', status: 'ringing', startedAt: Date.now() }, ending: new AbortController(), sequence: 0 };
+    const callee = call.page ? 'softphone' : 'person';
+    const run: Running = { call: { sid, direction: 'inbound', request, callee, status: 'ringing', startedAt: Date.now() }, ending: new AbortController(), sequence: 0, page: call.page };
     if (call.lines) this.scripts.set(call.from, call.lines);
     this.running.set(sid, run);
-    void this.answerAtParley(run, `${base}/api/telephony/sandbox/voice`).catch((error: unknown) => this.logger.error({ err: error, callSid: sid }, 'a simulated call broke'));
+    void this.answerAtParley(run, voiceUrl).catch((error: unknown) => this.logger.error({ err: error, callSid: sid }, 'a simulated call broke'));
     return sid;
   }
 
@@ -148,33 +162,45 @@ export class SandboxCarrier {
     return this.running.get(sid)?.call ?? this.ended.get(sid);
   }
 
-  /** Hangs every live call up (the process stops). */
+  /** Hangs every live call up and stops reporting messages (the process stops). */
   async close(): Promise<void> {
+    this.softphones.close();
     const lines = [...this.running.values()].flatMap((run) => {
       run.ending.abort();
       run.line?.hangUp();
       return run.line ? [run.line.closed] : [];
     });
-    await Promise.all(lines);
+    await Promise.all([...lines, this.messages.close()]);
   }
 
   private async play(run: Running): Promise<void> {
     const { call, ending } = run;
     await this.report(run, 'initiated');
-    if (!await wait(timings.ringAfterMs, ending.signal)) return this.finish(run, 'canceled');
+    if (!await pause(timings.ringAfterMs, ending.signal)) return this.finish(run, 'canceled');
     await this.report(run, 'ringing');
-    const ringing: Partial<Record<CalleeKind, [number, string]>> = {
-      'busy': [timings.busyAfterMs, 'busy'],
-      'failed': [timings.failAfterMs, 'failed'],
-      'no-answer': [call.request.ringTimeoutSeconds * 1000, 'no-answer'],
-    };
-    const [ringMs, outcome] = ringing[call.callee] ?? [timings.answerAfterMs, 'in-progress'];
-    if (!await wait(ringMs, ending.signal)) return this.finish(run, 'canceled');
+    const outcome = await this.ringing(run);
     if (outcome !== 'in-progress') return this.finish(run, outcome);
 
     call.answeredAt = Date.now();
     await this.report(run, 'in-progress');
     return this.converse(run, call.request.stream);
+  }
+
+  /** How the callee's phone stops ringing: the call's next status, `in-progress` when answered. */
+  private async ringing(run: Running): Promise<string> {
+    const { call, ending, page } = run;
+    const ringTimeoutMs = call.request.ringTimeoutSeconds * 1000;
+    if (page) {
+      const answer = await page.ring({ sid: call.sid, from: call.request.from }, ringTimeoutMs, ending.signal);
+      return answer === 'answered' ? 'in-progress' : answer;
+    }
+    const ringing: Partial<Record<CalleeKind, [number, string]>> = {
+      'busy': [timings.busyAfterMs, 'busy'],
+      'failed': [timings.failAfterMs, 'failed'],
+      'no-answer': [ringTimeoutMs, 'no-answer'],
+    };
+    const [ringMs, outcome] = ringing[call.callee] ?? [timings.answerAfterMs, 'in-progress'];
+    return await pause(ringMs, ending.signal) ? outcome : 'canceled';
   }
 
   /** Asks Parley's voice webhook what to do with an incoming call, and does it: reject, say and hang up, or stream. */
@@ -185,12 +211,14 @@ export class SandboxCarrier {
     });
     let answer: string;
     try {
-      const response = await fetch(voiceUrl, { method: 'POST', body: form.toString(), headers: this.signedHeaders(voiceUrl, form), signal: AbortSignal.timeout(15_000) });
+      const response = await postSigned(this.token(), voiceUrl, form);
       answer = response.ok ? await response.text() : '';
     } catch (error) {
       this.logger.warn({ err: error, callSid: call.sid }, 'the voice webhook could not be reached');
       answer = '';
     }
+    // The caller (a softphone page) hung up while Parley was asked.
+    if (run.ending.signal.aborted) return this.finish(run, 'canceled');
     const twiml = readTwiml(answer);
     if (twiml.verb === 'stream') {
       call.answeredAt = Date.now();
@@ -199,7 +227,7 @@ export class SandboxCarrier {
     }
     if (twiml.verb === 'say') {
       call.answeredAt = Date.now();
-      await wait(timings.silentHangUpAfterMs, run.ending.signal);
+      await pause(timings.silentHangUpAfterMs, run.ending.signal);
       return this.finish(run, 'completed');
     }
     // Rejected, or no usable answer: the caller hears a busy line, as Twilio plays for <Reject>.
@@ -218,7 +246,8 @@ export class SandboxCarrier {
     }
     const line = run.line;
     const closed = new AbortController();
-    const talking = AbortSignal.any([ending.signal, closed.signal, AbortSignal.timeout(timings.personCapMs)]);
+    // A scripted callee hangs up at its cap; the person at a softphone whenever they like.
+    const talking = AbortSignal.any([ending.signal, closed.signal, ...run.page ? [] : [AbortSignal.timeout(timings.personCapMs)]]);
     // The stream ending ends the call, unless it ended because the call is being handed over.
     line.closed.then(() => (run.handover ? closed.abort() : ending.abort()), () => undefined);
     await this.talk(run, line, talking);
@@ -245,13 +274,13 @@ export class SandboxCarrier {
       'no-answer': [request.ringTimeoutSeconds * 1000, 'no-answer'],
     };
     const [ringMs, outcome] = ringing[transfer.callee] ?? [timings.answerAfterMs, 'completed'];
-    if (!await wait(timings.ringAfterMs + ringMs, signal)) transfer.status = 'canceled';
+    if (!await pause(timings.ringAfterMs + ringMs, signal)) transfer.status = 'canceled';
     else if (outcome !== 'completed') transfer.status = outcome;
     else {
       transfer.answeredAt = Date.now();
       if (request.whisperUrl) transfer.whisper = await this.whisper(run, request.whisperUrl);
       const talkMs = transfer.callee === 'silent-hang-up' ? timings.silentHangUpAfterMs : timings.bridgedTalkMs;
-      transfer.status = await wait(talkMs, signal) ? 'completed' : 'canceled';
+      transfer.status = await pause(talkMs, signal) ? 'completed' : 'canceled';
     }
     transfer.endedAt = Date.now();
     const duration = transfer.answeredAt ? Math.ceil((transfer.endedAt - transfer.answeredAt) / 1000) : 0;
@@ -272,7 +301,7 @@ export class SandboxCarrier {
   /** Posts a signed webhook of the call and answers its body; one that fails is logged and answers nothing. */
   private async post(run: Running, url: string, form: URLSearchParams, what: string): Promise<string> {
     try {
-      const response = await fetch(url, { method: 'POST', body: form.toString(), headers: this.signedHeaders(url, form), signal: AbortSignal.timeout(15_000) });
+      const response = await postSigned(this.token(), url, form);
       if (!response.ok) this.logger.warn({ callSid: run.call.sid, answered: response.status }, `${what} was refused`);
       return response.ok ? await response.text() : '';
     } catch (error) {
@@ -284,16 +313,22 @@ export class SandboxCarrier {
   /** What the callee does once the call is up, until it hangs up or the far end does. */
   private async talk(run: Running, line: Line, signal: AbortSignal): Promise<void> {
     const { callee: kind, request } = run.call;
+    if (run.page) return run.page.bridge(run.call.sid, line, signal);
     if (kind === 'silent-hang-up') {
-      await wait(timings.silentHangUpAfterMs, signal);
+      await pause(timings.silentHangUpAfterMs, signal);
       return;
     }
     if (kind === 'voicemail') {
+      const box = { heardOverGreetingMs: 0, recordedMs: 0 };
+      run.call.voicemail = box;
       await line.say(await this.voice.speak(VOICEMAIL_GREETING));
+      box.heardOverGreetingMs = line.soundMs;
       await line.say(beep());
+      const recordingFrom = line.soundMs;
       const recording = AbortSignal.any([signal, AbortSignal.timeout(timings.voicemailRecordMs)]);
       // The message left, then a long enough pause: the box hangs up, as boxes do.
       await this.heardTurn(line, recording, timings.voicemailRecordMs, 3000);
+      box.recordedMs = line.soundMs - recordingFrom;
       return;
     }
     await this.heardTurn(line, signal, timings.turnWaitMs);
@@ -303,7 +338,7 @@ export class SandboxCarrier {
       await line.say(await this.voice.speak(text));
       await this.heardTurn(line, signal, timings.turnWaitMs);
     }
-    await wait(timings.goodbyeHangUpMs, signal);
+    await pause(timings.goodbyeHangUpMs, signal);
   }
 
   /**
@@ -317,23 +352,20 @@ export class SandboxCarrier {
       const spoke = line.lastSoundAt !== undefined && line.lastSoundAt > since;
       if (spoke && now - (line.lastSoundAt ?? now) >= quietMs) return;
       if (!spoke && now - since >= waitMs) return;
-      await wait(50, signal);
+      await pause(50, signal);
     }
   }
 
   private async finish(run: Running, status: string): Promise<void> {
     const { call } = run;
     call.endedAt = Date.now();
+    call.priceMicros = call.answeredAt ? sandboxCallPriceMicros(call.direction, call.request.to, call.endedAt - call.answeredAt) : 0;
     this.running.delete(call.sid);
     this.ended.set(call.sid, call);
     setTimeout(() => this.ended.delete(call.sid), KEEP_ENDED_MS).unref();
+    run.page?.ended(call.sid, status);
     const duration = call.answeredAt ? Math.ceil((call.endedAt - call.answeredAt) / 1000) : 0;
     await this.report(run, status, status === 'completed' ? { CallDuration: String(duration) } : {});
-  }
-
-  /** A webhook request's headers, signed as Twilio signs them. */
-  private signedHeaders(url: string, form: URLSearchParams): Record<string, string> {
-    return { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': twilioSignatureOf(this.token(), url, form), 'user-agent': 'ParleySandboxCarrier/1.0' };
   }
 
   /** Posts a status change to the call's callback as Twilio does; a callback that fails is logged, not retried. */
@@ -347,7 +379,7 @@ export class SandboxCarrier {
     });
     const url = call.request.statusCallbackUrl;
     try {
-      const answer = await fetch(url, { method: 'POST', body: form.toString(), headers: this.signedHeaders(url, form), signal: AbortSignal.timeout(15_000) });
+      const answer = await postSigned(this.token(), url, form);
       await answer.body?.cancel();
       if (!answer.ok) this.logger.warn({ callSid: call.sid, status, answered: answer.status }, 'a status callback was refused');
     } catch (error) {

@@ -11,6 +11,8 @@ const FRAME_MS = 20;
 const SOUND_LEVEL = 300;
 /** Frames of audio Parley may send ahead of playback before the line stops reading them (60 s). */
 const MAX_QUEUED_FRAMES = 3000;
+/** Live audio fed to the line runs at most this many frames (200 ms) behind: a late burst drops its oldest. */
+const MAX_LIVE_FRAMES = 10;
 
 export interface LineOptions {
   /** The media gateway's Media Streams URL, and the `<Parameter>`s it was given. */
@@ -32,6 +34,8 @@ export class Line {
   firstSoundAt: number | undefined;
   /** When the last frame holding sound was played. */
   lastSoundAt: number | undefined;
+  /** How much sound has been played, in all (ms). */
+  soundMs = 0;
   /** Resolves when the line is down, from either end. */
   readonly closed: Promise<void>;
   private readonly socket: WebSocket;
@@ -39,6 +43,9 @@ export class Line {
   private readonly playback: (Int16Array | string)[] = [];
   private readonly speech: Int16Array[] = [];
   private speechDone: (() => void)[] = [];
+  /** Live audio short of a whole frame, until the next feed completes it. */
+  private partial = new Int16Array(0);
+  private listener: ((frame: Int16Array) => void) | undefined;
   private sequence = 0;
   private chunk = 0;
   private timer: NodeJS.Timeout | undefined;
@@ -88,6 +95,25 @@ export class Line {
     return new Promise((resolve) => this.speechDone.push(resolve));
   }
 
+  /**
+   * Carries live 8 kHz PCM16 (a softphone's microphone) as it comes, in any chunk size, sent frame by frame
+   * in real time; when the source runs ahead, the oldest frames are dropped rather than delaying the rest.
+   */
+  feed(samples: Int16Array): void {
+    const joined = new Int16Array(this.partial.length + samples.length);
+    joined.set(this.partial);
+    joined.set(samples, this.partial.length);
+    let offset = 0;
+    for (; offset + FRAME_SAMPLES <= joined.length; offset += FRAME_SAMPLES) this.speech.push(joined.slice(offset, offset + FRAME_SAMPLES));
+    this.partial = joined.slice(offset);
+    if (this.speech.length > MAX_LIVE_FRAMES) this.speech.splice(0, this.speech.length - MAX_LIVE_FRAMES);
+  }
+
+  /** Hands every frame the line plays (Parley's audio as the phone hears it, silence included) to `listener`. */
+  listen(listener: (frame: Int16Array) => void): void {
+    this.listener = listener;
+  }
+
   /** Hangs up: `stop`, then the socket closed. */
   hangUp(): void {
     if (!this.open) return;
@@ -134,7 +160,9 @@ export class Line {
 
     while (typeof this.playback[0] === 'string') this.echo(this.playback.shift() as string);
     const played = this.playback.shift();
+    this.listener?.(played instanceof Int16Array ? played : new Int16Array(FRAME_SAMPLES));
     if (played instanceof Int16Array && level(played) > SOUND_LEVEL) {
+      this.soundMs += FRAME_MS;
       this.lastSoundAt = Date.now();
       this.firstSoundAt ??= this.lastSoundAt;
     }

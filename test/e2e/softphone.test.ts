@@ -1,0 +1,151 @@
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { drawNumbers } from '../../src/providers/telephony/sandbox-inventory.ts';
+import { workflowIds } from '../../src/temporal/names.ts';
+import { startFakeLlmServer, type ChatCompletionRequest, type FakeLlmServer } from '../fakes/llm-server.ts';
+import { createTestAssistant } from '../support/assistants.ts';
+import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { speechInstalled, speechSkipReason } from '../support/speech.ts';
+import { createTestUser, type TestUser } from '../support/users.ts';
+
+const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const screenshots = path.resolve('test-results', 'screenshots');
+
+/**
+ * What the fake microphone plays, on a loop: silence while the assistant greets, one espeak-ng line at 48 kHz,
+ * then long enough a silence that the assistant answers before the line comes round again.
+ */
+function callerWav(directory: string): string {
+  const raw = path.join(directory, 'espeak.wav');
+  const wav = path.join(directory, 'caller.wav');
+  for (const [command, args] of [
+    ['espeak-ng', ['-v', 'en-us', '-w', raw, 'I would like to book an appointment for Tuesday at three.']],
+    ['sox', [raw, '-r', '48000', '-c', '1', '-b', '16', wav, 'pad', '3', '12']],
+  ] as const) {
+    const run = spawnSync(command, args);
+    if (run.status !== 0) throw new Error(`${command} failed: ${run.stderr.toString()}`);
+  }
+  return wav;
+}
+
+/** Counts the audio frames the page's socket receives that hold sound (the far end speaking), not line silence. */
+function countHeardFrames(page: Page): () => number {
+  let heard = 0;
+  page.on('websocket', (socket) => socket.on('framereceived', ({ payload }) => {
+    if (typeof payload === 'string') return;
+    const samples = new Int16Array(payload.buffer.slice(payload.byteOffset, payload.byteOffset + (payload.byteLength & ~1)));
+    let sum = 0;
+    for (const sample of samples) sum += Math.abs(sample);
+    if (samples.length > 0 && sum / samples.length > 300) heard++;
+  }));
+  return () => heard;
+}
+
+/**
+ * A person at the sandbox softphone in a browser, end to end: the page claims a number; an assistant calls it
+ * with `POST /user/make_call`, the page rings and is answered, the assistant's greeting plays on the page and
+ * the browser's microphone (a WAV) reaches the assistant through the carrier's 8 kHz line, the media gateway,
+ * the offline speech stack and the fake language model; then the page dials one of the owner's numbers and
+ * reaches its inbound assistant.
+ */
+describe.skipIf(!speechInstalled)(`the sandbox softphone in a browser${speechInstalled ? '' : ` (${speechSkipReason})`}`, () => {
+  let llm: FakeLlmServer;
+  let platform: TestPlatform;
+  let browser: Browser;
+  let owner: TestUser;
+  let assistantId: number;
+  let inboundNumber: string;
+  let scratch: string;
+
+  const lastUserText = (request: ChatCompletionRequest) => [...request.messages].reverse().find((message) => message.role === 'user')?.content ?? '';
+
+  beforeAll(async () => {
+    scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-softphone-'));
+    llm = await startFakeLlmServer();
+    llm.respond((request) => (request.tool_choice
+      ? { toolCalls: [{ name: 'record_call_evaluation', arguments: { status: true, summary: 'Booked.' } }] }
+      : { reply: 'Sure, Tuesday at three works.' }));
+    platform = await startTestPlatform({ worker: true, media: true, env: { LLM_BASE_URL: llm.baseUrl, LLM_API_KEY: 'test' } });
+    owner = await createTestUser(platform.database.knex, { balanceUsd: 5 });
+    await platform.request('POST', '/user/payment-methods', { token: owner.token, body: { payment_method: 'pm_card_visa' } });
+    const offers = await platform.request<{ data: { phone_number: string }[] }>('GET', '/user/phone-numbers/search?country_code=US', { token: owner.token });
+    const buy = (index: number) => platform.request<{ data: { id: number; phone_number: string } }>('POST', '/user/phone-numbers/purchase', { token: owner.token, body: { phone_number: offers.body.data[index]!.phone_number } });
+    const [outbound, inbound] = [await buy(0), await buy(1)];
+    assistantId = (await createTestAssistant(platform, owner, { initial_message: 'Hello, this is Parley calling.', phone_number_id: outbound.body.data.id })).id;
+    inboundNumber = inbound.body.data.phone_number;
+    await createTestAssistant(platform, owner, { type: 'inbound', initial_message: 'Thanks for calling Parley, this is Ada.', phone_number_id: inbound.body.data.id });
+    browser = await chromium.launch({
+      executablePath: chromiumPath,
+      args: [
+        '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync',
+        '--autoplay-policy=no-user-gesture-required',
+        '--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream', `--use-file-for-fake-audio-capture=${callerWav(scratch)}`,
+      ],
+    });
+    fs.mkdirSync(screenshots, { recursive: true });
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await platform?.close();
+    await llm?.close();
+    if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
+  });
+
+  const knex = () => platform.database.knex;
+  const callRow = (id: number) => knex()('calls').where({ id }).first();
+
+  it('answers an outbound call with the microphone, then places an inbound call to an owned number', async () => {
+    const page = await browser.newPage({ viewport: { width: 480, height: 900 } });
+    const heardFrames = countHeardFrames(page);
+    const status = page.getByRole('status');
+    await page.goto(`${platform.baseUrl}/sandbox/phone`);
+    await expect.poll(() => status.textContent()).toBe('Claim a number to start.');
+    const myNumber = drawNumbers('US', '', 1)[0]!.phoneNumber;
+    await page.getByLabel('Your number').fill(myNumber);
+    await page.getByRole('button', { name: 'Claim' }).click();
+    await expect.poll(() => status.textContent()).toBe(`Your number is ${myNumber}. Waiting for calls.`);
+
+    // The assistant calls the page's number; the page rings with the assistant's number.
+    const placed = await platform.request('POST', '/user/make_call', { token: owner.token, body: { phone_number: myNumber, assistant_id: assistantId } });
+    expect(placed.status, placed.text).toBe(200);
+    const callId = placed.body.call_id as number;
+    await expect.poll(() => status.textContent(), { timeout: 10_000 }).toMatch(/^Incoming call from \+1\d{10}…$/);
+    await page.getByRole('button', { name: 'Answer' }).click();
+    await expect.poll(() => status.textContent()).toBe('Connected.');
+    await expect.poll(async () => (await callRow(callId)).status, { timeout: 10_000 }).toBe('in-progress');
+    // The greeting plays on the page, then the caller's line reaches the assistant.
+    await expect.poll(heardFrames, { timeout: 10_000 }).toBeGreaterThan(25);
+    await expect.poll(() => llm.requests.some((request) => /appointment|tuesday/i.test(lastUserText(request))), { timeout: 30_000 }).toBe(true);
+    await page.screenshot({ path: path.join(screenshots, 'softphone.png') });
+    await page.getByRole('button', { name: 'Hang up' }).click();
+    await expect.poll(() => status.textContent()).toBe('Call ended.');
+    const outbound = await platform.temporal.client.workflow.getHandle(workflowIds.call(callId)).result() as { status: string };
+    expect(outbound.status).toBe('ended_by_customer');
+    const answered = await callRow(callId);
+    expect(answered).toMatchObject({ type: 'outbound', clientPhoneNumber: myNumber });
+    // Where the fake microphone's loop starts is the browser's choice: the caller's line is in one of their turns.
+    expect(answered.transcript).toMatch(/^AI: Hello, this is Parley calling\.\n/);
+    expect(answered.transcript).toMatch(/\nCustomer: [^\n]*(appointment|tuesday)/i);
+    expect(platform.sandboxCarrier!.get(answered.providerCallId as string)).toMatchObject({ callee: 'softphone', status: 'completed' });
+
+    // The page dials the owner's other number and reaches its inbound assistant.
+    const heardBefore = heardFrames();
+    await page.getByLabel('Number to call').fill(inboundNumber);
+    await page.getByRole('button', { name: 'Call', exact: true }).click();
+    await expect.poll(() => status.textContent(), { timeout: 10_000 }).toBe('Connected.');
+    const inbound = await knex()('calls').where({ userId: owner.id, type: 'inbound' }).first();
+    expect(inbound).toMatchObject({ clientPhoneNumber: myNumber, assistantPhoneNumber: inboundNumber });
+    await expect.poll(heardFrames, { timeout: 10_000 }).toBeGreaterThan(heardBefore + 25);
+    await page.getByRole('button', { name: 'Hang up' }).click();
+    await expect.poll(() => status.textContent()).toBe('Call ended.');
+    await platform.temporal.client.workflow.getHandle(workflowIds.call(Number(inbound.id))).result();
+    const received = await callRow(Number(inbound.id));
+    expect(received).toMatchObject({ type: 'inbound', status: 'ended_by_customer', clientPhoneNumber: myNumber });
+    // Hung up during the greeting: the transcript holds what the caller heard of it.
+    expect(received.transcript).toMatch(/^AI: Thanks for calling/);
+  }, 90_000);
+});

@@ -1,0 +1,276 @@
+import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import http from 'node:http';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket, { WebSocketServer } from 'ws';
+import { drawNumbers } from '../../src/providers/telephony/sandbox-inventory.ts';
+import type { SandboxCarrier } from '../../src/providers/telephony/sandbox-carrier/carrier.ts';
+import { decodeMulaw, encodeMulaw } from '../../src/voice/audio/mulaw.ts';
+import { listenOnLoopback, type LoopbackServer } from '../support/ports.ts';
+import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { createTestUser } from '../support/users.ts';
+
+type PageMessage = { type: string; [field: string]: unknown };
+
+/** A softphone page as its socket sees the carrier: the JSON messages it was sent, the audio frames it heard. */
+class Page {
+  readonly messages: PageMessage[] = [];
+  readonly audio: Int16Array[] = [];
+  readonly socket: WebSocket;
+  private waiters: (() => void)[] = [];
+
+  constructor(socket: WebSocket) {
+    this.socket = socket;
+    socket.on('message', (data: Buffer, isBinary) => {
+      if (isBinary) this.audio.push(new Int16Array(data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength)));
+      else this.messages.push(JSON.parse(data.toString('utf8')) as PageMessage);
+      for (const wake of this.waiters.splice(0)) wake();
+    });
+  }
+
+  send(message: PageMessage): void {
+    this.socket.send(JSON.stringify(message));
+  }
+
+  /** The next message of one of `types` not yet taken. */
+  async next(...types: string[]): Promise<PageMessage> {
+    for (;;) {
+      const at = this.messages.findIndex((message) => types.includes(message.type));
+      if (at >= 0) return this.messages.splice(at, 1)[0]!;
+      await new Promise<void>((resolve) => this.waiters.push(resolve));
+    }
+  }
+
+  async claim(number: string): Promise<PageMessage> {
+    this.send({ type: 'claim', number });
+    return this.next('claimed', 'error');
+  }
+}
+
+/** Parley's side of calls as the test plays it: the status callbacks it is sent, and the Media Streams it is offered. */
+class ParleyStandIn {
+  readonly callbacks: Record<string, string>[] = [];
+  readonly streams: { socket: WebSocket; events: { event: string; media?: { payload: string } }[] }[] = [];
+  private web!: LoopbackServer;
+  private media!: LoopbackServer;
+  private readonly sockets = new WebSocketServer({ noServer: true });
+
+  async start(): Promise<void> {
+    this.web = await listenOnLoopback(http.createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+      request.on('end', () => {
+        this.callbacks.push(Object.fromEntries(new URLSearchParams(body)));
+        response.writeHead(204).end();
+      });
+    }));
+    const media = http.createServer();
+    media.on('upgrade', (request, socket, head) => this.sockets.handleUpgrade(request, socket, head, (stream) => {
+      const entry = { socket: stream, events: [] as { event: string; media?: { payload: string } }[] };
+      stream.on('message', (data: Buffer) => entry.events.push(JSON.parse(data.toString('utf8')) as { event: string }));
+      this.streams.push(entry);
+    }));
+    this.media = await listenOnLoopback(media);
+  }
+
+  /** What a dial asks of the carrier: calls `to`, reporting here and streaming here once answered. */
+  request(to: string, ringTimeoutSeconds = 30) {
+    return { from: drawNumbers('US', '', 1)[0]!.phoneNumber, to, ringTimeoutSeconds, statusCallbackUrl: `${this.web.url}/status`, stream: { url: `${this.media.url.replace('http', 'ws')}/stream`, parameters: {} } };
+  }
+
+  statusesOf(sid: string): string[] {
+    return this.callbacks.filter((form) => form.CallSid === sid).map((form) => form.CallStatus!);
+  }
+
+  async close(): Promise<void> {
+    for (const { socket } of this.streams) socket.terminate();
+    await Promise.all([this.web.close(), this.media.close()]);
+  }
+}
+
+/** The mean absolute sample of some audio: well above zero when it holds a tone. */
+const level = (frames: Int16Array[]) => {
+  let sum = 0;
+  let count = 0;
+  for (const frame of frames) for (const sample of frame) {
+    sum += Math.abs(sample);
+    count++;
+  }
+  return count === 0 ? 0 : sum / count;
+};
+
+/** `ms` of a 440 Hz tone at `rate`. */
+const tone = (rate: number, ms: number) => Int16Array.from({ length: (rate * ms) / 1000 }, (_, i) => Math.round(6000 * Math.sin((2 * Math.PI * 440 * i) / rate)));
+
+/**
+ * The sandbox carrier's softphone: pages claim numbers over their socket, a claimed number rings its page
+ * instead of a scripted callee, and the page's audio is carried to and from Parley's media stream as a carrier
+ * carries a phone's. Parley's side is played by the test here (status callbacks and a Media Streams server);
+ * test/e2e/softphone.test.ts runs the whole path with a browser and the voice engine.
+ */
+describe('the sandbox softphone', () => {
+  let platform: TestPlatform;
+  let carrier: SandboxCarrier;
+  const parley = new ParleyStandIn();
+  const pages: Page[] = [];
+
+  beforeAll(async () => {
+    platform = await startTestPlatform();
+    carrier = platform.sandboxCarrier!;
+    await parley.start();
+  });
+  afterEach(() => {
+    for (const page of pages.splice(0)) page.socket.close();
+  });
+  afterAll(async () => {
+    await parley?.close();
+    await platform?.close();
+  });
+
+  async function openPage(): Promise<Page> {
+    const socket = new WebSocket(`${platform.baseUrl.replace('http', 'ws')}/sandbox/phone/socket`);
+    const page = new Page(socket);
+    await once(socket, 'open');
+    pages.push(page);
+    return page;
+  }
+
+  /** A page that claimed a number of its own. */
+  async function claimedPage(): Promise<{ page: Page; number: string }> {
+    const page = await openPage();
+    const number = drawNumbers('US', '', 1)[0]!.phoneNumber;
+    expect(await page.claim(number)).toEqual({ type: 'claimed', number });
+    return { page, number };
+  }
+
+  it('serves the page and its script', async () => {
+    const page = await fetch(`${platform.baseUrl}/sandbox/phone`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(await page.text()).toContain('<script src="/sandbox/phone.js">');
+    expect((await fetch(`${platform.baseUrl}/sandbox/phone.js`)).status).toBe(200);
+  });
+
+  it('claims a valid number nobody holds for one page at a time, and never a number a Parley user holds', async () => {
+    const [first, second] = [await openPage(), await openPage()];
+    expect(await first.claim('555')).toMatchObject({ type: 'error', message: expect.stringContaining('not a valid phone number') });
+    const [free, bought, provisioned] = drawNumbers('US', '', 3).map((offer) => offer.phoneNumber);
+    expect(await first.claim(free!)).toEqual({ type: 'claimed', number: free });
+    expect(await second.claim(free!)).toMatchObject({ type: 'error', message: `${free} is claimed by another softphone.` });
+
+    const owner = await createTestUser(platform.database.knex);
+    await platform.database.knex('phone_numbers').insert({ userId: owner.id, phoneNumber: bought, countryCode: 'US', type: 'caller_id', status: 'active' });
+    await platform.database.knex('sandbox_phone_numbers').insert({ id: `PNsbx${randomUUID().replace(/-/g, '')}`, phoneNumber: provisioned, idempotencyKey: randomUUID() });
+    for (const held of [bought, provisioned]) {
+      expect(await second.claim(held!)).toMatchObject({ type: 'error', message: expect.stringContaining('belongs to a Parley user') });
+    }
+
+    // The claim lasts as long as its page's socket.
+    first.socket.close();
+    await once(first.socket, 'close');
+    await expect.poll(() => carrier.softphones.holder(free!)).toBeUndefined();
+    expect(await second.claim(free!)).toEqual({ type: 'claimed', number: free });
+  });
+
+  it('rings the page of a claimed number instead of a scripted callee; declining is busy', async () => {
+    const { page, number } = await claimedPage();
+    const request = parley.request(number);
+    const sid = carrier.place(request);
+    expect(await page.next('incoming')).toEqual({ type: 'incoming', sid, from: request.from });
+    expect(carrier.get(sid)).toMatchObject({ callee: 'softphone', status: 'ringing' });
+    page.send({ type: 'decline' });
+    expect(await page.next('ended')).toEqual({ type: 'ended', sid, status: 'busy' });
+    await expect.poll(() => parley.statusesOf(sid)).toEqual(['initiated', 'ringing', 'busy']);
+  });
+
+  it('reports no-answer when the page does not answer within the ring timeout', async () => {
+    const { page, number } = await claimedPage();
+    const sid = carrier.place(parley.request(number, 1));
+    await page.next('incoming');
+    expect(await page.next('ended')).toEqual({ type: 'ended', sid, status: 'no-answer' });
+    await expect.poll(() => parley.statusesOf(sid)).toEqual(['initiated', 'ringing', 'no-answer']);
+  });
+
+  it('carries audio both ways once answered, at 8 kHz mu-law on the stream and 16 kHz PCM on the page; the page hangs up: completed', async () => {
+    const { page, number } = await claimedPage();
+    const sid = carrier.place(parley.request(number));
+    await page.next('incoming');
+    page.send({ type: 'answer' });
+    expect(await page.next('connected')).toEqual({ type: 'connected', sid });
+    await expect.poll(() => parley.statusesOf(sid)).toContain('in-progress');
+    const stream = parley.streams.at(-1)!;
+    await expect.poll(() => stream.events.map((event) => event.event).slice(0, 2)).toEqual(['connected', 'start']);
+
+    // Parley speaks: the page hears it, upsampled.
+    const heardBefore = page.audio.length;
+    stream.socket.send(JSON.stringify({ event: 'media', streamSid: 'MZ1', media: { payload: Buffer.from(encodeMulaw(tone(8000, 400))).toString('base64') } }));
+    await expect.poll(() => level(page.audio.slice(heardBefore)), { timeout: 3000 }).toBeGreaterThan(1000);
+    expect(page.audio.at(-1)).toHaveLength(320);
+
+    // The page speaks: Parley hears it, downsampled and encoded as a carrier's.
+    const sentBefore = stream.events.length;
+    const spoken = tone(16000, 400);
+    for (let offset = 0; offset < spoken.length; offset += 320) page.socket.send(Buffer.from(spoken.slice(offset, offset + 320).buffer));
+    const heardByParley = () => stream.events.slice(sentBefore).filter((event) => event.event === 'media').map((event) => decodeMulaw(Buffer.from(event.media!.payload, 'base64')));
+    await expect.poll(() => level(heardByParley()), { timeout: 3000 }).toBeGreaterThan(1000);
+
+    page.send({ type: 'hangup' });
+    expect(await page.next('ended')).toEqual({ type: 'ended', sid, status: 'completed' });
+    await expect.poll(() => stream.events.at(-1)?.event).toBe('stop');
+    await expect.poll(() => parley.statusesOf(sid)).toEqual(['initiated', 'ringing', 'in-progress', 'completed']);
+  });
+
+  it('ends the page\'s call when Parley hangs up, and holds a page to one call at a time', async () => {
+    const { page, number } = await claimedPage();
+    const sid = carrier.place(parley.request(number));
+    await page.next('incoming');
+    // A second caller while the first rings: busy, and the page keeps ringing for the first.
+    const second = carrier.place(parley.request(number));
+    await expect.poll(() => parley.statusesOf(second)).toEqual(['initiated', 'ringing', 'busy']);
+    page.send({ type: 'answer' });
+    await page.next('connected');
+    await expect.poll(() => parley.streams.some((stream) => stream.events.some((event) => event.event === 'start' && JSON.stringify(event).includes(sid)))).toBe(true);
+    const stream = parley.streams.find((candidate) => candidate.events.some((event) => JSON.stringify(event).includes(sid)))!;
+    stream.socket.close(1000);
+    expect(await page.next('ended')).toEqual({ type: 'ended', sid, status: 'completed' });
+    await expect.poll(() => parley.statusesOf(sid)).toEqual(['initiated', 'ringing', 'in-progress', 'completed']);
+  });
+
+  it('dials from the page only once it claimed a number, and only E.164; a number Parley does not hold is busy', async () => {
+    const page = await openPage();
+    page.send({ type: 'dial', to: '+14155550123' });
+    expect(await page.next('error')).toMatchObject({ message: 'Claim a number before calling.' });
+    const number = drawNumbers('US', '', 1)[0]!.phoneNumber;
+    await page.claim(number);
+    page.send({ type: 'dial', to: '0800 123' });
+    expect(await page.next('error')).toMatchObject({ message: expect.stringContaining('E.164') });
+
+    const nobodys = drawNumbers('US', '', 1)[0]!.phoneNumber;
+    page.send({ type: 'dial', to: nobodys });
+    const calling = await page.next('calling');
+    expect(calling).toEqual({ type: 'calling', sid: expect.stringMatching(/^CA/), to: nobodys });
+    expect(await page.next('ended')).toEqual({ type: 'ended', sid: calling.sid, status: 'busy' });
+    expect(carrier.get(calling.sid as string)).toMatchObject({ direction: 'inbound', callee: 'softphone', request: { from: number, to: nobodys } });
+  });
+});
+
+describe('the softphone on another carrier', () => {
+  let platform: TestPlatform;
+  beforeAll(async () => {
+    platform = await startTestPlatform({ env: { TELEPHONY_PROVIDER: 'twilio', TWILIO_ACCOUNT_SID: `AC${'0'.repeat(32)}`, TWILIO_AUTH_TOKEN: 'token' } });
+  });
+  afterAll(async () => {
+    await platform?.close();
+  });
+
+  it('is not there: the page, its script and its socket are 404', async () => {
+    expect(platform.sandboxCarrier).toBeUndefined();
+    expect((await fetch(`${platform.baseUrl}/sandbox/phone`)).status).toBe(404);
+    expect((await fetch(`${platform.baseUrl}/sandbox/phone.js`)).status).toBe(404);
+    const socket = new WebSocket(`${platform.baseUrl.replace('http', 'ws')}/sandbox/phone/socket`);
+    socket.on('error', () => undefined);
+    const [, response] = await once(socket, 'unexpected-response') as [unknown, http.IncomingMessage];
+    expect(response.statusCode).toBe(404);
+    socket.terminate();
+  });
+});
