@@ -15,8 +15,9 @@ import { evaluateCallRecord } from './call-evaluation.ts';
 /** The contract's statuses a call can end in. */
 export type FinalCallStatus = 'completed' | 'ended' | 'ended_by_customer' | 'ended_by_assistant' | 'failed' | 'busy' | 'no-answer';
 
-// The engine's end reasons that are a call running its course under the platform's rules.
-const completedReasons = new Set(['max_duration', 'silence_timeout', 'balance_exhausted']);
+// The engine's end reasons that are a call running its course under the platform's rules, or handed over
+// to a number by the assistant (the transfer's own outcome is recorded with it).
+const completedReasons = new Set(['max_duration', 'silence_timeout', 'balance_exhausted', 'transferred']);
 
 /**
  * The status a call ends in, from its end reason (docs/decisions.md, "Call statuses"): a phone call the callee

@@ -109,8 +109,9 @@ export async function callLifecycleWorkflow(input: CallLifecycleInput): Promise<
     }
 
     const end = state.reported ?? (phone ? await phoneEnd(state, timing) : undefined) ?? await hangUp(callId, state, timing, maxSeconds);
-    // The carrier keeps a line up until told: whatever ended the call here ends it there too.
-    if (phone && state.carrierEnd === undefined) await dropLine(callId);
+    // The carrier keeps a line up until told: whatever ended the call here ends it there too, but for a call
+    // transferred to a number, whose line the carrier now bridges to that number.
+    if (phone && state.carrierEnd === undefined && end.reason !== 'transferred') await dropLine(callId);
     return await finish(callId, state, end, phone && state.answeredAt !== undefined);
   } catch (error) {
     if (!isGone(error)) throw error;

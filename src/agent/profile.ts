@@ -1,3 +1,4 @@
+import type { LineToolSpec } from './line-tools.ts';
 import type { HttpToolSpec } from './tools.ts';
 
 /**
@@ -20,4 +21,6 @@ export interface AgentProfile {
   knowledgebaseMode: 'function_call' | 'prompt';
   endCallDescription: string | undefined;
   httpTools: HttpToolSpec[];
+  /** The built-in tools that act on a call's line (collect_keypad, ...); offered on calls only. */
+  lineTools: LineToolSpec[];
 }

@@ -2,6 +2,7 @@ import type { ChatMessage } from '../providers/llm/types.ts';
 import { untilAborted } from '../lib/abort.ts';
 import type { AgentPorts } from './ports.ts';
 import type { AgentProfile } from './profile.ts';
+import { lineTools } from './line-tools.ts';
 import { fillTemplate } from './template.ts';
 import { endCallTool, httpTool, knowledgeTool, passagesForPrompt } from './tools.ts';
 import type { AgentTool } from './turn.ts';
@@ -33,22 +34,25 @@ export function voicemailLine(profile: AgentProfile, variables: Record<string, u
   return message ? fillTemplate(message, dialogueVariables(profile, variables)).trim() : openingLine(profile, variables);
 }
 
-/** The functions on offer: the assistant's HTTP tools, the knowledge search (in `function_call` mode) and end-call. */
-export function dialogueTools(ports: Pick<AgentPorts, 'searchKnowledge' | 'fetch'>, profile: AgentProfile): AgentTool[] {
+/**
+ * The functions on offer: the assistant's HTTP tools, the knowledge search (in `function_call` mode), its line
+ * tools when there is a line (a call, not a chat) and end-call.
+ */
+export function dialogueTools(ports: Pick<AgentPorts, 'searchKnowledge' | 'fetch' | 'line'>, profile: AgentProfile): AgentTool[] {
   const tools: AgentTool[] = profile.httpTools.map((spec) => httpTool(spec, ports.fetch));
   if (profile.knowledgebaseId !== null && profile.knowledgebaseMode === 'function_call') tools.push(knowledgeTool(ports.searchKnowledge));
+  if (ports.line) tools.push(...lineTools(profile.lineTools, ports.line));
   tools.push(endCallTool(profile.endCallDescription));
   return tools;
 }
 
 /**
  * The model input for one turn: the system prompt with variables filled (and, in `prompt` mode, passages
- * retrieved for the new message), the history, the new user message; and the functions on offer: the
- * assistant's HTTP tools, the knowledge search (in `function_call` mode) and end-call. The tools call out
- * through the ports; the signal stops the retrieval of `prompt` mode.
+ * retrieved for the new message), the history, the new user message; and the functions on offer
+ * (`dialogueTools`). The tools call out through the ports; the signal stops the retrieval of `prompt` mode.
  */
 export async function buildTurnInput(
-  ports: Pick<AgentPorts, 'searchKnowledge' | 'fetch'>,
+  ports: Pick<AgentPorts, 'searchKnowledge' | 'fetch' | 'line'>,
   profile: AgentProfile,
   input: { variables: Record<string, unknown>; history: HistoryEntry[]; message: string },
   signal: AbortSignal,

@@ -1,5 +1,6 @@
 import { LanguageModelError, type ChatMessage, type FunctionDefinition, type LanguageModel, type ToolCall } from '../providers/llm/types.ts';
 import { untilAborted } from '../lib/abort.ts';
+import type { Handoff } from './line-tools.ts';
 import { SentenceSplitter } from './sentences.ts';
 
 /** A function the model may call during a turn. */
@@ -7,8 +8,12 @@ export interface AgentTool {
   definition: FunctionDefinition;
   /** Runs the call; a thrown error becomes an error result for the model, never a failed turn. */
   execute(args: Record<string, unknown>, signal: AbortSignal): Promise<unknown>;
-  /** Calling it asks to end the conversation (the end-call tool). */
+  /** Calling it asks to end the conversation (the end-call tool, a transfer). */
   ends?: boolean;
+  /** For a tool that ends the conversation by handing it over: to whom, from the call's arguments (after `execute` succeeded). */
+  handoff?: (args: Record<string, unknown>) => Handoff;
+  /** It waits on the phone line (the caller's keys): no filler is spoken over it. */
+  onLine?: boolean;
 }
 
 /** As the interface records a call on a message: `{name, arguments, result}`. */
@@ -27,8 +32,8 @@ export type TurnEvent =
   /** Calls of one model step run in parallel: all of them start, then they finish in the order the model made them. */
   | { type: 'tool_started'; name: string; arguments: Record<string, unknown> }
   | { type: 'tool_finished'; call: FunctionCallRecord; durationMs: number }
-  /** The model called the end-call tool; the turn goes on to the model's closing words. */
-  | { type: 'end_call' };
+  /** The model called the end-call tool or a transfer (`handoff`); the turn goes on to the model's closing words. */
+  | { type: 'end_call'; handoff?: Handoff };
 
 export interface TurnOptions {
   model: LanguageModel;
@@ -54,15 +59,23 @@ export interface TurnResult {
   delivered: string;
   /** The calls that finished, in the order the model made them. */
   functionCalls: FunctionCallRecord[];
-  /** The model called the end-call tool. */
+  /** The model called the end-call tool, or a transfer. */
   endCall: boolean;
+  /** Where the conversation goes once it ends here: the first transfer the model called. */
+  handoff?: Handoff;
+}
+
+interface CallOutcome {
+  result: unknown;
+  ends: boolean;
+  handoff?: Handoff;
 }
 
 interface RunningCall {
   name: string;
   args: Record<string, unknown>;
   /** Never rejects: a failure is the call's result. */
-  done: Promise<{ result: unknown; ends: boolean; durationMs: number }>;
+  done: Promise<CallOutcome & { durationMs: number }>;
 }
 
 /** A tool call's JSON arguments as an object, or why they are not one. */
@@ -81,11 +94,14 @@ function startCall(call: ToolCall, tools: Map<string, AgentTool>, options: TurnO
   const { args, error } = parseArguments(call.arguments);
   const tool = tools.get(call.name);
   const started = options.now();
-  const run = async (): Promise<{ result: unknown; ends: boolean }> => {
+  const run = async (): Promise<CallOutcome> => {
     if (!tool) return { result: { error: `there is no function named ${call.name}` }, ends: false };
     if (error) return { result: { error }, ends: false };
     try {
-      return { result: (await tool.execute(args, options.signal)) ?? null, ends: tool.ends === true };
+      const result = (await tool.execute(args, options.signal)) ?? null;
+      const ends = tool.ends === true;
+      const handoff = ends ? tool.handoff?.(args) : undefined;
+      return { result, ends, ...(handoff ? { handoff } : {}) };
     } catch (failure) {
       return { result: { error: (failure as Error).message }, ends: false };
     }
@@ -104,6 +120,7 @@ export class AgentTurn implements AsyncIterable<TurnEvent> {
   private readonly options: TurnOptions;
   private readonly functionCalls: FunctionCallRecord[] = [];
   private endCall = false;
+  private handoff: Handoff | undefined;
   /** The answer being written: text of the current round. */
   private answer = new SentenceSplitter();
   private iterated = false;
@@ -113,7 +130,7 @@ export class AgentTurn implements AsyncIterable<TurnEvent> {
   }
 
   get result(): TurnResult {
-    return { delivered: this.answer.text, functionCalls: this.functionCalls, endCall: this.endCall };
+    return { delivered: this.answer.text, functionCalls: this.functionCalls, endCall: this.endCall, ...(this.handoff ? { handoff: this.handoff } : {}) };
   }
 
   [Symbol.asyncIterator](): AsyncIterator<TurnEvent> {
@@ -164,14 +181,15 @@ export class AgentTurn implements AsyncIterable<TurnEvent> {
       const running = calls.map((call) => startCall(call, tools, options));
       for (const call of running) yield { type: 'tool_started', name: call.name, arguments: call.args };
       for (const [index, call] of running.entries()) {
-        const { result, ends, durationMs } = await untilAborted(call.done, signal);
+        const { result, ends, handoff, durationMs } = await untilAborted(call.done, signal);
         const record = { name: call.name, arguments: call.args, result };
         this.functionCalls.push(record);
         messages.push({ role: 'tool', toolCallId: calls[index]?.id ?? '', content: JSON.stringify(result) });
         yield { type: 'tool_finished', call: record, durationMs };
         if (ends) {
           this.endCall = true;
-          yield { type: 'end_call' };
+          this.handoff ??= handoff;
+          yield handoff ? { type: 'end_call', handoff } : { type: 'end_call' };
         }
       }
     }

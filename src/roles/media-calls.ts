@@ -14,9 +14,10 @@ import { signalAnsweredBy, signalCallAnswered, signalCallEnded } from '../tempor
 import { closeFrameFor } from '../voice/close-codes.ts';
 import { END_REASONS, type EndReason } from '../voice/hooks.ts';
 import { GOODBYES } from '../voice/session.ts';
-import { runCallSession, type CallSetup, type RunningCall } from '../voice/run.ts';
+import { runCallSession, type AssistantSetup, type CallSetup, type RunningCall } from '../voice/run.ts';
 import type { StreamStart } from '../voice/transports/media-stream.ts';
 import { openRecordingSink } from './call-recording.ts';
+import { assistantLine, phoneLine } from './call-transfers.ts';
 import { sendJson } from './http-server.ts';
 import type { MediaRoute, StreamHandler } from './media.ts';
 import type { RoleContext } from './role.ts';
@@ -71,44 +72,67 @@ export function createCallGateway(ctx: RoleContext, sessionUrl: () => string): C
   let controlToken: string | undefined;
   const token = () => (controlToken ??= mediaControlToken(resolveAppKey(config, logger)));
 
-  async function load(callId: number): Promise<CallSetup> {
+  /**
+   * What an assistant brings to a call: its profile, speech settings, ports and model, and its voice when this
+   * deployment serves its synthesizer, otherwise the default synthesizer's own voice, so the call still speaks
+   * (a voice id means nothing to another provider). Undefined when the assistant is gone.
+   */
+  async function assistantSetup(assistantId: number): Promise<AssistantSetup | undefined> {
+    const [profile, stored] = await Promise.all([
+      loadAgentProfile({ knex, secrets: providers.secrets }, { id: assistantId }),
+      loadVoiceSettings(knex, { id: assistantId }),
+    ]);
+    if (!profile || !stored) return undefined;
+    const served = stored.synthesizer ? providers.tts.forCode(stored.synthesizer) : undefined;
+    const tts = served ?? providers.tts.default;
+    if (!served && stored.synthesizer) logger.warn({ assistantId, synthesizer: stored.synthesizer }, 'the assistant\'s synthesizer is not configured here: speaking with the default voice');
+    const settings = { ...stored, voiceId: served && stored.voiceId ? stored.voiceId : tts.defaultVoice };
+    return {
+      profile,
+      settings,
+      tts,
+      ports: assistantPorts({ knex, embeddings: providers.embeddings, safeFetch: providers.fetch }, profile),
+      modelName: settings.mode === 'multimodal'
+        ? settings.realtimeModel ?? config.realtime?.defaultModel ?? ''
+        : profile.modelName ?? config.llm.defaultModel,
+    };
+  }
+
+  async function load(callId: number, from: 'browser' | 'carrier'): Promise<CallSetup> {
     const call = await callWithLimit(knex, callId);
     if (!call || call.assistantId === null) throw new NotFoundError('Call not found');
     if (call.endedAt) throw new RejectedError('This call has already ended.');
-    const [profile, settings] = await Promise.all([
-      loadAgentProfile({ knex, secrets: providers.secrets }, { id: call.assistantId }),
-      loadVoiceSettings(knex, { id: call.assistantId }),
-    ]);
-    if (!profile || !settings) throw new NotFoundError('Assistant not found');
+    const assistant = await assistantSetup(call.assistantId);
+    if (!assistant) throw new NotFoundError('Assistant not found');
     await knex('calls').where({ id: callId }).update({ mediaSessionUrl: sessionUrl(), updatedAt: knex.fn.now() });
-    const recording = settings.record
+    const recording = assistant.settings.record
       ? await openRecordingSink(providers.storage, callId, async (key) => {
         const stored = await knex('calls').where({ id: callId }).update({ recordingKey: key, updatedAt: knex.fn.now() });
         // The call was deleted while it ran: its recording goes with it.
         if (stored === 0) await providers.storage.delete(key);
       })
       : undefined;
+    const owner = { id: callId, userId: assistant.profile.userId };
     return {
-      profile,
-      settings,
-      ports: assistantPorts({ knex, embeddings: providers.embeddings, safeFetch: providers.fetch }, profile),
-      modelName: settings.mode === 'multimodal'
-        ? settings.realtimeModel ?? config.realtime?.defaultModel ?? ''
-        : profile.modelName ?? config.llm.defaultModel,
+      ...assistant,
       variables: call.variables,
       maxSeconds: call.maxSeconds ?? call.maxDuration ?? 600,
       limitReason: call.limitReason === 'balance' ? 'balance_exhausted' : 'max_duration',
       // Only the calls Parley places can reach a machine; a web call or a caller ringing in is a person.
       screen: call.type === 'outbound',
       ...(recording ? { recording } : {}),
+      ...(from === 'carrier' ? { phone: phoneLine({ knex, telephony: providers.telephony, publicUrl: config.publicUrl }, owner) } : {}),
+      assistants: assistantLine({ knex, load: assistantSetup }, owner),
     };
   }
 
   /**
    * Runs one call on a media socket: `authorize` turns the stream's `start` into the call it opens, or throws;
-   * the rest is the same for a browser and a carrier, but for the live transcript only browsers are sent.
+   * the rest is the same for a browser and a carrier, but for the live transcript only browsers are sent, and
+   * only a carrier's call can be transferred to a number.
    */
-  function serveCall(socket: WebSocket, liveTranscript: boolean, authorize: (start: StreamStart) => Promise<number>): void {
+  function serveCall(socket: WebSocket, from: 'browser' | 'carrier', authorize: (start: StreamStart) => Promise<number>): void {
+    const liveTranscript = from === 'browser';
     const llm = providers.llm;
     if (!llm) {
       const frame = closeFrameFor(new ServiceUnavailableError(NO_MODEL_MESSAGE));
@@ -129,14 +153,7 @@ export function createCallGateway(ctx: RoleContext, sessionUrl: () => string): C
       async load(start) {
         callId = await authorize(start);
         live.set(callId, call);
-        const setup = await load(callId);
-        // The assistant's voice when this deployment serves its synthesizer; otherwise the default synthesizer's
-        // own voice, so the call still speaks (a voice id means nothing to another provider).
-        const served = setup.settings.synthesizer ? providers.tts.forCode(setup.settings.synthesizer) : undefined;
-        const tts = served ?? providers.tts.default;
-        const voiceId = served && setup.settings.voiceId ? setup.settings.voiceId : tts.defaultVoice;
-        if (!served && setup.settings.synthesizer) logger.warn({ callId, synthesizer: setup.settings.synthesizer }, 'the assistant\'s synthesizer is not configured here: speaking with the default voice');
-        return { ...setup, tts, settings: { ...setup.settings, voiceId } };
+        return load(callId, from);
       },
       hooks: {
         onAnswered(at) {
@@ -167,7 +184,7 @@ export function createCallGateway(ctx: RoleContext, sessionUrl: () => string): C
   /** A browser's web call: the single-use credential of its `?token=`. */
   function webCall(socket: WebSocket, request: http.IncomingMessage): void {
     const credential = new URL(request.url ?? '/', 'http://media').searchParams.get('token') ?? '';
-    serveCall(socket, true, async () => {
+    serveCall(socket, 'browser', async () => {
       const redeemed = await redeemWebCallToken(knex, credential, new Date());
       if (!redeemed) throw new UnauthenticatedError('This call link has expired or was already used.');
       return redeemed.callId;
@@ -179,7 +196,7 @@ export function createCallGateway(ctx: RoleContext, sessionUrl: () => string): C
    * `<Stream>` was given, the token being the app key's signature of the call's id.
    */
   function phoneCall(socket: WebSocket): void {
-    serveCall(socket, false, (start) => {
+    serveCall(socket, 'carrier', (start) => {
       const callId = Number(start.customParameters.callId);
       const token = start.customParameters.token ?? '';
       if (!Number.isSafeInteger(callId) || callId <= 0 || !sameSecret(token, phoneStreamToken(providers.secrets, callId))) {

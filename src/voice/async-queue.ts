@@ -10,6 +10,11 @@ export class AsyncQueue<T> implements AsyncIterable<T> {
     signal?.addEventListener('abort', () => this.wake?.(), { once: true });
   }
 
+  /** Items pushed and not yet taken. */
+  get size(): number {
+    return this.items.length;
+  }
+
   push(item: T): void {
     if (this.ended) return;
     this.items.push(item);

@@ -6,9 +6,10 @@ import type { Verdict } from './voicemail/judge.ts';
 
 /**
  * Why a call ended; `hangup_requested` is an end asked for from outside (the call's workflow, on a DELETE or an
- * operator's request); `voicemail`: a machine answered, and the assistant hung up (after its message, if it left one).
+ * operator's request); `voicemail`: a machine answered, and the assistant hung up (after its message, if it left
+ * one); `transferred`: the carrier handed the call over to a number.
  */
-export const END_REASONS = ['customer_hangup', 'assistant_end_call', 'max_duration', 'silence_timeout', 'balance_exhausted', 'hangup_requested', 'voicemail', 'error'] as const;
+export const END_REASONS = ['customer_hangup', 'assistant_end_call', 'max_duration', 'silence_timeout', 'balance_exhausted', 'hangup_requested', 'voicemail', 'transferred', 'error'] as const;
 export type EndReason = (typeof END_REASONS)[number];
 
 /**
@@ -32,7 +33,8 @@ export interface TurnMetrics {
  * wall-clock time and as an offset from the answer (voice/turn-record.ts writes it).
  */
 export interface CallTurn {
-  role: 'assistant' | 'user';
+  /** `handover`: another assistant took the call over (`assistant_transfer`); its name is the text. */
+  role: 'assistant' | 'user' | 'handover';
   /** For the assistant, only what the caller heard. */
   text: string;
   /** ISO 8601, UTC, to the millisecond. */

@@ -3,6 +3,7 @@
  * sentences, which are synthesized as they come), or a fixed text (the opening line, a goodbye). Both run on
  * the handle's signal, so an interruption stops the model request, its tools and the synthesis together.
  */
+import type { Handoff } from '../agent/line-tools.ts';
 import type { AgentPorts } from '../agent/ports.ts';
 import type { AgentProfile } from '../agent/profile.ts';
 import { SentenceSplitter } from '../agent/sentences.ts';
@@ -11,6 +12,7 @@ import { AgentTurn } from '../agent/turn.ts';
 import type { Logger } from '../logger.ts';
 import type { LanguageModel } from '../providers/llm/types.ts';
 import type { VoiceClock } from './clock.ts';
+import { replyLine, type SessionLine } from './line.ts';
 import type { Speaker, SpeechTimings } from './speaker.ts';
 import type { SpeechHandle } from './speech.ts';
 
@@ -30,21 +32,26 @@ export interface ReplyContext {
 
 export interface ReplyOutcome {
   endCall: boolean;
+  /** Where the call goes once the reply has been heard: the transfer the model called. */
+  handoff: Handoff | undefined;
   timings: SpeechTimings;
   llmRequestedAt: number | undefined;
   firstTokenAt: number | undefined;
 }
 
-/** Speaks the model's answer to `message`, given the history before it. */
-export async function speakReply(context: ReplyContext, handle: SpeechHandle, input: { history: HistoryEntry[]; message: string }): Promise<ReplyOutcome> {
+/** Speaks the model's answer to `message`, given the history before it; the line tools act on `line` when given. */
+export async function speakReply(
+  context: ReplyContext, handle: SpeechHandle, input: { history: HistoryEntry[]; message: string }, line?: SessionLine,
+): Promise<ReplyOutcome> {
   const { clock, profile } = context;
   const { sentences, done } = context.speaker.utterance(handle);
-  const outcome: ReplyOutcome = { endCall: false, timings: { ttsRequestedAt: undefined, ttsFirstChunkAt: undefined, firstFrameSentAt: undefined }, llmRequestedAt: undefined, firstTokenAt: undefined };
+  const ports: AgentPorts = line ? { ...context.ports, line: replyLine(line, handle, sentences, clock) } : context.ports;
+  const outcome: ReplyOutcome = { endCall: false, handoff: undefined, timings: { ttsRequestedAt: undefined, ttsFirstChunkAt: undefined, firstFrameSentAt: undefined }, llmRequestedAt: undefined, firstTokenAt: undefined };
   const running = new Set<string>();
   let filler: { cancel(): void } | undefined;
   let fillerSpoken = false;
   try {
-    const turnInput = await buildTurnInput(context.ports, profile, { variables: context.variables, history: input.history, message: input.message }, handle.signal);
+    const turnInput = await buildTurnInput(ports, profile, { variables: context.variables, history: input.history, message: input.message }, handle.signal);
     outcome.llmRequestedAt = clock.now();
     const turn = new AgentTurn({
       model: context.model, modelName: context.modelName, temperature: profile.temperature, ...turnInput, signal: handle.signal, now: context.ports.now,
@@ -58,6 +65,8 @@ export async function speakReply(context: ReplyContext, handle: SpeechHandle, in
           sentences.push(event.text);
           break;
         case 'tool_started':
+          // A tool waiting on the caller's keys needs the line quiet, not a filler.
+          if (turnInput.tools.find((tool) => tool.definition.name === event.name)?.onLine) break;
           running.add(event.name);
           if (context.fillerAfterMs !== undefined && !fillerSpoken && !filler) {
             filler = clock.setTimeout(() => {
@@ -76,6 +85,7 @@ export async function speakReply(context: ReplyContext, handle: SpeechHandle, in
           break;
         case 'end_call':
           outcome.endCall = true;
+          outcome.handoff ??= event.handoff;
           break;
       }
     }

@@ -20,6 +20,8 @@ import { FRAME_MS, INTERNAL_SAMPLE_RATE, samplesPerFrame } from './audio/frames.
 import { CallRecorder, type RecordingSink } from './audio/recorder.ts';
 import { systemVoiceClock, type VoiceClock } from './clock.ts';
 import type { CallHooks, EndReason } from './hooks.ts';
+import type { PhoneLine } from './line.ts';
+import type { ReplyContext } from './reply.ts';
 import { Listener } from './pipeline.ts';
 import { REALTIME_OUTPUT_FRAMES, RealtimeCallSession } from './realtime/session.ts';
 import { CallSession, type SessionState } from './session.ts';
@@ -53,12 +55,24 @@ export interface CallSetup {
   recording?: RecordingSink;
   /** The synthesizer of the assistant's voice, when it is not `providers.tts`. */
   tts?: TextToSpeech;
+  /** A phone call's carrier, which transfers the call (`call_transfer`); absent on web calls. */
+  phone?: PhoneLine;
+  /** The owner's other assistants, which can take the call over (`assistant_transfer`). */
+  assistants?: {
+    /** Throws, with a reason to tell the caller, when the assistant cannot take the call. */
+    check(assistantId: number): Promise<void>;
+    /** What the assistant taking the call over needs; records the handover. */
+    load(assistantId: number): Promise<AssistantSetup>;
+  };
   /**
    * Judge who answered, a person or a machine, and act on a machine as `settings.endCallOnVoicemail` says: for
    * outbound phone calls (the speech pipeline; a speech-to-speech model is not judged).
    */
   screen?: boolean;
 }
+
+/** What an assistant brings to a call: its profile, speech settings, ports, model and voice. */
+export type AssistantSetup = Pick<CallSetup, 'profile' | 'settings' | 'ports' | 'modelName' | 'tts'>;
 
 /** Knobs for tests and benchmarks; production uses the defaults. */
 export interface EngineTuning {
@@ -97,7 +111,7 @@ const FILLER_AFTER_MS = 1000;
 export const NO_REALTIME_MESSAGE = 'No speech-to-speech model is configured for multimodal assistants. Set REALTIME_URL or REALTIME_API_KEY.';
 
 /** What runs a call once it started: the pipeline's CallSession or a speech-to-speech model's RealtimeCallSession. */
-type ServedSession = Pick<CallSession, 'hear' | 'markHeard' | 'endNow' | 'hangUp' | 'start' | 'ended' | 'state'>;
+type ServedSession = Pick<CallSession, 'hear' | 'markHeard' | 'endNow' | 'hangUp' | 'start' | 'ended' | 'state'> & Partial<Pick<CallSession, 'keypress'>>;
 
 /** Serves one call on `socket`; resolves at once with a handle on it. */
 export function runCallSession(options: RunCallOptions): RunningCall {
@@ -155,7 +169,10 @@ export function runCallSession(options: RunCallOptions): RunningCall {
         built.hear(frame);
       },
       mark: (name) => built.markHeard(name),
-      dtmf: (digit) => logger.debug({ digit }, 'dtmf received'),
+      dtmf: (digit) => {
+        if (built.keypress) built.keypress(digit);
+        else logger.debug({ digit }, 'a key pressed on a speech-to-speech call: ignored');
+      },
       ended: (failed) => void built.endNow(failed ? 'error' : 'customer_hangup'),
     });
     endedEarly?.(await built.ended);
@@ -201,7 +218,8 @@ function buildSession(
     ? {
       ...options.hooks,
       onTurn(turn) {
-        transport.sendTranscript(turn.role, turn.text);
+        // The browser's transcript shows what was said; a handover is not something said.
+        if (turn.role !== 'handover') transport.sendTranscript(turn.role, turn.text);
         options.hooks?.onTurn?.(turn);
       },
     }
@@ -221,22 +239,27 @@ function buildSession(
     });
     return { session, recorder };
   }
-  const speaker = new Speaker({ tts: setup.tts ?? options.providers.tts, pacer, settings, clock, logger });
-  let fillers = 0;
-  const session = new CallSession({
-    settings,
-    reply: {
+  /** The context an assistant's replies run in: its model, profile and tools, spoken in its voice. */
+  const replyContext = (assistant: AssistantSetup): ReplyContext => {
+    const voice = assistant.settings;
+    let fillers = 0;
+    return {
       model: options.providers.llm,
-      modelName: setup.modelName,
-      profile: setup.profile,
-      ports: setup.ports,
+      modelName: assistant.modelName,
+      profile: assistant.profile,
+      ports: assistant.ports,
       variables: setup.variables,
-      speaker,
+      speaker: new Speaker({ tts: assistant.tts ?? options.providers.tts, pacer, settings: voice, clock, logger }),
       clock,
       logger,
-      fillerAfterMs: settings.fillers && settings.fillerPhrases.length > 0 ? options.tuning?.fillerAfterMs ?? FILLER_AFTER_MS : undefined,
-      nextFiller: () => settings.fillerPhrases[fillers++ % settings.fillerPhrases.length] ?? '',
-    },
+      fillerAfterMs: voice.fillers && voice.fillerPhrases.length > 0 ? options.tuning?.fillerAfterMs ?? FILLER_AFTER_MS : undefined,
+      nextFiller: () => voice.fillerPhrases[fillers++ % voice.fillerPhrases.length] ?? '',
+    };
+  };
+  const { assistants } = setup;
+  const session = new CallSession({
+    settings,
+    reply: replyContext(setup),
     createListener: (handlers) => new Listener({ stt: options.providers.stt, vad: options.providers.vad, settings, clock, logger, handlers }),
     clearOutput: () => pacer.clear(),
     pendingOutputMs: () => pacer.pendingFrames * FRAME_MS + leadMs,
@@ -247,6 +270,18 @@ function buildSession(
     clock,
     logger,
     close,
+    ...(setup.phone ? { phone: setup.phone } : {}),
+    ...(assistants
+      ? {
+        assistants: {
+          check: (assistantId) => assistants.check(assistantId),
+          async takeOver(assistantId) {
+            const next = await assistants.load(assistantId);
+            return { settings: next.settings, reply: replyContext(next) };
+          },
+        },
+      }
+      : {}),
   });
   return { session, recorder };
 }

@@ -7,52 +7,22 @@
  */
 import type { HistoryEntry } from '../agent/turn-input.ts';
 import { openingLine, voicemailLine } from '../agent/turn-input.ts';
-import type { Logger } from '../logger.ts';
-import type { VoiceClock } from './clock.ts';
-import type { CallHooks, EndReason, TurnMetrics } from './hooks.ts';
-import type { Listener, ListenerHandlers, SpeechProgress, UserTurn } from './pipeline.ts';
-import { speakReply, speakText, type ReplyContext, type ReplyOutcome } from './reply.ts';
-import type { VoiceSettings } from './settings.ts';
+import type { EndReason, TurnMetrics } from './hooks.ts';
+import type { Listener, SpeechProgress, UserTurn } from './pipeline.ts';
+import type { SessionLine } from './line.ts';
+import { speakReply, speakText, type ReplyOutcome } from './reply.ts';
+import { Handover } from './session-handover.ts';
+import { GOODBYES, REENGAGE_INSTRUCTION, type SessionParts, type SessionState } from './session-parts.ts';
 import type { SpeechTimings } from './speaker.ts';
-import { SpeechHandle } from './speech.ts';
+import { MARK_GRACE_MS, SpeechHandle } from './speech.ts';
 import { callTurn, type AnswerTime, type MeasuredTurn } from './turn-record.ts';
 import { shouldInterrupt } from './turns/barge-in.ts';
+import { Keypad } from './turns/keypad.ts';
 import { nextSilenceAction } from './turns/silence.ts';
 import type { Verdict } from './voicemail/judge.ts';
 import { AnswerScreening } from './voicemail/screening.ts';
 
-/** The words the engine says on its own, when no model turn is involved. */
-export const GOODBYES = {
-  max_duration: 'We have reached the time limit for this call. Thank you for calling, goodbye!',
-  silence_timeout: 'I have not heard from you in a while, so I will end the call now. Goodbye!',
-  balance_exhausted: 'I am sorry, the account balance for this call has run out, so the call has to end now. Goodbye!',
-} as const;
-
-export const REENGAGE_INSTRUCTION = '(The caller has said nothing for a while. Briefly and naturally check whether they are still there.)';
-/** How long past its expected end a sentence's mark may take before the engine stops waiting for it. */
-export const MARK_GRACE_MS = 1500;
-
-export type SessionState = 'listening' | 'thinking' | 'speaking' | 'ended';
-
-/** What a session is made of; the entry point (run.ts) builds it. */
-export interface SessionParts {
-  settings: VoiceSettings;
-  reply: ReplyContext;
-  createListener: (handlers: ListenerHandlers) => Listener;
-  /** Clears the queued audio and tells the far side to drop its own. */
-  clearOutput: () => void;
-  pendingOutputMs: () => number;
-  maxCallMs: number;
-  /** What the limit is: the assistant's longest call, or what the balance pays for; the goodbye says which. */
-  limitReason: 'max_duration' | 'balance_exhausted';
-  /** Judge who answered, a person or a machine (an outbound phone call): voicemail/screening.ts. */
-  screen: boolean;
-  hooks: CallHooks;
-  clock: VoiceClock;
-  logger: Logger;
-  /** Releases the transport, the pacer and the recorder once the session has ended. */
-  close: (reason: EndReason) => Promise<void>;
-}
+export { GOODBYES, MARK_GRACE_MS, REENGAGE_INSTRUCTION, type SessionParts, type SessionState } from './session-parts.ts';
 
 interface Utterance {
   handle: SpeechHandle;
@@ -75,8 +45,10 @@ export class CallSession {
   private silenceTimer: { cancel(): void } | undefined;
   private limitTimer: { cancel(): void } | undefined;
   private ending = false;
+  private readonly handover: Handover;
   private finished = false;
   private utterances = 0;
+  private readonly line: SessionLine;
   private resolveEnded: ((reason: EndReason) => void) | undefined;
   readonly ended: Promise<EndReason>;
 
@@ -85,6 +57,22 @@ export class CallSession {
     this.answer = { clockMs: parts.clock.now(), at: new Date() };
     this.callerSpokeAt = this.answer.clockMs;
     this.anyoneSpokeAt = this.answer.clockMs;
+    const line: SessionLine = { keypad: new Keypad(parts.clock, (keys) => this.keypadTurn(keys)), phone: parts.phone, assistants: parts.assistants };
+    this.line = line;
+    this.handover = new Handover({
+      parts, line,
+      ending: () => this.ending,
+      quiet: () => this.quiet(),
+      say: (text, options) => this.say(text, options),
+      reply: (message) => this.reply({ history: this.history.slice(), message }),
+      end: async (reason) => {
+        this.ending = true;
+        this.cancelTimers();
+        await this.finish(reason);
+      },
+      report: (turn) => this.report(turn),
+      armSilence: () => this.armSilence(),
+    });
     this.screening = parts.screen ? new AnswerScreening({ clock: parts.clock, onVerdict: (verdict) => this.judged(verdict) }) : undefined;
     this.ended = new Promise((resolve) => {
       this.resolveEnded = resolve;
@@ -124,6 +112,15 @@ export class CallSession {
     this.listener?.push(frame);
   }
 
+  /** The caller pressed a key (a DTMF digit): to the keypad entry a tool collects, or the caller's input. */
+  keypress(key: string): void {
+    if (this.ending) return;
+    this.callerSpokeAt = this.parts.clock.now();
+    this.anyoneSpokeAt = this.callerSpokeAt;
+    this.line.keypad.press(key);
+    if (!this.current) this.armSilence();
+  }
+
   /** A mark came back from the far side. */
   markHeard(name: string): void {
     this.current?.handle.markHeard(name);
@@ -161,13 +158,14 @@ export class CallSession {
     this.ending = true;
     this.cancelTimers();
     this.current?.handle.abandon(new Error('The media stream ended.'));
-    await this.finish(reason);
+    await this.finish(this.handover.transferring ? 'transferred' : reason);
   }
 
   private async finish(reason: EndReason): Promise<void> {
     if (this.finished) return;
     this.finished = true;
     this.listener?.close();
+    this.line.keypad.close();
     this.screening?.close();
     try {
       await this.parts.close(reason);
@@ -202,8 +200,9 @@ export class CallSession {
     this.anyoneSpokeAt = now;
     const overlap = this.overlap;
     this.overlap = undefined;
-    // Words that began over the assistant and did not interrupt it: a backchannel, or interruptions are off.
-    const heard = !this.ending && !(overlap && !overlap.interrupted);
+    // Words that began over the assistant and did not interrupt it (a backchannel, or interruptions are off),
+    // and words said while the call is being handed over.
+    const heard = !this.ending && !this.handover.active && !(overlap && !overlap.interrupted);
     if (heard) this.report({ role: 'user', text: turn.text, startedAt: turn.startedAt, endedAt: turn.speechEndedAt, interrupted: false, metrics: {} });
     // The first turn of an outbound call is judged before it is answered: a machine's greeting is never answered.
     this.screening?.turnEnded(turn.text);
@@ -213,23 +212,39 @@ export class CallSession {
     this.guard(this.reply({ history, message: turn.text }, turn));
   }
 
-  private async reply(input: { history: HistoryEntry[]; message: string }, turn?: UserTurn): Promise<void> {
+  /**
+   * Keys the caller typed when no tool was collecting them: a turn of the caller like words, written so the
+   * model and the transcript see what was pressed. It interrupts the assistant as speech would, or waits for
+   * an utterance that may not be interrupted.
+   */
+  private keypadTurn(keys: string): void {
+    if (this.floorHeld || this.handover.active) return;
+    const now = this.parts.clock.now();
+    const text = `[pressed ${keys}]`;
+    this.report({ role: 'user', text, startedAt: now, endedAt: now, interrupted: false, metrics: {} });
+    const history = this.history.slice();
+    this.history.push({ role: 'user', content: text });
+    this.guard(this.reply({ history, message: text }, undefined, this.current?.interruptible !== false));
+  }
+
+  private async reply(input: { history: HistoryEntry[]; message: string }, turn?: UserTurn, interruptCurrent = true): Promise<void> {
     const previous = this.current;
     if (previous) {
-      this.interrupt();
+      if (interruptCurrent) this.interrupt();
       await previous.committed;
     }
     if (this.floorHeld) return;
     let outcome: ReplyOutcome | undefined;
     await this.utter(this.parts.settings.allowInterruptions, async (handle) => {
-      outcome = await speakReply(this.parts.reply, handle, input);
+      outcome = await speakReply(this.parts.reply, handle, input, this.line);
       return outcome.timings;
     }, (timings) => ({
       ...(turn && timings.firstFrameSentAt !== undefined ? { end_of_speech_to_first_audio_ms: timings.firstFrameSentAt - turn.speechEndedAt } : {}),
       ...(turn ? { stt_final_delay_ms: turn.transcribedAt - turn.speechEndedAt } : {}),
       ...(outcome?.firstTokenAt !== undefined && outcome.llmRequestedAt !== undefined ? { llm_first_token_ms: outcome.firstTokenAt - outcome.llmRequestedAt } : {}),
     }));
-    if (outcome?.endCall) await this.hangUp('assistant_end_call');
+    if (outcome?.handoff) await this.handover.run(outcome.handoff);
+    else if (outcome?.endCall) await this.hangUp('assistant_end_call');
   }
 
   private say(text: string, options: { interruptible: boolean }): Promise<void> {
@@ -280,11 +295,11 @@ export class CallSession {
 
   private armSilence(): void {
     this.silenceTimer?.cancel();
-    if (this.floorHeld || this.current) return;
+    if (this.floorHeld || this.handover.active || this.current) return;
     const { clock, settings } = this.parts;
     const next = nextSilenceAction(settings, { callerSpokeAt: this.callerSpokeAt, anyoneSpokeAt: this.anyoneSpokeAt });
     this.silenceTimer = clock.setTimeout(() => {
-      if (this.current || this.ending) return;
+      if (this.current || this.ending || this.handover.active) return;
       if (next.action === 'end') this.guard(this.hangUp('silence_timeout', GOODBYES.silence_timeout));
       else this.guard(this.reply({ history: this.history.slice(), message: settings.reengagementPrompt ?? REENGAGE_INSTRUCTION }));
     }, next.at - clock.now());
@@ -309,14 +324,19 @@ export class CallSession {
   }
 
   private async leaveMessage(message: string): Promise<void> {
+    await this.quiet();
+    await this.screening?.messageCue();
+    await this.hangUp('voicemail', message);
+  }
+
+  /** Stops the silence timer and what is being said, once it is committed. */
+  private async quiet(): Promise<void> {
     this.silenceTimer?.cancel();
     const current = this.current;
     if (current) {
       this.interrupt();
       await current.committed;
     }
-    await this.screening?.messageCue();
-    await this.hangUp('voicemail', message);
   }
 
   /** Work started from an event or a timer: an unexpected failure ends the call as an error instead of going unheard. */

@@ -2,6 +2,7 @@
  * The speaking half of the pipeline: sentences → text-to-speech, one request per sentence → frames of the
  * internal rate → the pacer, with a mark after each sentence. The next sentence is synthesized while the
  * current one plays (one ahead, so memory stays bounded), and everything runs on the utterance's signal.
+ * An utterance may also play sound made already (keypad tones) between its sentences, tracked like one.
  */
 import type { Logger } from '../logger.ts';
 import type { TextToSpeech } from '../providers/tts/types.ts';
@@ -28,8 +29,41 @@ export interface SpeakerOptions {
   logger: Logger;
 }
 
+/** Sound without words at the internal rate (keypad tones), played in its place among the sentences. */
+export interface PreparedSound {
+  samples: Int16Array;
+  /** Hears the track the sound plays as, whose mark says when it has been heard. */
+  onTrack: (track: SentenceTrack) => void;
+}
+
+/** What an utterance plays, in order. */
+export type SpeechItem = string | PreparedSound;
+
+/** Audio of one track, as the player takes it. */
+interface TrackAudio {
+  readonly track: SentenceTrack;
+  readonly sampleRate: number;
+  audio(): AsyncGenerator<Int16Array>;
+}
+
+class Prepared implements TrackAudio {
+  readonly track: SentenceTrack;
+  readonly sampleRate = INTERNAL_SAMPLE_RATE;
+  private readonly samples: Int16Array;
+
+  constructor(track: SentenceTrack, samples: Int16Array) {
+    this.track = track;
+    this.samples = samples;
+  }
+
+  // eslint-disable-next-line @typescript-eslint/require-await
+  async *audio(): AsyncGenerator<Int16Array> {
+    yield this.samples;
+  }
+}
+
 /** A sentence being synthesized: its chunks buffer as they come, for the player to take in order. */
-class Synthesis {
+class Synthesis implements TrackAudio {
   readonly track: SentenceTrack;
   readonly sampleRate: number;
   private readonly chunks: Int16Array[] = [];
@@ -88,11 +122,11 @@ export class Speaker {
   }
 
   /**
-   * Speaks the sentences pushed to the returned queue, in order, until it ends or the handle is
-   * interrupted; `done` resolves once the last frame and mark are queued (the handle is sealed then).
+   * Speaks the sentences (and plays the sounds) pushed to the returned queue, in order, until it ends or the
+   * handle is interrupted; `done` resolves once the last frame and mark are queued (the handle is sealed then).
    */
-  utterance(handle: SpeechHandle): { sentences: AsyncQueue<string>; done: Promise<SpeechTimings> } {
-    const sentences = new AsyncQueue<string>(handle.signal);
+  utterance(handle: SpeechHandle): { sentences: AsyncQueue<SpeechItem>; done: Promise<SpeechTimings> } {
+    const sentences = new AsyncQueue<SpeechItem>(handle.signal);
     const timings: SpeechTimings = { ttsRequestedAt: undefined, ttsFirstChunkAt: undefined, firstFrameSentAt: undefined };
     const done = this.play(handle, sentences, timings).then(() => {
       handle.seal();
@@ -101,12 +135,16 @@ export class Speaker {
     return { sentences, done };
   }
 
-  private async play(handle: SpeechHandle, sentences: AsyncQueue<string>, timings: SpeechTimings): Promise<void> {
+  private async play(handle: SpeechHandle, sentences: AsyncQueue<SpeechItem>, timings: SpeechTimings): Promise<void> {
     const iterator = sentences[Symbol.asyncIterator]();
-    const start = async (): Promise<Synthesis | undefined> => {
+    const start = async (): Promise<TrackAudio | undefined> => {
       const next = await iterator.next();
       if (next.done || handle.signal.aborted) return undefined;
-      return new Synthesis(handle.addSentence(next.value), this.options, handle.signal, timings);
+      const item = next.value;
+      if (typeof item === 'string') return new Synthesis(handle.addSentence(item), this.options, handle.signal, timings);
+      const track = handle.addSentence('');
+      item.onTrack(track);
+      return new Prepared(track, item.samples);
     };
     let upcoming = start();
     for (;;) {
@@ -117,7 +155,7 @@ export class Speaker {
     }
   }
 
-  private async playSentence(handle: SpeechHandle, synthesis: Synthesis, timings: SpeechTimings): Promise<void> {
+  private async playSentence(handle: SpeechHandle, synthesis: TrackAudio, timings: SpeechTimings): Promise<void> {
     const { pacer, clock } = this.options;
     const { signal } = handle;
     const resampler = this.resamplerFor(synthesis.sampleRate);

@@ -6,8 +6,12 @@
  */
 import { FRAME_MS } from './audio/frames.ts';
 
+/** How long past its expected end a sentence's mark may take before the engine stops waiting for it. */
+export const MARK_GRACE_MS = 1500;
+
 /** One sentence of the utterance on its way to the caller. */
 export interface SentenceTrack {
+  /** Empty for sound without words (keypad tones). */
   text: string;
   /** The mark sent after the sentence's last frame. */
   mark: string;
@@ -113,13 +117,13 @@ export class SpeechHandle {
     const parts: string[] = [];
     for (const track of this.sentences) {
       if (track.heard) {
-        parts.push(track.text);
+        if (track.text) parts.push(track.text);
         continue;
       }
       if (track.firstDueAt === undefined || track.sentMs === 0) break;
       const played = Math.min(Math.max(end - track.firstDueAt, 0), track.sentMs);
       if (track.complete && played >= track.queuedMs) {
-        parts.push(track.text);
+        if (track.text) parts.push(track.text);
         continue;
       }
       const words = track.text.split(/\s+/).filter(Boolean);

@@ -84,6 +84,7 @@ describe('calls', () => {
         created_at: '2026-11-20 08:59:50',
         updated_at: '2026-11-20 09:01:05',
         turns,
+        transfers: [],
         end_reason: 'customer_hangup',
         answered_at: '2026-11-20 09:00:00',
         ended_at: '2026-11-20 09:01:01',
@@ -121,7 +122,7 @@ describe('calls', () => {
       const read = await get(user, `/user/calls/${id}`);
       expect(read.body).toMatchObject({
         campaign_name: null, recording_url: null, answered_by: null, evaluation: null, webhook_response: null,
-        carrier_cost: 0, total_cost: 0, transcript: '', turns: [], variables: {}, answered_at: null, ended_at: null, end_reason: null,
+        carrier_cost: 0, total_cost: 0, transcript: '', turns: [], transfers: [], variables: {}, answered_at: null, ended_at: null, end_reason: null,
       });
       expect(read.body.created_at).toMatch(SQL_TIMESTAMP);
     });

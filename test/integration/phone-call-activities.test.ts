@@ -29,6 +29,7 @@ function recordingCarrier() {
         ended.push(providerCallId);
         return Promise.resolve();
       },
+      transferCall: () => Promise.reject(new Error('not asked here')),
       callPrice: (providerCallId) => Promise.resolve(prices.get(providerCallId)),
     },
   };

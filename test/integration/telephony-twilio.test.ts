@@ -192,6 +192,37 @@ describe('the Twilio carrier against a fake of its REST API', () => {
       await expect(carrier.calls!.placeCall({ ...request, from: '+14155550100' })).rejects.toThrow(RejectedError);
       await expect(carrier.calls!.placeCall({ ...request, to: '+1' })).rejects.toThrow(/not a valid phone number\. \(error 21211\)/);
     });
+
+    it('transfers a live call with a <Dial> in place of its stream, the whisper on the number, the outcome to the action', async () => {
+      const request = await placing();
+      const { providerCallId } = await carrier.calls!.placeCall(request);
+      twilio.calls.calls.get(providerCallId)!.status = 'in-progress';
+      const transfer = {
+        to: '+14155550142', callerId: request.from, ringTimeoutSeconds: 30,
+        outcomeUrl: `${PUBLIC_URL}/api/telephony/twilio/transfer?call_id=42`, whisperUrl: `${PUBLIC_URL}/api/telephony/twilio/whisper?call_id=42`,
+      };
+      await carrier.calls!.transferCall(providerCallId, transfer);
+      const update = sent('POST', `/Calls/${providerCallId}.json`).at(-1)!.form;
+      const dial = '<?xml version="1.0" encoding="UTF-8"?><Response>'
+        + `<Dial action="${PUBLIC_URL}/api/telephony/twilio/transfer?call_id=42" method="POST" callerId="${request.from}" timeout="30">`
+        + `<Number url="${PUBLIC_URL}/api/telephony/twilio/whisper?call_id=42" method="POST">+14155550142</Number></Dial></Response>`;
+      expect(update.get('Twiml')).toBe(dial);
+      // The call now runs the <Dial>: its stream has ended.
+      expect(twilio.calls.calls.get(providerCallId)!.twiml).toBe(dial);
+
+      const { whisperUrl: _whisper, ...cold } = transfer;
+      await carrier.calls!.transferCall(providerCallId, cold);
+      expect(sent('POST', `/Calls/${providerCallId}.json`).at(-1)!.form.get('Twiml')).toContain('<Number>+14155550142</Number>');
+    });
+
+    it('refuses to transfer a call that is over or unknown', async () => {
+      const request = await placing();
+      const { providerCallId } = await carrier.calls!.placeCall(request);
+      twilio.calls.calls.get(providerCallId)!.status = 'completed';
+      const transfer = { to: '+14155550142', callerId: request.from, ringTimeoutSeconds: 30, outcomeUrl: `${PUBLIC_URL}/api/telephony/twilio/transfer?call_id=42` };
+      await expect(carrier.calls!.transferCall(providerCallId, transfer)).rejects.toThrow(/Twilio would not transfer the call to \+14155550142: Call is not in-progress/);
+      await expect(carrier.calls!.transferCall(`CA${'0'.repeat(32)}`, transfer)).rejects.toThrow(RejectedError);
+    });
   });
 
   describe('messages', () => {

@@ -30,6 +30,8 @@ export interface MediaStreamClient {
   received: ReceivedMessage[];
   /** Times at which played frames held sound (not silence), one per 20 ms frame played. */
   playedSound: number[];
+  /** Every frame played, in order (PCM16 at 16 kHz, 20 ms each). */
+  played: Int16Array[];
   /** Marks echoed back, with when. */
   echoed: { name: string; at: number }[];
   /** Sends start (with the format and parameters) after connected. */
@@ -37,6 +39,8 @@ export interface MediaStreamClient {
   /** Says `samples` (PCM16, 16 kHz) in real time; resolves when the last frame is sent, with the first frame's time. */
   say(samples: Int16Array): Promise<number>;
   sendRaw(message: unknown): void;
+  /** Presses keys on the keypad: a `dtmf` message per key, as Twilio sends them. */
+  press(keys: string): void;
   stop(): void;
   close(): void;
   /** Resolves with the close code and reason. */
@@ -53,6 +57,7 @@ export async function connectMediaStream(url: string, format: MediaFormat): Prom
   const receiver = new MediaStreamAudio(format);
   const received: ReceivedMessage[] = [];
   const playedSound: number[] = [];
+  const played: Int16Array[] = [];
   const echoed: { name: string; at: number }[] = [];
   /** Audio to play, in 20 ms frames, and marks in between. */
   const playback: ({ samples: Int16Array } | { mark: string })[] = [];
@@ -123,6 +128,7 @@ export async function connectMediaStream(url: string, format: MediaFormat): Prom
     while (playback[0] && 'mark' in playback[0]) echo((playback.shift() as { mark: string }).mark);
     const item = playback.shift();
     if (item && 'samples' in item) {
+      played.push(item.samples);
       if (item.samples.some((sample) => Math.abs(sample) > 300)) playedSound.push(performance.now());
       while (playback[0] && 'mark' in playback[0]) echo((playback.shift() as { mark: string }).mark);
     }
@@ -143,6 +149,7 @@ export async function connectMediaStream(url: string, format: MediaFormat): Prom
     streamSid,
     received,
     playedSound,
+    played,
     echoed,
     start(customParameters = {}) {
       send({
@@ -161,6 +168,9 @@ export async function connectMediaStream(url: string, format: MediaFormat): Prom
       return new Promise((resolve) => sayDone.push(() => resolve(first)));
     },
     sendRaw: (message) => socket.send(typeof message === 'string' ? message : JSON.stringify(message)),
+    press(keys) {
+      for (const digit of keys) send({ event: 'dtmf', sequenceNumber: String(++sequence), streamSid, dtmf: { track: 'inbound_track', digit } });
+    },
     stop() {
       send({ event: 'stop', sequenceNumber: String(++sequence), streamSid, stop: { accountSid: 'AC00000000000000000000000000000000', callSid: 'CA00000000000000000000000000000000' } });
     },

@@ -97,6 +97,13 @@ export async function startTestPlatform(options: {
     mediaControl: createMediaControl(() => mediaControlToken(appKey)),
     ...options.providers,
   }, () => database.knex);
+  // Listening first, so that a platform without a PUBLIC_URL of its test's is reachable at the one it gives
+  // the carrier (status callbacks, transfer outcomes, the sandbox carrier's API): the port it was given. Before
+  // the roles start, as the media role takes a copy of the configuration.
+  let handle: http.RequestListener = (_request, response) => response.writeHead(503).end();
+  const server = http.createServer((request, response) => handle(request, response));
+  const { url: baseUrl, close: stopServer } = await listenOnLoopback(server);
+  if (!options.env?.PUBLIC_URL) config.publicUrl = baseUrl;
   const worker = options.worker
     ? await startWorker({
       config,
@@ -111,12 +118,6 @@ export async function startTestPlatform(options: {
     : undefined;
   // Web calls hand out the gateway's address: here, the port it was given.
   if (media) config.media.publicUrl = media.url.replace(/^http/, 'ws');
-  // Listening first, so that a platform without a PUBLIC_URL of its test's is reachable at the one it gives
-  // the carrier (status callbacks, the sandbox carrier's API): the port it was given.
-  let handle: http.RequestListener = (_request, response) => response.writeHead(503).end();
-  const server = http.createServer((request, response) => handle(request, response));
-  const { url: baseUrl, close: stopServer } = await listenOnLoopback(server);
-  if (!options.env?.PUBLIC_URL) config.publicUrl = baseUrl;
   const guards = createRequestGuards({ knex: database.knex, config, clock: options.clock });
   const sandboxCarrier = options.providers?.telephony ? undefined : createSandboxCarrier(config, providers, logger, database.knex);
   const routes = apiRoutes({ config, logger, knex: database.knex, temporal, providers, guards, sandboxCarrier });

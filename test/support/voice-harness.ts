@@ -10,6 +10,7 @@ import type { AgentProfile } from '../../src/agent/profile.ts';
 import { createLogger } from '../../src/logger.ts';
 import type { RealtimeModel } from '../../src/providers/realtime/types.ts';
 import type { CallTurn, EndReason } from '../../src/voice/hooks.ts';
+import type { PhoneLine } from '../../src/voice/line.ts';
 import { runCallSession, type CallSetup, type RunningCall } from '../../src/voice/run.ts';
 import { DEFAULT_VOICE_SETTINGS, type VoiceSettings } from '../../src/voice/settings.ts';
 import type { StreamStart } from '../../src/voice/transports/media-stream.ts';
@@ -34,7 +35,7 @@ export function testProfile(overrides: Partial<AgentProfile> = {}): AgentProfile
     assistantId: 1, assistantUuid: '00000000-0000-4000-8000-000000000001', userId: 1, name: 'Receptionist',
     systemPrompt: 'You are the receptionist of {{business}}.', initialMessage: 'Hello {{name}}, how can I help?',
     variables: { business: 'Trattoria Roma' }, modelName: 'test-model', temperature: 0.2, timezone: 'UTC',
-    knowledgebaseId: null, knowledgebaseMode: 'function_call', endCallDescription: undefined, httpTools: [],
+    knowledgebaseId: null, knowledgebaseMode: 'function_call', endCallDescription: undefined, httpTools: [], lineTools: [],
     ...overrides,
   };
 }
@@ -60,6 +61,10 @@ export interface HarnessOptions {
   realtime?: RealtimeModel;
   /** The client HTTP tools call out through; none by default. */
   fetch?: AgentPorts['fetch'];
+  /** The carrier of a phone call, for the transfer tools; none (a web call) by default. */
+  phone?: PhoneLine;
+  /** The owner's other assistants, for `assistant_transfer`; none by default. */
+  assistants?: CallSetup['assistants'];
   /** Judge who answered, as for an outbound phone call. */
   screen?: boolean;
 }
@@ -125,6 +130,8 @@ export async function startVoiceHarness(options: HarnessOptions = {}) {
           variables: options.variables ?? { name: 'Anna' },
           maxSeconds: options.maxSeconds ?? 60,
           screen: options.screen === true,
+          ...(options.phone ? { phone: options.phone } : {}),
+          ...(options.assistants ? { assistants: options.assistants } : {}),
           ...(options.limitReason ? { limitReason: options.limitReason } : {}),
           recording: {
             write: (chunk) => { call.recording.chunks.push(chunk); return Promise.resolve(); },

@@ -11,7 +11,7 @@ describe('finalCallStatus', () => {
     expect(finalCallStatus('assistant_end_call', true)).toBe('ended_by_assistant');
     // The assistant hung up on a voicemail box (after its message, if it left one).
     expect(finalCallStatus('voicemail', true)).toBe('ended_by_assistant');
-    for (const reason of ['max_duration', 'silence_timeout', 'balance_exhausted']) expect(finalCallStatus(reason, true), reason).toBe('completed');
+    for (const reason of ['max_duration', 'silence_timeout', 'balance_exhausted', 'transferred']) expect(finalCallStatus(reason, true), reason).toBe('completed');
     for (const reason of ['error', 'media_lost', 'call_deleted', 'something_new']) expect(finalCallStatus(reason, true), reason).toBe('ended');
   });
 
@@ -114,6 +114,14 @@ describe('callTranscript', () => {
       { role: 'assistant', text: 'Sure.' },
     ])).toBe('AI: Hello, this is Ada.\nCustomer: Hi, I need help.\nAI: Sure.');
     expect(callTranscript([])).toBe('');
+  });
+
+  it('shows where another assistant took the call over', () => {
+    expect(callTranscript([
+      { role: 'assistant', text: 'Let me pass you to Billing.' },
+      { role: 'handover', text: 'Billing' },
+      { role: 'assistant', text: 'Billing here.' },
+    ])).toBe('AI: Let me pass you to Billing.\n[Transferred to the assistant Billing]\nAI: Billing here.');
   });
 });
 

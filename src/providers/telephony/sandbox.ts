@@ -113,6 +113,11 @@ function sandboxCalls(ask: CarrierRequest): CarrierCalls {
       // 404: the call is over and gone from the carrier's memory.
       if (status !== 200 && status !== 404) throw new Error(`The sandbox carrier answered ${status} to a hang-up.`);
     },
+    async transferCall(providerCallId, request) {
+      const { status, payload } = await ask(`/calls/${providerCallId}/transfer`, request);
+      if (status === 404 || status === 409) throw new RejectedError(payload.message ?? 'The call is not live at the sandbox carrier.');
+      if (status !== 200) throw new Error(`The sandbox carrier answered ${status} to a transfer.`);
+    },
     async callPrice(providerCallId) {
       const { status, payload } = await ask(`/calls/${providerCallId}`, undefined, 'GET');
       // The carrier keeps ended calls for a while, in one api replica's memory: one it forgot cannot be priced.

@@ -5,7 +5,7 @@ import type { TelephonyConfig } from '../../config/telephony.ts';
 import { RejectedError } from '../../lib/errors.ts';
 import { parseUsd } from '../../lib/money.ts';
 import { callbackPaths, callbackRouting } from './routing.ts';
-import type { AddressRequirement, AvailableNumber, CallRequest, CarrierCalls, CarrierMessages, NumberRouting, TelephonyProvider } from './types.ts';
+import type { AddressRequirement, AvailableNumber, CallRequest, CarrierCalls, CarrierMessages, NumberRouting, TelephonyProvider, TransferRequest } from './types.ts';
 
 export type TwilioSettings = Extract<TelephonyConfig, { provider: 'twilio' }>;
 
@@ -217,6 +217,22 @@ function twilioCalls(client: twilio.Twilio): CarrierCalls {
       }
       if (status === 'queued' || status === 'ringing') await client.calls(providerCallId).update({ status: 'canceled' });
       else if (status === 'in-progress') await client.calls(providerCallId).update({ status: 'completed' });
+    },
+
+    /**
+     * Replaces the live call's TwiML with a `<Dial>` of the number: Twilio ends the `<Connect><Stream>` (the
+     * media session), rings `to`, plays the whisper TwiML to whoever answers, bridges the caller, and posts
+     * the outcome to the `<Dial action>`.
+     */
+    async transferCall(providerCallId: string, request: TransferRequest) {
+      const twiml = new twilio.twiml.VoiceResponse();
+      const dial = twiml.dial({ action: request.outcomeUrl, method: 'POST', callerId: request.callerId, timeout: request.ringTimeoutSeconds });
+      dial.number(request.whisperUrl ? { url: request.whisperUrl, method: 'POST' } : {}, request.to);
+      try {
+        await client.calls(providerCallId).update({ twiml: twiml.toString() });
+      } catch (error) {
+        throw carrierError(error, `transfer the call to ${request.to}`);
+      }
     },
 
     // Twilio fills `price` (negative: a charge) some time after the call completes.

@@ -84,11 +84,37 @@ export interface CallRequest {
   answeredByCallbackUrl?: string;
 }
 
+/** A live call Parley hands over to a phone number (`call_transfer`). */
+export interface TransferRequest {
+  /** E.164: where the caller is connected. */
+  to: string;
+  /** The number the person answering sees calling: the account's number of the call. */
+  callerId: string;
+  /**
+   * For a warm transfer: where the carrier asks, once the person at `to` answers, what they hear before the
+   * caller is connected (TwiML, as Twilio asks a `<Number url>`).
+   */
+  whisperUrl?: string;
+  /**
+   * Where the carrier posts the transfer's outcome when the bridged call ends, as Twilio posts a `<Dial
+   * action>` (`DialCallStatus`, `DialCallDuration`), signed like the status callbacks; its TwiML answer is
+   * what the caller hears then.
+   */
+  outcomeUrl: string;
+  /** How long the phone at `to` rings before the transfer gives up as `no-answer`. */
+  ringTimeoutSeconds: number;
+}
+
 /** What a carrier does with calls. */
 export interface CarrierCalls {
   placeCall(request: CallRequest): Promise<{ providerCallId: string }>;
   /** Ends a call: stops its ringing, or hangs it up; a call already over is not an error. */
   endCall(providerCallId: string): Promise<void>;
+  /**
+   * Hands a live call over to a number: the carrier ends the call's media stream and connects the caller to
+   * `to`. A call that is not live (or not the carrier's) is a `RejectedError`.
+   */
+  transferCall(providerCallId: string, request: TransferRequest): Promise<void>;
   /**
    * What the carrier charged for a call that has ended, in micro-dollars (USD); undefined while it has not
    * priced it yet (carriers price a call some time after it ends).

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { LineToolSpec } from '../../agent/line-tools.ts';
 import type { AgentProfile } from '../../agent/profile.ts';
 import type { SecretBox } from '../../lib/secrets.ts';
 import type { Tool } from '../tools/model.ts';
@@ -17,7 +18,9 @@ export interface StoredProfile {
   timezone: string;
   knowledgebaseId: number | null;
   knowledgebaseMode: string | null;
-  builtInTools: { type: string; data?: { description?: string } | null }[] | null;
+  builtInTools: StoredTool[] | null;
+  /** The names of the assistants its `assistant_transfer` tools hand over to, by id; those gone are missing. */
+  assistantNames: Record<string, string> | null;
   modelName: string | null;
   httpTools: Pick<Tool, 'name' | 'description' | 'endpoint' | 'method' | 'timeout' | 'headers' | 'schema'>[];
 }
@@ -35,6 +38,10 @@ export function agentProfileQuery(knex: Knex, where: { uuid: string } | { id: nu
       'initialMessage', a.initial_message, 'variables', a.variables, 'temperature', a.llm_temperature,
       'timezone', a.timezone, 'knowledgebaseId', a.knowledgebase_id, 'knowledgebaseMode', a.knowledgebase_mode,
       'builtInTools', a.tools, 'modelName', m.provider_model,
+      'assistantNames', (
+        select json_object_agg(b.id, b.name) from assistants b
+        where b.user_id = a.user_id and b.id <> a.id and b.id in (
+          select (t->'data'->>'assistant_id')::bigint from jsonb_array_elements(a.tools) t where t->>'type' = 'assistant_transfer')),
       'httpTools', (
         select coalesce(json_agg(json_build_object(
           'name', t.name, 'description', t.description, 'endpoint', t.endpoint, 'method', t.method,
@@ -44,9 +51,50 @@ export function agentProfileQuery(knex: Knex, where: { uuid: string } | { id: nu
     ) as profile`));
 }
 
+/** A built-in tool as the assistant stores it (builtin-tools.ts): its type and its fields. */
+interface StoredTool {
+  type: string;
+  data?: Record<string, unknown> | null;
+}
+
+const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+
+/**
+ * The built-in tools that act on a call's line, with the contract's defaults for the fields left out; a
+ * transfer to an assistant that is gone (no name in `assistantNames`) is left out.
+ */
+export function lineToolSpecs(tools: readonly StoredTool[], assistantNames: Record<string, string> = {}): LineToolSpec[] {
+  return tools.flatMap((tool): LineToolSpec[] => {
+    const data = tool.data ?? {};
+    switch (tool.type) {
+      case 'collect_keypad':
+        return [{ type: 'collect_keypad', timeoutSeconds: typeof data.timeout === 'number' ? data.timeout : 5, stopKey: data.stop_key === '*' ? '*' : '#' }];
+      case 'dtmf_input':
+        return [{ type: 'dtmf_input', description: text(data.description) }];
+      case 'call_transfer':
+        if (typeof data.phone_number !== 'string') return [];
+        return [{
+          type: 'call_transfer', phoneNumber: data.phone_number, custom: data.custom === true, description: text(data.description),
+          warmTransfer: data.warm_transfer === true, warmTransferMessage: text(data.warm_transfer_message),
+        }];
+      case 'assistant_transfer': {
+        const name = assistantNames[String(data.assistant_id)];
+        if (typeof data.assistant_id !== 'number' || name === undefined) return [];
+        return [{
+          type: 'assistant_transfer', assistantId: data.assistant_id, assistantName: name, description: text(data.description),
+          messageBeforeTransfer: text(data.message_before_transfer), speakTransferGreeting: data.speak_transfer_greeting !== false,
+        }];
+      }
+      default:
+        return [];
+    }
+  });
+}
+
 /** The profile from what `agentProfileQuery` returned, with the tools' headers decrypted. */
 export function toAgentProfile(secrets: SecretBox, stored: StoredProfile): AgentProfile {
-  const endCall = (stored.builtInTools ?? []).find((tool) => tool.type === 'end_call');
+  const builtIn = stored.builtInTools ?? [];
+  const endCall = builtIn.find((tool) => tool.type === 'end_call');
   return {
     assistantId: stored.id,
     assistantUuid: stored.uuid,
@@ -60,7 +108,7 @@ export function toAgentProfile(secrets: SecretBox, stored: StoredProfile): Agent
     timezone: stored.timezone,
     knowledgebaseId: stored.knowledgebaseId,
     knowledgebaseMode: stored.knowledgebaseMode === 'prompt' ? 'prompt' : 'function_call',
-    endCallDescription: endCall?.data?.description,
+    endCallDescription: typeof endCall?.data?.description === 'string' ? endCall.data.description : undefined,
     httpTools: stored.httpTools.map((tool) => ({
       name: tool.name,
       description: tool.description,
@@ -70,6 +118,7 @@ export function toAgentProfile(secrets: SecretBox, stored: StoredProfile): Agent
       headers: openHeaders(secrets, tool),
       parameters: tool.schema,
     })),
+    lineTools: lineToolSpecs(builtIn, stored.assistantNames ?? {}),
   };
 }
 

@@ -1,4 +1,5 @@
 import { Model } from 'objection';
+import type { CallTransfer } from './transfers.ts';
 import type { CallTurn } from '../../voice/hooks.ts';
 
 export const CALL_TYPES = ['inbound', 'outbound', 'web'] as const;
@@ -27,6 +28,8 @@ export interface CallRecord {
   duration: number;
   transcript: string;
   turns: CallTurn[];
+  /** Transfers to numbers and to other assistants, oldest first (transfers.ts). */
+  transfers: CallTransfer[];
   variables: Record<string, unknown>;
   evaluation: Record<string, unknown> | null;
   webhookResponse: Record<string, unknown> | null;
@@ -47,5 +50,5 @@ export interface Call extends CallRecord {}
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 export class Call extends Model {
   static override tableName = 'calls';
-  static override jsonAttributes = ['turns', 'variables', 'evaluation', 'webhookResponse'];
+  static override jsonAttributes = ['turns', 'transfers', 'variables', 'evaluation', 'webhookResponse'];
 }

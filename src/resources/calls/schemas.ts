@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { IdInteger, LaravelPage, nullable, PageNumber } from '../../api/schemas.ts';
 import { MESSAGES } from '../../api/validation.ts';
 import { CALL_STATUSES, CALL_TYPES } from './model.ts';
+import { PHONE_TRANSFER_STATUSES } from './transfers.ts';
 
 const SqlTimestamp = Type.String({ examples: ['2025-06-30 11:53:20'], description: 'UTC, `YYYY-MM-DD HH:MM:SS`.' });
 const Day = (description: string) => Type.String({ format: 'date', description, [MESSAGES]: { format: 'The :attribute field must match the format Y-m-d.' } });
@@ -37,7 +38,7 @@ const Milliseconds = (description: string) => Type.Integer({ description });
 
 /** voice/hooks.ts `CallTurn`, field for field: what the engine writes to the row is what the API shows. */
 const CallTurn = Type.Object({
-  role: Type.String({ enum: ['assistant', 'user'] }),
+  role: Type.String({ enum: ['assistant', 'user', 'handover'], description: '`handover`: another assistant took the call over; its name is the text.' }),
   text: Type.String({ description: 'For the assistant, only what the caller heard.' }),
   started_at: Type.String({ format: 'date-time', examples: ['2026-11-20T09:00:03.412Z'], description: 'UTC, to the millisecond.' }),
   ended_at: Type.String({ format: 'date-time', examples: ['2026-11-20T09:00:05.020Z'], description: 'UTC, to the millisecond.' }),
@@ -53,6 +54,26 @@ const CallTurn = Type.Object({
 }, { additionalProperties: false, title: 'CallTurn' });
 
 const JsonObject = Type.Record(Type.String(), Type.Unknown());
+
+const CallTransfer = Type.Union([
+  Type.Object({
+    type: Type.Literal('phone'),
+    to: Type.String({ description: 'E.164.' }),
+    warm: Type.Boolean({ description: 'The person answering heard `message` before the caller was connected.' }),
+    message: nullable(Type.String()),
+    status: Type.String({ enum: [...PHONE_TRANSFER_STATUSES], description: '`requested` while it runs, then the carrier\'s outcome.' }),
+    requested_at: Type.String({ format: 'date-time' }),
+    ended_at: nullable(Type.String({ format: 'date-time' })),
+    duration: nullable(Type.Integer({ description: 'Seconds the caller was connected to the number.' })),
+    error: nullable(Type.String()),
+  }),
+  Type.Object({
+    type: Type.Literal('assistant'),
+    assistant_id: Type.Integer(),
+    assistant_name: Type.String(),
+    requested_at: Type.String({ format: 'date-time' }),
+  }),
+]);
 
 export const CallItem = Type.Object({
   id: Type.Integer(),
@@ -74,6 +95,7 @@ export const CallItem = Type.Object({
   created_at: SqlTimestamp,
   updated_at: SqlTimestamp,
   turns: Type.Array(CallTurn, { description: 'The conversation turn by turn, with its times and latencies.' }),
+  transfers: Type.Array(CallTransfer, { description: 'Transfers to a number (`call_transfer`) and to another assistant (`assistant_transfer`), oldest first.' }),
   end_reason: nullable(Type.String({ examples: ['customer_hangup'] })),
   answered_at: nullable(SqlTimestamp),
   ended_at: nullable(SqlTimestamp),

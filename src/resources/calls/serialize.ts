@@ -50,6 +50,7 @@ export function callItem(call: CallRecord, links: RecordingLinks) {
     created_at: sqlTimestamp(call.createdAt),
     updated_at: sqlTimestamp(call.updatedAt),
     turns: call.turns,
+    transfers: call.transfers,
     end_reason: call.endReason,
     answered_at: sqlTimestamp(call.answeredAt),
     ended_at: sqlTimestamp(call.endedAt),

@@ -19,8 +19,8 @@ export interface InboundCallDeps {
 }
 
 /** What Parley tells the carrier to do with a call to one of its numbers, in TwiML. */
-const twiml = (verbs: string) => `<?xml version="1.0" encoding="UTF-8"?><Response>${verbs}</Response>`;
-const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+export const twiml = (verbs: string) => `<?xml version="1.0" encoding="UTF-8"?><Response>${verbs}</Response>`;
+export const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 export const NOT_IN_SERVICE = 'Sorry, this number cannot take calls right now. Please try again later. Goodbye.';
 

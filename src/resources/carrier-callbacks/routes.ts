@@ -9,6 +9,7 @@ import type { TemporalClient } from '../../temporal/client.ts';
 import { EMPTY_TWIML, receiveMessage, recordMessageStatus } from '../sms/status.ts';
 import { answerInboundCall, type InboundCallDeps } from './inbound.ts';
 import { recordCarrierStatus, recordCarrierVerdict } from './service.ts';
+import { recordTransferOutcome, whisperTwiml } from './transfers.ts';
 
 export interface CarrierCallbackDeps extends InboundCallDeps {
   knex: Knex;
@@ -26,6 +27,8 @@ export interface CarrierCallbackDeps extends InboundCallDeps {
  * `POST /api/telephony/<carrier>/status[?call_id=<id>]`: a call's status changes (the calls Parley dials carry
  * their id; a number's own callbacks name the call by the carrier's id). `POST /api/telephony/<carrier>/answered-by
  * ?call_id=<id>`: the carrier's answering-machine detection on a dialled call (Twilio's asynchronous AMD).
+ * `POST …/transfer?call_id=<id>`: the outcome of a call's transfer to a number (its `<Dial action>`), and
+ * `POST …/whisper?call_id=<id>`: what the person answering a warm transfer hears first; both answered with TwiML.
  * `POST /api/telephony/<carrier>/messages`: a text to one of the numbers, stored and answered with empty TwiML.
  * `POST /api/telephony/<carrier>/messages/status?sms_id=<id>`: a sent message's status changes.
  */
@@ -50,6 +53,40 @@ export function carrierCallbackRoutes(deps: CarrierCallbackDeps): RouteDefinitio
       async handle({ body }) {
         const answer = await answerInboundCall(deps, { to: body.To, from: body.From, providerCallId: body.CallSid });
         return { body: answer, type: 'text/xml' };
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: `/telephony/${telephony.name}/transfer`,
+      tag: 'Provider callbacks',
+      summary: 'The outcome of a call\'s transfer to a number: answered with what the caller hears then',
+      description: 'Parley gives this URL to the carrier with each transfer (`<Dial action>`); it is not called by users.',
+      auth,
+      bodyKind: 'form',
+      query: Type.Object({ call_id: IdInteger() }),
+      body: Type.Object({
+        DialCallStatus: Type.String({ maxLength: 32 }),
+        DialCallDuration: Type.Optional(Type.String({ pattern: '^[0-9]{1,9}$' })),
+      }, { additionalProperties: true }),
+      responses: { 200: { description: 'TwiML', schema: Type.String(), contentType: 'text/xml' } },
+      async handle({ query, body }) {
+        const duration = body.DialCallDuration === undefined ? undefined : Number(body.DialCallDuration);
+        const answer = await recordTransferOutcome(deps, { callId: query.call_id, dialStatus: body.DialCallStatus, duration });
+        return { body: answer, type: 'text/xml' };
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: `/telephony/${telephony.name}/whisper`,
+      tag: 'Provider callbacks',
+      summary: 'What the person answering a warm transfer hears before the caller is connected',
+      description: 'Parley gives this URL to the carrier with each warm transfer (`<Number url>`); it is not called by users.',
+      auth,
+      bodyKind: 'form',
+      query: Type.Object({ call_id: IdInteger() }),
+      responses: { 200: { description: 'TwiML', schema: Type.String(), contentType: 'text/xml' } },
+      async handle({ query }) {
+        return { body: await whisperTwiml(deps.knex, query.call_id), type: 'text/xml' };
       },
     }),
     defineRoute({

@@ -5,9 +5,9 @@ import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import type { SignatureVerifier } from '../../api/middleware/signatures.ts';
 import { defineRoute, type RouteDefinition } from '../../api/routing.ts';
 import { MessageBody } from '../../api/schemas.ts';
-import { BadRequestError, NotFoundError } from '../../lib/errors.ts';
+import { BadRequestError, ConflictError, NotFoundError } from '../../lib/errors.ts';
 import type { SandboxCarrier } from '../../providers/telephony/sandbox-carrier/carrier.ts';
-import type { CallRequest, SmsRequest } from '../../providers/telephony/types.ts';
+import type { CallRequest, SmsRequest, TransferRequest } from '../../providers/telephony/types.ts';
 
 export interface SandboxCarrierDeps {
   knex: Knex;
@@ -91,6 +91,26 @@ export function sandboxCarrierRoutes(deps: SandboxCarrierDeps): RouteDefinition[
         findCall(params.sid);
         carrier.end(params.sid);
         return { body: { message: 'Ended.' } };
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/sandbox/carrier/calls/{sid}/transfer',
+      tag: 'Sandbox carrier',
+      summary: 'Hands a live call over to a number, which the carrier bridges to the callee its last two digits choose',
+      description: 'Body: the transfer (`to`, `callerId`, `whisperUrl`, `outcomeUrl`, `ringTimeoutSeconds`); the outcome is posted to `outcomeUrl` as Twilio posts a `<Dial action>`.',
+      auth,
+      bodyKind: 'raw',
+      params: Type.Object({ sid: Type.String({ pattern: '^CA[0-9a-f]{32}$' }) }),
+      responses: { 200: { description: 'Transferring', schema: MessageBody } },
+      handle({ params, rawBody }) {
+        findCall(params.sid);
+        const request = JSON.parse(rawBody?.toString('utf8') || '{}') as TransferRequest;
+        const to = parsePhoneNumberFromString(String(request.to ?? ''));
+        if (!to?.isValid() || to.number !== request.to) throw new BadRequestError(`The sandbox carrier cannot transfer to ${String(request.to)}: not a valid E.164 number.`);
+        if (typeof request.outcomeUrl !== 'string' || !Number.isFinite(request.ringTimeoutSeconds)) throw new BadRequestError('A transfer needs an outcomeUrl and ringTimeoutSeconds.');
+        if (!carrier.transfer(params.sid, request)) throw new ConflictError('The call is not up with its media stream: it cannot be transferred.');
+        return { body: { message: 'Transferring.' } };
       },
     }),
     defineRoute({

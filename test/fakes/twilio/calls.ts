@@ -131,6 +131,9 @@ export function callRoutes(accountSid: string, authToken: string, numbers: Twili
       const started = typeof call.start_time === 'string' ? Date.parse(call.start_time) : Date.now();
       complete(call, Math.max(Math.ceil((Date.now() - started) / 1000), 1));
     }
+    // New TwiML runs at once on a live call, in place of what it was running (a stream ends, a <Dial> rings).
+    const twiml = form.get('Twiml');
+    if (twiml) call.twiml = twiml;
     call.date_updated = rfc2822(new Date());
     return { status: 200, body: call };
   });

@@ -45,4 +45,6 @@ export const timings = {
   personCapMs: 60_000,
   /** A voicemail box records at most this long after its beep. */
   voicemailRecordMs: 30_000,
+  /** The person a call is transferred to talks with the caller this long, then hangs up. */
+  bridgedTalkMs: 2000,
 };

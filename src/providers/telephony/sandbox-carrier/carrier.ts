@@ -2,9 +2,10 @@ import { createHash, randomBytes } from 'node:crypto';
 import { pause } from '../../../lib/abort.ts';
 import type { Logger } from '../../../logger.ts';
 import { callbackRouting } from '../routing.ts';
-import type { CallRequest } from '../types.ts';
+import type { CallRequest, TransferRequest } from '../types.ts';
 import { calleeFor, DEFAULT_SCRIPT, timings, VOICEMAIL_GREETING, type CalleeKind } from './callees.ts';
 import { Line } from './line.ts';
+import { readTwiml, sayText } from './twiml.ts';
 import { SandboxMessaging } from './messaging.ts';
 import { Softphones, type SoftphonePage } from './softphones.ts';
 import { sandboxCallPriceMicros } from './rates.ts';
@@ -28,6 +29,20 @@ export interface SimulatedCall {
   priceMicros?: number;
   /** A voicemail box: how much of Parley it heard over its greeting, and how much it recorded after its beep (ms of sound). */
   voicemail?: { heardOverGreetingMs: number; recordedMs: number };
+  /** Where Parley transferred the call, and what became of it. */
+  transfer?: SimulatedTransfer;
+}
+
+/** A call handed over to a number: the callee its last two digits choose, as for a dialled call. */
+export interface SimulatedTransfer {
+  to: string;
+  callee: CalleeKind;
+  /** `ringing`, then the outcome as `<Dial>` reports it: completed, busy, no-answer, failed, canceled. */
+  status: string;
+  answeredAt?: number;
+  /** What the person answering heard before the caller was connected (a warm transfer). */
+  whisper?: string;
+  endedAt?: number;
 }
 
 /** How long an ended call stays readable. */
@@ -41,6 +56,8 @@ interface Running {
   /** The softphone page on the other end, when a person in a browser is the callee or the caller. */
   page?: SoftphonePage;
   sequence: number;
+  /** The transfer Parley asked for: the line to Parley is down, the caller is being connected to a number. */
+  handover?: TransferRequest;
 }
 
 /**
@@ -119,6 +136,20 @@ export class SandboxCarrier {
     if (!run) return this.ended.has(sid);
     run.ending.abort();
     run.line?.hangUp();
+    return true;
+  }
+
+  /**
+   * Hands a live call over to a number, as a `<Dial>` replacing a call's TwiML does at Twilio: the media stream
+   * to Parley ends at once, and the caller is connected to the callee the number's last two digits choose.
+   * False when the call is not up with its stream (not answered, over, or already handed over).
+   */
+  transfer(sid: string, request: TransferRequest): boolean {
+    const run = this.running.get(sid);
+    if (!run?.line?.open || run.handover) return false;
+    run.handover = request;
+    run.call.transfer = { to: request.to, callee: calleeFor(request.to), status: 'ringing' };
+    run.line.hangUp();
     return true;
   }
 
@@ -214,14 +245,69 @@ export class SandboxCarrier {
       return this.finish(run, 'completed');
     }
     const line = run.line;
+    const closed = new AbortController();
     // A scripted callee hangs up at its cap; the person at a softphone whenever they like.
-    const talking = run.page ? ending.signal : AbortSignal.any([ending.signal, AbortSignal.timeout(timings.personCapMs)]);
-    line.closed.then(() => ending.abort(), () => undefined);
+    const talking = AbortSignal.any([ending.signal, closed.signal, ...run.page ? [] : [AbortSignal.timeout(timings.personCapMs)]]);
+    // The stream ending ends the call, unless it ended because the call is being handed over.
+    line.closed.then(() => (run.handover ? closed.abort() : ending.abort()), () => undefined);
     await this.talk(run, line, talking);
     call.firstSoundAt = line.firstSoundAt;
     line.hangUp();
     await line.closed;
+    if (run.handover) await this.bridge(run, run.handover);
     return this.finish(run, 'completed');
+  }
+
+  /**
+   * The caller of a transferred call is connected to the number's callee: it rings, is busy, fails or never
+   * answers like a dialled callee; one who answers hears the whisper (a warm transfer), talks with the caller
+   * for a while and hangs up. The outcome is posted to the transfer's outcome URL as Twilio posts a `<Dial
+   * action>`, then the call ends.
+   */
+  private async bridge(run: Running, request: TransferRequest): Promise<void> {
+    const { signal } = run.ending;
+    const transfer = run.call.transfer!;
+    const startedAt = Date.now();
+    const ringing: Partial<Record<CalleeKind, [number, string]>> = {
+      'busy': [timings.busyAfterMs, 'busy'],
+      'failed': [timings.failAfterMs, 'failed'],
+      'no-answer': [request.ringTimeoutSeconds * 1000, 'no-answer'],
+    };
+    const [ringMs, outcome] = ringing[transfer.callee] ?? [timings.answerAfterMs, 'completed'];
+    if (!await pause(timings.ringAfterMs + ringMs, signal)) transfer.status = 'canceled';
+    else if (outcome !== 'completed') transfer.status = outcome;
+    else {
+      transfer.answeredAt = Date.now();
+      if (request.whisperUrl) transfer.whisper = await this.whisper(run, request.whisperUrl);
+      const talkMs = transfer.callee === 'silent-hang-up' ? timings.silentHangUpAfterMs : timings.bridgedTalkMs;
+      transfer.status = await pause(talkMs, signal) ? 'completed' : 'canceled';
+    }
+    transfer.endedAt = Date.now();
+    const duration = transfer.answeredAt ? Math.ceil((transfer.endedAt - transfer.answeredAt) / 1000) : 0;
+    const form = new URLSearchParams({
+      AccountSid: this.accountSid, CallSid: run.call.sid, CallStatus: 'in-progress', DialCallSid: `CA${randomBytes(16).toString('hex')}`,
+      DialCallStatus: transfer.status, DialCallDuration: String(duration), DialBridged: String(transfer.answeredAt !== undefined),
+    });
+    await this.post(run, request.outcomeUrl, form, `the transfer's outcome (${transfer.status}, ${Date.now() - startedAt} ms)`);
+  }
+
+  /** What Parley's whisper URL tells the person answering a warm transfer to hear: the text of its `<Say>`. */
+  private async whisper(run: Running, url: string): Promise<string> {
+    const form = new URLSearchParams({ AccountSid: this.accountSid, CallSid: run.call.sid, CallStatus: 'in-progress', Direction: 'outbound-dial' });
+    const answer = await this.post(run, url, form, 'the whisper');
+    return sayText(answer);
+  }
+
+  /** Posts a signed webhook of the call and answers its body; one that fails is logged and answers nothing. */
+  private async post(run: Running, url: string, form: URLSearchParams, what: string): Promise<string> {
+    try {
+      const response = await postSigned(this.token(), url, form);
+      if (!response.ok) this.logger.warn({ callSid: run.call.sid, answered: response.status }, `${what} was refused`);
+      return response.ok ? await response.text() : '';
+    } catch (error) {
+      this.logger.warn({ err: error, callSid: run.call.sid }, `${what} could not be delivered`);
+      return '';
+    }
   }
 
   /** What the callee does once the call is up, until it hangs up or the far end does. */
@@ -300,21 +386,4 @@ export class SandboxCarrier {
       this.logger.warn({ err: error, callSid: call.sid, status }, 'a status callback could not be delivered');
     }
   }
-}
-
-type TwimlAnswer = { verb: 'stream'; stream: { url: string; parameters: Record<string, string> } } | { verb: 'say' | 'reject' | 'none' };
-
-const unescape = (text: string) => text.replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
-
-/** The verbs of Parley's TwiML the sandbox carrier follows: `<Connect><Stream>`, `<Say>`, `<Reject>`. */
-export function readTwiml(xml: string): TwimlAnswer {
-  const stream = /<Connect>\s*<Stream\s+url="([^"]*)"\s*>([\s\S]*?)<\/Stream>/.exec(xml);
-  if (stream) {
-    const parameters: Record<string, string> = {};
-    for (const [, name, value] of stream[2]!.matchAll(/<Parameter\s+name="([^"]*)"\s+value="([^"]*)"\s*\/>/g)) parameters[unescape(name!)] = unescape(value!);
-    return { verb: 'stream', stream: { url: unescape(stream[1]!), parameters } };
-  }
-  if (/<Reject\b/.test(xml)) return { verb: 'reject' };
-  if (/<Say\b/.test(xml)) return { verb: 'say' };
-  return { verb: 'none' };
 }

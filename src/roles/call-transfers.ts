@@ -1,0 +1,89 @@
+import type { Knex } from 'knex';
+import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
+import { RejectedError } from '../lib/errors.ts';
+import type { TelephonyProvider } from '../providers/telephony/types.ts';
+import { dialingCountries } from '../resources/phone-numbers/service.ts';
+import { addTransfer, settlePhoneTransfer } from '../resources/calls/transfers.ts';
+import type { PhoneLine } from '../voice/line.ts';
+import type { AssistantSetup, CallSetup } from '../voice/run.ts';
+
+/** How long the number a call is transferred to rings before the transfer gives up as `no-answer`. */
+const TRANSFER_RING_SECONDS = 30;
+
+export interface PhoneLineDeps {
+  knex: Knex;
+  telephony: TelephonyProvider;
+  /** PUBLIC_URL: where the carrier posts the transfer's outcome and asks for its whisper. */
+  publicUrl: string;
+}
+
+/**
+ * A phone call's carrier as its session sees it: a number is transferred to under the account's dialing rules
+ * (a valid number in a country of its own numbers, as `make_call` dials), and the transfer is recorded on the
+ * call before the carrier is asked, its outcome coming later through the carrier's callback.
+ */
+export function phoneLine(deps: PhoneLineDeps, call: { id: number; userId: number }): PhoneLine {
+  const { knex, telephony } = deps;
+  const checkTransfer = async (phoneNumber: string) => {
+    const parsed = parsePhoneNumberFromString(phoneNumber);
+    if (!parsed?.isValid() || parsed.number !== phoneNumber) throw new RejectedError(`${phoneNumber} is not a valid phone number.`);
+    const allowed = await dialingCountries(knex, call.userId);
+    if (!parsed.country || !allowed.includes(parsed.country)) {
+      throw new RejectedError(`Calls to ${parsed.country ?? 'these'} numbers are not allowed for this account.`);
+    }
+  };
+  return {
+    checkTransfer,
+    async transfer({ to, whisper }) {
+      await checkTransfer(to);
+      const row = await knex('calls').where({ id: call.id }).first<{ providerCallId: string | null; assistantPhoneNumber: string | null } | undefined>('providerCallId', 'assistantPhoneNumber');
+      const carrier = telephony.calls;
+      if (!row?.providerCallId || !row.assistantPhoneNumber || !carrier) throw new RejectedError('This call cannot be transferred: the carrier has not named it yet.');
+      await addTransfer(knex, call.id, {
+        type: 'phone', to, warm: whisper !== undefined, message: whisper ?? null, status: 'requested', requested_at: new Date().toISOString(), ended_at: null, duration: null, error: null,
+      });
+      const callbacks = `${deps.publicUrl}/api/telephony/${telephony.name}`;
+      try {
+        await carrier.transferCall(row.providerCallId, {
+          to,
+          callerId: row.assistantPhoneNumber,
+          ...(whisper === undefined ? {} : { whisperUrl: `${callbacks}/whisper?call_id=${call.id}` }),
+          outcomeUrl: `${callbacks}/transfer?call_id=${call.id}`,
+          ringTimeoutSeconds: TRANSFER_RING_SECONDS,
+        });
+      } catch (error) {
+        await settlePhoneTransfer(knex, call.id, { status: 'failed', error: error instanceof Error ? error.message : String(error) });
+        throw error;
+      }
+    },
+  };
+}
+
+/**
+ * The owner's other assistants as a call's session sees them: one takes the call over when it is still the
+ * owner's and runs on the speech pipeline (a speech-to-speech assistant cannot take over a pipeline call), and
+ * the handover is recorded on the call.
+ */
+export function assistantLine(
+  deps: { knex: Knex; load: (assistantId: number) => Promise<AssistantSetup | undefined> },
+  call: { id: number; userId: number },
+): NonNullable<CallSetup['assistants']> {
+  const ready = async (assistantId: number) => {
+    const next = await deps.load(assistantId);
+    if (!next || next.profile.userId !== call.userId) throw new RejectedError('That assistant is not available any more.');
+    if (next.settings.mode !== 'pipeline') {
+      throw new RejectedError(`The assistant "${next.profile.name}" answers with a speech-to-speech model, which cannot take over this call.`);
+    }
+    return next;
+  };
+  return {
+    async check(assistantId) {
+      await ready(assistantId);
+    },
+    async load(assistantId) {
+      const next = await ready(assistantId);
+      await addTransfer(deps.knex, call.id, { type: 'assistant', assistant_id: assistantId, assistant_name: next.profile.name, requested_at: new Date().toISOString() });
+      return next;
+    },
+  };
+}

@@ -1,0 +1,48 @@
+/**
+ * What a CallSession is made of and says on its own: the parts the entry point (run.ts) builds it from, and
+ * the fixed sentences of the engine.
+ */
+import type { Logger } from '../logger.ts';
+import type { VoiceClock } from './clock.ts';
+import type { CallHooks, EndReason } from './hooks.ts';
+import type { AssistantLine, PhoneLine } from './line.ts';
+import type { Listener, ListenerHandlers } from './pipeline.ts';
+import type { ReplyContext } from './reply.ts';
+import type { VoiceSettings } from './settings.ts';
+
+/** The words the engine says on its own, when no model turn is involved. */
+export const GOODBYES = {
+  max_duration: 'We have reached the time limit for this call. Thank you for calling, goodbye!',
+  silence_timeout: 'I have not heard from you in a while, so I will end the call now. Goodbye!',
+  balance_exhausted: 'I am sorry, the account balance for this call has run out, so the call has to end now. Goodbye!',
+} as const;
+
+export const REENGAGE_INSTRUCTION = '(The caller has said nothing for a while. Briefly and naturally check whether they are still there.)';
+export { MARK_GRACE_MS } from './speech.ts';
+
+export type SessionState = 'listening' | 'thinking' | 'speaking' | 'ended';
+
+/** What a session is made of; the entry point (run.ts) builds it. */
+export interface SessionParts {
+  /** The speaking assistant's settings and reply context: another assistant's once it has taken the call over. */
+  settings: VoiceSettings;
+  reply: ReplyContext;
+  createListener: (handlers: ListenerHandlers) => Listener;
+  /** Clears the queued audio and tells the far side to drop its own. */
+  clearOutput: () => void;
+  pendingOutputMs: () => number;
+  maxCallMs: number;
+  /** What the limit is: the assistant's longest call, or what the balance pays for; the goodbye says which. */
+  limitReason: 'max_duration' | 'balance_exhausted';
+  /** Judge who answered, a person or a machine (an outbound phone call): voicemail/screening.ts. */
+  screen: boolean;
+  hooks: CallHooks;
+  clock: VoiceClock;
+  logger: Logger;
+  /** Releases the transport, the pacer and the recorder once the session has ended. */
+  close: (reason: EndReason) => Promise<void>;
+  /** A phone call's carrier, which can hand the call over; absent on web calls. */
+  phone?: PhoneLine;
+  /** The owner's other assistants, which can take the call over. */
+  assistants?: AssistantLine;
+}
