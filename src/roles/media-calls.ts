@@ -145,6 +145,7 @@ export function createCallGateway(ctx: RoleContext, sessionUrl: () => string): C
     }
     admitted++;
     let callId: number | undefined;
+    let turnsStored: Promise<void> = Promise.resolve();
     const call = runCallSession({
       socket,
       providers: { llm, stt: providers.stt, tts: providers.tts.default, vad: providers.vad, realtime: providers.realtime },
@@ -167,15 +168,21 @@ export function createCallGateway(ctx: RoleContext, sessionUrl: () => string): C
         // The engine's record as it is (voice/hooks.ts CallTurn): the row and the API show that same shape.
         onTurn(turn) {
           if (callId === undefined) return;
-          void knex('calls').where({ id: callId })
+          const id = callId;
+          // One write after the other: turns are appended in the order they were said.
+          turnsStored = turnsStored.then(() => knex('calls').where({ id })
             .update({ turns: knex.raw('turns || ?::jsonb', [JSON.stringify([turn])]), updatedAt: knex.fn.now() })
-            .catch((error: unknown) => logger.error({ err: error, callId }, 'could not store a call turn'));
+            .then(() => undefined, (error: unknown) => logger.error({ err: error, callId: id }, 'could not store a call turn')));
         },
         onEnded(reason) {
           admitted--;
           if (callId === undefined) return;
-          live.delete(callId);
-          void signalCallEnded(ctx.temporal, callId, reason, new Date(), logger);
+          const id = callId;
+          const endedAt = new Date();
+          live.delete(id);
+          // The workflow builds the transcript from the stored turns as soon as it hears of the end: the last
+          // turn (often the goodbye) must be on the row first.
+          void turnsStored.then(() => signalCallEnded(ctx.temporal, id, reason, endedAt, logger));
         },
       },
     });
