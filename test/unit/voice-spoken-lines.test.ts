@@ -45,6 +45,41 @@ describe('the spoken-line cache', () => {
     ]);
   });
 
+  it('lets calls asking for a line while it is made hear that one synthesis, whoever leaves first', async () => {
+    const tts = toneTts();
+    const cache = new SpokenLineCache();
+    const leaving = new AbortController();
+    const first = cache.speaking(tts, [OPENING]).synthesize(request(OPENING, { signal: leaving.signal })).chunks;
+    const second = samplesOf(cache.speaking(tts, [OPENING]), request(OPENING));
+    // The call that started the synthesis hangs up after its first chunk; the other still hears all of it.
+    for await (const _chunk of first) leaving.abort();
+    const heard = await second;
+    expect(heard).toEqual(await samplesOf(cache.speaking(tts, [OPENING]), request(OPENING)));
+    expect(heard.length).toBeGreaterThan(22050 * 0.5);
+    expect(tts.requests).toHaveLength(1);
+  });
+
+  it('fails every call hearing a synthesis that fails, and keeps nothing of it', async () => {
+    let attempts = 0;
+    const failing: TextToSpeech = {
+      name: 'failing', code: 'failing', defaultVoice: 'v',
+      synthesize: () => ({
+        sampleRate: 16000,
+        chunks: (async function* () {
+          attempts++;
+          yield new Int16Array(160);
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          throw new Error('the synthesizer broke');
+        })(),
+      }),
+    };
+    const cache = new SpokenLineCache();
+    const both = [samplesOf(cache.speaking(failing, [OPENING]), request(OPENING)), samplesOf(cache.speaking(failing, [OPENING]), request(OPENING))];
+    for (const heard of both) await expect(heard).rejects.toThrow('the synthesizer broke');
+    await expect(samplesOf(cache.speaking(failing, [OPENING]), request(OPENING))).rejects.toThrow('the synthesizer broke');
+    expect(attempts).toBe(2);
+  });
+
   it('keeps nothing of a synthesis that was stopped', async () => {
     const tts = toneTts();
     const cache = new SpokenLineCache();
