@@ -138,8 +138,14 @@ try {
   await sampler;
 
   const audited = await auditCalls(knex, carrier, placed);
-  const greetings = audited.flatMap((call) => call.dials.flatMap((dial) => (dial.answeredAt && dial.firstSoundAt ? [dial.firstSoundAt - dial.answeredAt] : [])))
-    .sort((a, b) => a - b);
+  // In the order the calls were answered: the first `limit` of them are answered together, before any greeting is kept.
+  const answered = audited.flatMap((call) => call.dials.flatMap((dial) => (dial.answeredAt && dial.firstSoundAt ? [{ at: dial.answeredAt, ms: dial.firstSoundAt - dial.answeredAt }] : [])))
+    .sort((a, b) => a.at - b.at).map((dial) => dial.ms);
+  const greetings = [...answered].sort((a, b) => a - b);
+  const spread = (values: number[]) => {
+    const sorted = [...values].sort((a, b) => a - b);
+    return `p50 ${ms(percentile(sorted, 50))} / p95 ${ms(percentile(sorted, 95))} / max ${ms(sorted.at(-1) ?? Number.NaN)} ms`;
+  };
   const answeredSilent = audited.filter((call) => call.dials.some((dial) => dial.answeredAt && !dial.firstSoundAt)).length;
   const utilisation = samples.map((live) => live / limit);
   const tenths = Array.from({ length: 10 }, (_, tenth) => {
@@ -158,6 +164,7 @@ try {
   console.log(`answer → first audio at the callee (target ${GREETING_TARGET_MS} ms): p50 ${ms(percentile(greetings, 50))} ms, p95 ${ms(percentile(greetings, 95))} ms, ` +
     `max ${ms(greetings.at(-1) ?? Number.NaN)} ms over ${greetings.length} answered calls; within ${GREETING_TARGET_MS} ms: ${greetings.filter((value) => value <= GREETING_TARGET_MS).length}; ` +
     `answered but never heard the assistant: ${answeredSilent}`);
+  console.log(`  the first ${limit} answered: ${spread(answered.slice(0, limit))}; the rest: ${spread(answered.slice(limit))}`);
   console.log(`final statuses: ${tally(audited.map((call) => call.status))}`);
   console.log(`checks: ${violations.length} violations (final status, one ledger entry per charged call, one dial per call); ` +
     `calls still live after 5 min: ${stillLive.length}; open slots after all calls ended: ${open}; ${load()}`);
