@@ -12,50 +12,19 @@
  * holds them, purchases left pending, answered purchases whose number is not held, held numbers without a
  * carrier number. Every count but the purchases and renewals should be 0. Never part of `npm test`.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomInt } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import knexFactory from 'knex';
-import { ensureTemporalCli, startTemporalDevServer } from '../src/temporal/dev-server.ts';
-import { createLogger } from '../src/logger.ts';
-import { createScratchDatabase } from '../test/support/scratch-database.ts';
-import { freePort } from '../test/support/ports.ts';
+import { startCluster } from './cluster.ts';
 
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '20' }, period: { type: 'string', default: '4' } } });
 const runs = Number(values.runs);
 const periodSeconds = Number(values.period);
-const serverUrl = process.env.DATABASE_URL;
-if (!serverUrl) throw new Error('The drill needs a PostgreSQL server that its processes share: DATABASE_URL=$(bash scripts/setup-postgres.sh)');
-// A database of the drill's own, dropped at its end.
-const scratch = await createScratchDatabase(serverUrl, 'parley_drill');
-if (!scratch) throw new Error(`The drill creates a database of its own on ${new URL(serverUrl).host}, and may not.`);
-const databaseUrl = scratch.url;
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-const logger = createLogger({ log: { level: 'warn', pretty: false } });
-const temporalPort = await freePort();
-const temporal = await startTemporalDevServer({ cliPath: ensureTemporalCli(process.env.TEMPORAL_CLI, logger), port: temporalPort, uiPort: await freePort(), logger });
-const port = await freePort();
-const env = {
-  ...process.env,
-  NODE_ENV: 'development',
-  PARLEY_ENV_FILE: '/nonexistent/parley-drill.env',
-  DATABASE_URL: databaseUrl,
-  TEMPORAL_ADDRESS: `127.0.0.1:${temporalPort}`,
-  TEMPORAL_TASK_QUEUE: `drill-${randomBytes(4).toString('hex')}`,
-  APP_KEY: randomBytes(32).toString('base64'),
-  PORT: String(port),
-  MEDIA_PORT: String(await freePort()),
-  SUBSCRIPTION_PERIOD: `${periodSeconds}s`,
-  RATE_LIMIT_PER_MINUTE: '1000000',
-  LOG_LEVEL: 'error',
-};
-const role = (name: 'api' | 'worker'): ChildProcess => spawn(process.execPath, ['src/main.ts', name], { stdio: ['ignore', 'ignore', 'inherit'], env });
-const api = role('api');
-let worker = role('worker');
+const cluster = await startCluster({ name: 'purchase drill', roles: ['api', 'worker'], env: { SUBSCRIPTION_PERIOD: `${periodSeconds}s` } });
 let kills = 0;
-const baseUrl = `http://127.0.0.1:${port}/api`;
+const baseUrl = `${cluster.baseUrl}/api`;
 
 async function call(method: string, route: string, options: { token?: string; body?: unknown } = {}) {
   const response = await fetch(`${baseUrl}${route}`, {
@@ -66,20 +35,16 @@ async function call(method: string, route: string, options: { token?: string; bo
   return { status: response.status, body: await response.json().catch(() => undefined) as any };
 }
 
-function killWorker(): void {
-  worker.kill('SIGKILL');
+async function killWorker(): Promise<void> {
   kills++;
-  worker = role('worker');
+  await cluster.crash('worker');
 }
 
-const db = knexFactory({ client: 'pg', connection: databaseUrl });
+const db = knexFactory({ client: 'pg', connection: cluster.databaseUrl });
 const userIds: number[] = [];
 const answers = new Map<number, number>();
 const bought: number[] = [];
 try {
-  for (let started = Date.now(); (await call('GET', '/ready').catch(() => ({ status: 0 }))).status !== 200; await sleep(250)) {
-    if (Date.now() - started > 120_000) throw new Error('the api role did not start within 2 minutes');
-  }
   for (let run = 0; run < runs; run++) {
     const name = `drill-${randomBytes(6).toString('hex')}`;
     const registered = await call('POST', '/auth/register', { body: { name, email: `${name}@drill.example`, password: 'correct horse battery' } });
@@ -90,13 +55,13 @@ try {
     const offers = await call('GET', '/user/phone-numbers/search?country_code=US', { token });
     const purchase = call('POST', '/user/phone-numbers/purchase', { token, body: { phone_number: offers.body.data[0].phone_number } });
     await sleep(randomInt(1500));
-    killWorker();
+    await killWorker();
     const answer = await purchase;
     answers.set(answer.status, (answers.get(answer.status) ?? 0) + 1);
     if (answer.status === 201) bought.push(answer.body.data.id as number);
     // Renewals of the numbers bought so far run meanwhile; some of them are killed too.
     await sleep(randomInt(periodSeconds * 1000));
-    if (run % 2 === 1) killWorker();
+    if (run % 2 === 1) await killWorker();
   }
   // Three periods without kills: every workflow reaches a step it can be judged at.
   await sleep(periodSeconds * 3000);
@@ -121,9 +86,6 @@ try {
   console.log(`held without a carrier number: ${await count(numbers.clone().whereIn('status', ['active', 'past_due']).whereNull('provider_number_id'))}`);
   console.log(`failed purchases still held by the carrier: ${await count(numbers.clone().where({ status: 'failed' }).whereIn('id', heldAtCarrier.map((key) => Number(key.split('-').at(-1)))))}`);
 } finally {
-  worker.kill('SIGKILL');
-  api.kill('SIGTERM');
   await db.destroy();
-  await temporal.stop();
-  await scratch.drop();
+  await cluster.close();
 }

@@ -33,7 +33,8 @@ export interface Speech {
 
 /**
  * Builds the speech adapters that STT_PROVIDER and TTS_PROVIDER name. Nothing loads here: models load and
- * workers start on first use, so a process that never takes a call never pays for them.
+ * workers start on first use, so a process that never takes a call never pays for them (the media role warms
+ * up its default synthesizer when it starts: TextToSpeech.warmUp).
  */
 export function createSpeech(config: Config, logger: Logger): Speech {
   const { speech } = config;

@@ -11,10 +11,12 @@ import { loadVoiceSettings } from '../resources/assistants/voice-profile.ts';
 import { NO_MODEL_MESSAGE } from '../resources/conversations/service.ts';
 import { redeemWebCallToken } from '../resources/web-calls/service.ts';
 import { signalAnsweredBy, signalCallAnswered, signalCallEnded } from '../temporal/call-signals.ts';
+import { openingLine } from '../agent/turn-input.ts';
 import { closeFrameFor } from '../voice/close-codes.ts';
 import { END_REASONS, type EndReason } from '../voice/hooks.ts';
 import { GOODBYES } from '../voice/session.ts';
 import { runCallSession, type AssistantSetup, type CallSetup, type RunningCall } from '../voice/run.ts';
+import { SpokenLineCache } from '../voice/spoken-lines.ts';
 import type { StreamStart } from '../voice/transports/media-stream.ts';
 import { openRecordingSink } from './call-recording.ts';
 import { assistantLine, phoneLine } from './call-transfers.ts';
@@ -68,6 +70,8 @@ export function createCallGateway(ctx: RoleContext, sessionUrl: () => string): C
   const { config, providers, logger } = ctx;
   const knex = ctx.database.knex;
   const live = new Map<number, RunningCall>();
+  // Every call's greeting after the first of its assistant and voice is heard at once (voice/spoken-lines.ts).
+  const spokenLines = new SpokenLineCache();
   let admitted = 0;
   let controlToken: string | undefined;
   const token = () => (controlToken ??= mediaControlToken(resolveAppKey(config, logger)));
@@ -115,6 +119,7 @@ export function createCallGateway(ctx: RoleContext, sessionUrl: () => string): C
     const owner = { id: callId, userId: assistant.profile.userId };
     return {
       ...assistant,
+      tts: spokenLines.speaking(assistant.tts ?? providers.tts.default, [openingLine(assistant.profile, call.variables), ...Object.values(GOODBYES)]),
       variables: call.variables,
       maxSeconds: call.maxSeconds ?? call.maxDuration ?? 600,
       limitReason: call.limitReason === 'balance' ? 'balance_exhausted' : 'max_duration',

@@ -140,5 +140,7 @@ export async function start(ctx: RoleContext): Promise<MediaServer> {
     host: ctx.config.host, port: ctx.config.media.port, logger: ctx.logger, streams: calls.streams, routes: calls.routes,
   });
   ownUrl = server.url;
+  // A replica is there to take calls: its synthesizer's voices load now, not while its first callees wait.
+  ctx.providers.tts.default.warmUp?.().catch((error: unknown) => ctx.logger.warn({ err: error }, 'the synthesizer could not be warmed up'));
   return server;
 }

@@ -53,6 +53,12 @@ describe.skipIf(!speechInstalled)(`phone calls through the sandbox carrier${spee
   });
 
   const knex = () => platform.database.knex;
+  /** A request to the sandbox carrier's own API, with its key. */
+  const carrierApi = (method: string, path: string, body?: unknown) => fetch(`${platform.baseUrl}/api/sandbox/carrier${path}`, {
+    method,
+    headers: { 'authorization': `Bearer ${sandboxCarrierToken(platform.providers.secrets)}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const makeCall = (body: Record<string, unknown>, token = owner.token) => platform.request('POST', '/user/make_call', { token, body });
   /** Calls `to` and waits for the call's lifecycle to finish; the call as the API shows it, and its row. */
   async function call(to: string, assistant = assistantId) {
@@ -76,13 +82,19 @@ describe.skipIf(!speechInstalled)(`phone calls through the sandbox carrier${spee
     expect(row.transcript).toMatch(/^AI: Hello, this is Parley calling\.\nCustomer: .+\nAI: Nice to meet you, Sam\. I am calling about Parley\.\n/);
     expect(row.transcript).toMatch(/\nCustomer: .*goodbye.*\nAI: Thank you Sam, goodbye\.$/i);
     expect(Number(row.totalCostMicros)).toBeGreaterThan(0);
-    const carrier = platform.sandboxCarrier!.get(row.providerCallId as string)!;
-    expect(carrier).toMatchObject({ callee: 'person', status: 'completed' });
+    // The carrier dialled the number once, and says what it saw of the call.
+    const dials = await carrierApi('GET', `/calls?to=${encodeURIComponent('+14155550123')}`);
+    const { data } = await dials.json() as { data: { sid: string; answeredAt: number; firstSoundAt: number; priceMicros: number }[] };
+    expect(data).toEqual([expect.objectContaining({ sid: row.providerCallId, callee: 'person', status: 'completed' })]);
+    const carrier = data[0]!;
     // The carrier's price of a call under a minute to a US number: one minute at its rate.
     expect(carrier.priceMicros).toBe(14_000);
     expect(shown).toMatchObject({ carrier_cost: 0.014, total_cost: Number(row.totalCostMicros) / 1e6 });
-    // The greeting starts as soon as the callee answers.
-    expect(carrier.firstSoundAt! - carrier.answeredAt!).toBeLessThan(3000);
+    // The greeting starts as soon as the callee answers. The 700 ms target is measured by bench/dial.ts: timing
+    // inside `npm test` only bounds it loosely, and says what it saw.
+    const greetingMs = carrier.firstSoundAt - carrier.answeredAt;
+    console.log(`sandbox phone call: the callee heard the greeting ${greetingMs} ms after it answered (first call of the platform)`);
+    expect(greetingMs).toBeLessThan(3000);
   }, 90_000);
 
   it('ends busy and failed numbers as the carrier says, at no cost', async () => {
@@ -123,13 +135,20 @@ describe.skipIf(!speechInstalled)(`phone calls through the sandbox carrier${spee
     expect(box.voicemail!.recordedMs).toBeGreaterThan(2000);
   }, 60_000);
 
+  it('gives a number the lines of a script registered for it', async () => {
+    expect((await carrierApi('POST', '/scripts', { phone_number: '4155550124', lines: ['Hi.'] })).status).toBe(400);
+    expect((await carrierApi('POST', '/scripts', { phone_number: '+14155550124', lines: [] })).status).toBe(400);
+    expect((await carrierApi('POST', '/scripts', { phone_number: '+14155550124', lines: ['Thank you, goodbye.'] })).status).toBe(200);
+    const { row } = await call('+14155550124');
+    expect(row).toMatchObject({ status: 'ended_by_customer' });
+    // One line: the greeting, the callee's goodbye, the assistant's.
+    expect(row.turns.map((turn: { role: string }) => turn.role)).toEqual(['assistant', 'user', 'assistant']);
+    expect(row.transcript).toMatch(/AI: Thank you Sam, goodbye\.$/);
+  }, 60_000);
+
   /** A simulated caller rings `to` through the sandbox carrier's test API. */
   const ring = async (to: string, from: string) => {
-    const answer = await fetch(`${platform.baseUrl}/api/sandbox/carrier/inbound`, {
-      method: 'POST',
-      headers: { 'authorization': `Bearer ${sandboxCarrierToken(platform.providers.secrets)}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ from, to, lines: ['Thank you, goodbye.'] }),
-    });
+    const answer = await carrierApi('POST', '/inbound', { from, to, lines: ['Thank you, goodbye.'] });
     expect(answer.status).toBe(201);
     return ((await answer.json()) as { sid: string }).sid;
   };

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/logger.ts';
+import { createLogger, type Logger } from '../../src/logger.ts';
 import { SpeechProviderError } from '../../src/providers/stt/types.ts';
 import { createEspeakTts } from '../../src/providers/tts/espeak.ts';
 import { createPiperTts } from '../../src/providers/tts/piper.ts';
@@ -62,6 +62,24 @@ describe.skipIf(!speechInstalled)('Piper (sherpa-onnx) voices', () => {
     const { endedMs, afterAbort } = await abortAfterFirstChunk(piper, 'en_US-joe-medium');
     expect(afterAbort).toBe(0);
     expect(endedMs).toBeLessThan(100);
+  });
+
+  it('loads its default voice when warmed up, so that a first sentence waits for no load', async () => {
+    const loads: unknown[] = [];
+    const watched = Object.assign(Object.create(logger) as Logger, {
+      info: (fields: unknown, message?: string) => {
+        if (message === 'loaded a Piper voice') loads.push(fields);
+      },
+    });
+    const warmed = createPiperTts({ voicesDir: path.join(speechDir, 'piper'), instances: 1, logger: watched });
+    try {
+      await warmed.warmUp();
+      expect(loads).toEqual([{ voice: 'en_US-joe-medium', ms: expect.any(Number) }]);
+      expectSpeech(await collect(warmed, 'en_US-joe-medium', sentence), 2.5, 7);
+      expect(loads).toHaveLength(1);
+    } finally {
+      warmed.close();
+    }
   });
 
   it('fails with a SpeechProviderError for a voice that is not installed', async () => {

@@ -21,6 +21,8 @@ export interface PiperOptions {
 }
 
 export interface PiperTts extends TextToSpeech {
+  /** Loads every instance of the default voice now. */
+  warmUp(): Promise<void>;
   /** Stops handing out voices; synthesis in flight ends at its next sentence. */
   close(): void;
 }
@@ -36,6 +38,7 @@ class VoicePool {
   private readonly waiting: ((voice: SherpaOfflineTts | undefined) => void)[] = [];
   private loading = 0;
   private loaded = 0;
+  private closed = false;
 
   private readonly load: () => Promise<SherpaOfflineTts>;
   private readonly size: number;
@@ -73,13 +76,29 @@ class VoicePool {
     });
   }
 
+  /** Loads instances one after the other until `size` exist, each going to a waiting request or kept idle. */
+  async fill(): Promise<void> {
+    while (!this.closed && this.loaded + this.loading < this.size) {
+      this.loading += 1;
+      try {
+        const voice = await this.load();
+        this.loaded += 1;
+        this.release(voice);
+      } finally {
+        this.loading -= 1;
+      }
+    }
+  }
+
   release(voice: SherpaOfflineTts): void {
+    if (this.closed) return;
     const next = this.waiting.shift();
     if (next) next(voice);
     else this.idle.push(voice);
   }
 
   close(): void {
+    this.closed = true;
     this.idle.length = 0;
     for (const waiter of this.waiting.splice(0)) waiter(undefined);
   }
@@ -88,7 +107,7 @@ class VoicePool {
 /**
  * Piper voices through sherpa-onnx, in this process: `generateAsync` synthesizes on libuv's thread pool and
  * hands over each sentence as it is done, which is streamed on at once. A voice is loaded on its first
- * request (about 1.5 s), not at start.
+ * request (about 1.5 s), not at start, unless warmed up (the media role does so with the default voice).
  */
 export function createPiperTts(options: PiperOptions): PiperTts {
   const pools = new Map<string, VoicePool>();
@@ -166,6 +185,7 @@ export function createPiperTts(options: PiperOptions): PiperTts {
       ).finally(() => request.signal.removeEventListener('abort', onAbort));
       return { sampleRate, chunks: queue };
     },
+    warmUp: () => poolFor(defaultPiperVoice).fill(),
     close(): void {
       closed = true;
       for (const pool of pools.values()) pool.close();

@@ -30,4 +30,9 @@ export interface TextToSpeech {
   /** The voice spoken when a call names none this adapter has (an assistant without a voice, or another provider's). */
   defaultVoice: string;
   synthesize(request: SynthesisRequest): SynthesizedSpeech;
+  /**
+   * Loads now what the first request would wait for (a local model's voices), so a media replica's first calls
+   * do not; absent where there is nothing to load (hosted synthesizers, espeak-ng's process per request).
+   */
+  warmUp?(): Promise<void>;
 }

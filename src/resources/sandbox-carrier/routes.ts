@@ -24,7 +24,8 @@ const MAX_MESSAGE_LENGTH = 1600;
 /**
  * The sandbox carrier's API, which the sandbox telephony adapter calls from any process as Twilio's adapter
  * calls Twilio: `POST /api/sandbox/carrier/calls` dials, `POST …/calls/{sid}/end` ends a call, `GET
- * …/calls/{sid}` reads what the carrier saw of it; `POST …/messages` sends a text and `GET …/messages/{sid}`
+ * …/calls/{sid}` reads what the carrier saw of it and `GET …/calls?to=` the calls to a number; `POST …/scripts`
+ * gives a number's callee its lines; `POST …/messages` sends a text and `GET …/messages/{sid}`
  * reads it. Callers present the carrier's key as a bearer token.
  */
 export function sandboxCarrierRoutes(deps: SandboxCarrierDeps): RouteDefinition[] {
@@ -111,6 +112,41 @@ export function sandboxCarrierRoutes(deps: SandboxCarrierDeps): RouteDefinition[
         if (typeof request.outcomeUrl !== 'string' || !Number.isFinite(request.ringTimeoutSeconds)) throw new BadRequestError('A transfer needs an outcomeUrl and ringTimeoutSeconds.');
         if (!carrier.transfer(params.sid, request)) throw new ConflictError('The call is not up with its media stream: it cannot be transferred.');
         return { body: { message: 'Transferring.' } };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/sandbox/carrier/calls',
+      tag: 'Sandbox carrier',
+      summary: 'The calls placed to a number, oldest first: how often it was dialled, and what the carrier saw of each',
+      description: 'Calls that ended more than ten minutes ago are forgotten.',
+      auth,
+      bodyKind: 'raw',
+      query: Type.Object({ to: Type.String({ minLength: 1, maxLength: 32, description: 'The number called, E.164.' }) }),
+      responses: { 200: { description: 'The calls', schema: Type.Object({ data: Type.Array(Type.Object({}, { additionalProperties: true })) }) } },
+      handle({ query }) {
+        return { body: { data: carrier.callsTo(query.to).map(({ request: _request, ...call }) => call) } };
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/sandbox/carrier/scripts',
+      tag: 'Sandbox carrier',
+      summary: "Gives a number's person callee its lines (for tests and benchmarks), in place of the default script",
+      description: 'Body `{"phone_number": "+1…", "lines": ["…"]}`: the callee says one line after each assistant turn, then hangs up 2 s after the reply to its last.',
+      auth,
+      bodyKind: 'raw',
+      responses: { 200: { description: 'Registered', schema: MessageBody } },
+      handle({ rawBody }) {
+        const request = JSON.parse(rawBody?.toString('utf8') || '{}') as { phone_number?: unknown; lines?: unknown };
+        const number = typeof request.phone_number === 'string' ? parsePhoneNumberFromString(request.phone_number) : undefined;
+        const lines = Array.isArray(request.lines) ? request.lines : [];
+        if (!number?.isValid() || number.number !== request.phone_number) throw new BadRequestError('A script needs a valid E.164 `phone_number`.');
+        if (lines.length === 0 || lines.length > 20 || !lines.every((line) => typeof line === 'string' && line.length > 0 && line.length <= 500)) {
+          throw new BadRequestError('A script needs 1 to 20 `lines` of 1 to 500 characters.');
+        }
+        carrier.setScript(number.number, lines as string[]);
+        return { body: { message: 'Registered.' } };
       },
     }),
     defineRoute({

@@ -58,6 +58,8 @@ interface Running {
   sequence: number;
   /** The transfer Parley asked for: the line to Parley is down, the caller is being connected to a number. */
   handover?: TransferRequest;
+  /** The status callbacks posted so far, in order: each waits for the one before. */
+  reported?: Promise<void>;
 }
 
 /**
@@ -162,6 +164,13 @@ export class SandboxCarrier {
     return this.running.get(sid)?.call ?? this.ended.get(sid);
   }
 
+  /** The calls placed to `to` (live, or ended within the last ten minutes), oldest first: how often it was dialled. */
+  callsTo(to: string): SimulatedCall[] {
+    return [...this.running.values()].map((run) => run.call).concat([...this.ended.values()])
+      .filter((call) => call.direction === 'outbound-api' && call.request.to === to)
+      .sort((a, b) => a.startedAt - b.startedAt);
+  }
+
   /** Hangs every live call up and stops reporting messages (the process stops). */
   async close(): Promise<void> {
     this.softphones.close();
@@ -182,7 +191,8 @@ export class SandboxCarrier {
     if (outcome !== 'in-progress') return this.finish(run, outcome);
 
     call.answeredAt = Date.now();
-    await this.report(run, 'in-progress');
+    // As at Twilio, the answered call's stream starts at once; its status callback goes meanwhile.
+    void this.report(run, 'in-progress');
     return this.converse(run, call.request.stream);
   }
 
@@ -222,7 +232,7 @@ export class SandboxCarrier {
     const twiml = readTwiml(answer);
     if (twiml.verb === 'stream') {
       call.answeredAt = Date.now();
-      await this.report(run, 'in-progress');
+      void this.report(run, 'in-progress');
       return this.converse(run, twiml.stream);
     }
     if (twiml.verb === 'say') {
@@ -368,8 +378,11 @@ export class SandboxCarrier {
     await this.report(run, status, status === 'completed' ? { CallDuration: String(duration) } : {});
   }
 
-  /** Posts a status change to the call's callback as Twilio does; a callback that fails is logged, not retried. */
-  private async report(run: Running, status: string, extra: Record<string, string> = {}): Promise<void> {
+  /**
+   * Posts a status change to the call's callback as Twilio does, after the call's earlier ones, and resolves once
+   * it is answered; a callback that fails is logged, not retried.
+   */
+  private report(run: Running, status: string, extra: Record<string, string> = {}): Promise<void> {
     const { call } = run;
     call.status = status;
     const form = new URLSearchParams({
@@ -377,13 +390,9 @@ export class SandboxCarrier {
       From: call.request.from, To: call.request.to, SequenceNumber: String(run.sequence++), Timestamp: new Date().toUTCString().replace('GMT', '+0000'),
       ...extra,
     });
-    const url = call.request.statusCallbackUrl;
-    try {
-      const answer = await postSigned(this.token(), url, form);
-      await answer.body?.cancel();
-      if (!answer.ok) this.logger.warn({ callSid: call.sid, status, answered: answer.status }, 'a status callback was refused');
-    } catch (error) {
-      this.logger.warn({ err: error, callSid: call.sid, status }, 'a status callback could not be delivered');
-    }
+    run.reported = (run.reported ?? Promise.resolve()).then(async () => {
+      await this.post(run, call.request.statusCallbackUrl, form, `the status callback ${status}`);
+    });
+    return run.reported;
   }
 }
