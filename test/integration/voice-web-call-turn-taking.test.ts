@@ -33,7 +33,8 @@ describe.skipIf(!speechInstalled)(`turn-taking on a web call over the offline sp
       const said = lastUserText(request);
       if (request.tool_choice) return { toolCalls: [{ name: 'record_call_evaluation', arguments: { status: false, summary: 'The caller asked about the menu.' } }] };
       // Slow enough that the model is still answering when the caller barges in.
-      if (/menu/.test(said)) return { reply: MENU, pieceDelayMs: 60 };
+      // Whisper tiny.en has heard "on the menu today" as "among you today": either word asks for the menu.
+      if (/menu|today/.test(said)) return { reply: MENU, pieceDelayMs: 60 };
       if (said === REENGAGE_INSTRUCTION.toLowerCase()) return { reply: 'Are you still there?' };
       if (/question|hold/.test(said)) return { reply: 'Of course. What would you like to know?' };
       if (/table/.test(said)) return { reply: 'Certainly. For what time?' };
@@ -69,11 +70,11 @@ describe.skipIf(!speechInstalled)(`turn-taking on a web call over the offline sp
     // (issue 14 asks 200 ms) is a figure of `npm run bench:voice-latency`, not a timing held inside npm test.
     expect(clear!.at, 'the clear, before the caller has finished the interruption').toBeLessThan(saidUntil);
     expect(caller.received.filter((message) => message.event === 'media' && message.at > clear!.at && message.at < saidUntil)).toEqual([]);
-    expect(lastUserText(await aborted)).toMatch(/menu/);
+    expect(lastUserText(await aborted)).toMatch(/menu|today/);
 
     const lines = await transcriptOf(caller, 4);
     expect(lines).toEqual([
-      expect.stringMatching(/^user: .*menu/i),
+      expect.stringMatching(/^user: .*(menu|today)/i),
       expect.stringMatching(/^assistant: /),
       expect.stringMatching(/^user: .*question/i),
       'assistant: Of course. What would you like to know?',
@@ -117,7 +118,7 @@ describe.skipIf(!speechInstalled)(`turn-taking on a web call over the offline sp
     const closed = await caller.closed;
     expect(closed.code).toBe(1000);
     const lines = transcriptLines(caller);
-    expect(lines).toEqual([expect.stringMatching(/^user: .*menu/i), expect.stringMatching(/^assistant: /), `assistant: ${GOODBYES.max_duration}`]);
+    expect(lines).toEqual([expect.stringMatching(/^user: .*(menu|today)/i), expect.stringMatching(/^assistant: /), `assistant: ${GOODBYES.max_duration}`]);
     // The goodbye (the call's second utterance, two sentences) played to its end before the socket closed.
     expect(caller.echoed.at(-1)?.name).toBe('u2.2');
 
