@@ -1,3 +1,6 @@
+import { pause } from '../../../lib/abort.ts';
+import type { Line } from './line.ts';
+
 /**
  * Who answers a number the sandbox carrier dials: a person at a softphone page that claimed the number, or else
  * a scripted callee chosen by its last two digits the way Stripe's test cards choose a payment's outcome (the
@@ -48,3 +51,18 @@ export const timings = {
   /** The person a call is transferred to talks with the caller this long, then hangs up. */
   bridgedTalkMs: 2000,
 };
+
+/**
+ * Waits for the far end of `line` to finish a turn: sound after now, then `quietMs` of quiet; gives up after
+ * `waitMs` without sound, or when the call ends.
+ */
+export async function farEndTurn(line: Line, signal: AbortSignal, waitMs: number, quietMs = timings.turnQuietMs): Promise<void> {
+  const since = Date.now();
+  while (!signal.aborted) {
+    const now = Date.now();
+    const spoke = line.lastSoundAt !== undefined && line.lastSoundAt > since;
+    if (spoke && now - (line.lastSoundAt ?? now) >= quietMs) return;
+    if (!spoke && now - since >= waitMs) return;
+    await pause(50, signal);
+  }
+}

@@ -3,9 +3,10 @@ import { pause } from '../../../lib/abort.ts';
 import type { Logger } from '../../../logger.ts';
 import { callbackRouting } from '../routing.ts';
 import type { CallRequest, TransferRequest } from '../types.ts';
-import { calleeFor, DEFAULT_SCRIPT, timings, VOICEMAIL_GREETING, type CalleeKind } from './callees.ts';
+import { calleeFor, DEFAULT_SCRIPT, farEndTurn, timings, VOICEMAIL_GREETING, type CalleeKind } from './callees.ts';
 import { Line } from './line.ts';
-import { readTwiml, sayText } from './twiml.ts';
+import { bridgeTransfer } from './transfers.ts';
+import { readTwiml } from './twiml.ts';
 import { SandboxMessaging } from './messaging.ts';
 import { Softphones, type SoftphonePage } from './softphones.ts';
 import { sandboxCallPriceMicros } from './rates.ts';
@@ -264,48 +265,10 @@ export class SandboxCarrier {
     call.firstSoundAt = line.firstSoundAt;
     line.hangUp();
     await line.closed;
-    if (run.handover) await this.bridge(run, run.handover);
-    return this.finish(run, 'completed');
-  }
-
-  /**
-   * The caller of a transferred call is connected to the number's callee: it rings, is busy, fails or never
-   * answers like a dialled callee; one who answers hears the whisper (a warm transfer), talks with the caller
-   * for a while and hangs up. The outcome is posted to the transfer's outcome URL as Twilio posts a `<Dial
-   * action>`, then the call ends.
-   */
-  private async bridge(run: Running, request: TransferRequest): Promise<void> {
-    const { signal } = run.ending;
-    const transfer = run.call.transfer!;
-    const startedAt = Date.now();
-    const ringing: Partial<Record<CalleeKind, [number, string]>> = {
-      'busy': [timings.busyAfterMs, 'busy'],
-      'failed': [timings.failAfterMs, 'failed'],
-      'no-answer': [request.ringTimeoutSeconds * 1000, 'no-answer'],
-    };
-    const [ringMs, outcome] = ringing[transfer.callee] ?? [timings.answerAfterMs, 'completed'];
-    if (!await pause(timings.ringAfterMs + ringMs, signal)) transfer.status = 'canceled';
-    else if (outcome !== 'completed') transfer.status = outcome;
-    else {
-      transfer.answeredAt = Date.now();
-      if (request.whisperUrl) transfer.whisper = await this.whisper(run, request.whisperUrl);
-      const talkMs = transfer.callee === 'silent-hang-up' ? timings.silentHangUpAfterMs : timings.bridgedTalkMs;
-      transfer.status = await pause(talkMs, signal) ? 'completed' : 'canceled';
+    if (run.handover) {
+      await bridgeTransfer({ call: run.call, request: run.handover, signal: run.ending.signal, accountSid: this.accountSid, post: (url, form, what) => this.post(run, url, form, what) });
     }
-    transfer.endedAt = Date.now();
-    const duration = transfer.answeredAt ? Math.ceil((transfer.endedAt - transfer.answeredAt) / 1000) : 0;
-    const form = new URLSearchParams({
-      AccountSid: this.accountSid, CallSid: run.call.sid, CallStatus: 'in-progress', DialCallSid: `CA${randomBytes(16).toString('hex')}`,
-      DialCallStatus: transfer.status, DialCallDuration: String(duration), DialBridged: String(transfer.answeredAt !== undefined),
-    });
-    await this.post(run, request.outcomeUrl, form, `the transfer's outcome (${transfer.status}, ${Date.now() - startedAt} ms)`);
-  }
-
-  /** What Parley's whisper URL tells the person answering a warm transfer to hear: the text of its `<Say>`. */
-  private async whisper(run: Running, url: string): Promise<string> {
-    const form = new URLSearchParams({ AccountSid: this.accountSid, CallSid: run.call.sid, CallStatus: 'in-progress', Direction: 'outbound-dial' });
-    const answer = await this.post(run, url, form, 'the whisper');
-    return sayText(answer);
+    return this.finish(run, 'completed');
   }
 
   /** Posts a signed webhook of the call and answers its body; one that fails is logged and answers nothing. */
@@ -337,33 +300,18 @@ export class SandboxCarrier {
       const recordingFrom = line.soundMs;
       const recording = AbortSignal.any([signal, AbortSignal.timeout(timings.voicemailRecordMs)]);
       // The message left, then a long enough pause: the box hangs up, as boxes do.
-      await this.heardTurn(line, recording, timings.voicemailRecordMs, 3000);
+      await farEndTurn(line, recording, timings.voicemailRecordMs, 3000);
       box.recordedMs = line.soundMs - recordingFrom;
       return;
     }
-    await this.heardTurn(line, signal, timings.turnWaitMs);
+    await farEndTurn(line, signal, timings.turnWaitMs);
     const callee = run.call.direction === 'inbound' ? request.from : request.to;
     for (const text of this.scripts.get(callee) ?? DEFAULT_SCRIPT) {
       if (signal.aborted) return;
       await line.say(await this.voice.speak(text));
-      await this.heardTurn(line, signal, timings.turnWaitMs);
+      await farEndTurn(line, signal, timings.turnWaitMs);
     }
     await pause(timings.goodbyeHangUpMs, signal);
-  }
-
-  /**
-   * Waits for the far end to finish a turn: sound after now, then `quietMs` of quiet; gives up after
-   * `waitMs` without sound, or when the call ends.
-   */
-  private async heardTurn(line: Line, signal: AbortSignal, waitMs: number, quietMs = timings.turnQuietMs): Promise<void> {
-    const since = Date.now();
-    while (!signal.aborted) {
-      const now = Date.now();
-      const spoke = line.lastSoundAt !== undefined && line.lastSoundAt > since;
-      if (spoke && now - (line.lastSoundAt ?? now) >= quietMs) return;
-      if (!spoke && now - since >= waitMs) return;
-      await pause(50, signal);
-    }
   }
 
   private async finish(run: Running, status: string): Promise<void> {
