@@ -116,7 +116,8 @@ describe.skipIf(!speechInstalled)(`phone calls through Twilio${speechInstalled ?
     expect(failed.twilioCall).toMatchObject({ status: 'failed' });
     expect(unanswered.row).toMatchObject({ status: 'no-answer', endReason: 'no-answer', answeredAt: null, answeredBy: null });
     expect(Number(unanswered.row.totalCostMicros)).toBe(0);
-    expect(unanswered.twilioCall).toMatchObject({ status: 'no-answer', timeout: 2 });
+    // Twilio rang for the call's ring timeout; Parley's own timer of the same length may stop the ringing first.
+    expect(unanswered.twilioCall).toMatchObject({ status: expect.stringMatching(/^(no-answer|canceled)$/), timeout: 2, start_time: null });
   }, 120_000);
 
   it('hangs up on a voicemail box, and answers a caller to a number with its inbound assistant', async () => {
