@@ -3,6 +3,7 @@ import http from 'node:http';
 import { listenOnLoopback } from '../../support/ports.ts';
 import { callRoutes, type TwilioCalls } from './calls.ts';
 import { messageRoutes, type TwilioMessages } from './messages.ts';
+import { twilioNetwork } from './network.ts';
 import { numberRoutes, type TwilioNumbers } from './numbers.ts';
 
 /**
@@ -48,6 +49,11 @@ export interface FakeTwilio {
   failNext(pathPart: string, status: number, code: number, message: string): void;
   /** Closes the connection of the next request whose path contains `pathPart` without answering (a network failure). */
   dropNext(pathPart: string): void;
+  /**
+   * With `placesCalls`: webhooks to `publicUrl` (Parley's PUBLIC_URL) reach `localUrl` (the platform under test),
+   * signed over the public URL, as Twilio reaches a developer's machine through a tunnel.
+   */
+  tunnel(publicUrl: string, localUrl: string): void;
   close(): Promise<void>;
 }
 
@@ -80,13 +86,18 @@ export function page(uri: string, key: string, items: unknown[], query: URLSearc
   };
 }
 
-export async function startFakeTwilio(): Promise<FakeTwilio> {
+/**
+ * `placesCalls`: the calls placed are played out on a simulated phone network (network.ts) as Twilio would,
+ * and `calls.ring` rings the account's numbers; without it, tests move calls along by hand.
+ */
+export async function startFakeTwilio(options: { placesCalls?: boolean } = {}): Promise<FakeTwilio> {
   const accountSid = sid('AC');
   const authToken = randomBytes(16).toString('hex');
   const requests: TwilioRequest[] = [];
   const failures: { pathPart: string; answer: TwilioAnswer | 'drop' }[] = [];
   const numbers = numberRoutes(accountSid);
-  const calls = callRoutes(accountSid, authToken, numbers.state);
+  const network = options.placesCalls ? twilioNetwork({ accountSid, authToken, observe: (call) => calls.state.follow(call) }) : undefined;
+  const calls = callRoutes(accountSid, authToken, numbers.state, network?.carrier);
   const messages = messageRoutes(accountSid, authToken, numbers.state);
   const routes: TwilioRoute[] = [...numbers.routes, ...calls.routes, ...messages.routes];
 
@@ -143,6 +154,13 @@ export async function startFakeTwilio(): Promise<FakeTwilio> {
     dropNext(pathPart) {
       failures.push({ pathPart, answer: 'drop' });
     },
-    close,
+    tunnel(publicUrl, localUrl) {
+      if (!network) throw new Error('the fake Twilio posts webhooks of its own only when it places calls');
+      network.tunnel(publicUrl, localUrl);
+    },
+    async close() {
+      await network?.carrier.close();
+      await close();
+    },
   };
 }

@@ -5,13 +5,13 @@ import { callbackRouting } from '../routing.ts';
 import type { CallRequest, TransferRequest } from '../types.ts';
 import { calleeFor, DEFAULT_SCRIPT, farEndTurn, timings, VOICEMAIL_GREETING, type CalleeKind } from './callees.ts';
 import { Line } from './line.ts';
+import { CallReports, type ReportedAs, type Webhooks } from './reports.ts';
 import { bridgeTransfer } from './transfers.ts';
 import { readTwiml } from './twiml.ts';
 import { SandboxMessaging } from './messaging.ts';
 import { Softphones, type SoftphonePage } from './softphones.ts';
 import { sandboxCallPriceMicros } from './rates.ts';
 import { beep, CalleeVoice } from './voice.ts';
-import { postSigned } from './webhook.ts';
 
 /** What the carrier saw of one call: for tests, and for the dial bench's answer-to-first-audio figure. */
 export interface SimulatedCall {
@@ -32,6 +32,8 @@ export interface SimulatedCall {
   voicemail?: { heardOverGreetingMs: number; recordedMs: number };
   /** Where Parley transferred the call, and what became of it. */
   transfer?: SimulatedTransfer;
+  /** The answering-machine detection's verdict, when it was asked for (ReportedAs). */
+  answeredBy?: string;
 }
 
 /** A call handed over to a number: the callee its last two digits choose, as for a dialled call. */
@@ -56,11 +58,9 @@ interface Running {
   line?: Line;
   /** The softphone page on the other end, when a person in a browser is the callee or the caller. */
   page?: SoftphonePage;
-  sequence: number;
+  reports: CallReports;
   /** The transfer Parley asked for: the line to Parley is down, the caller is being connected to a number. */
   handover?: TransferRequest;
-  /** The status callbacks posted so far, in order: each waits for the one before. */
-  reported?: Promise<void>;
 }
 
 /**
@@ -69,7 +69,9 @@ interface Running {
  * connects the call to Parley's media gateway over Media Streams, where the callee speaks its lines
  * (espeak-ng) and listens for the assistant's turns. Calls live in this process, in memory: a simulator of
  * the phone network, not a record of it. A number claimed by a softphone page (softphones.ts) rings that page
- * instead of a scripted callee, and the page can ring Parley's numbers.
+ * instead of a scripted callee, and the page can ring Parley's numbers. Twilio's fake in the tests plays its
+ * calls here too, as Twilio's account (`accountSid`, `token`), reaching Parley through a tunnel (`reach`) and
+ * keeping its call records by `observe`.
  */
 export class SandboxCarrier {
   readonly accountSid: string;
@@ -79,19 +81,27 @@ export class SandboxCarrier {
   private readonly ended = new Map<string, SimulatedCall>();
   private readonly voice = new CalleeVoice();
   private readonly logger: Logger;
-  private readonly token: () => string;
+  private readonly webhooks: Webhooks;
+  private readonly observe?: (call: SimulatedCall) => void;
   private readonly scripts = new Map<string, string[]>();
   /** The softphone pages connected now, and the numbers they claimed. */
   readonly softphones: Softphones;
 
   private readonly parleyUrl: () => string;
 
-  /** `owned` says whether a Parley user holds a number, which no softphone may claim. */
-  constructor(options: { logger: Logger; token: () => string; parleyUrl: () => string; owned: (phoneNumber: string) => Promise<boolean> }) {
+  /**
+   * `owned` says whether a Parley user holds a number, which no softphone may claim; `observe` is told each
+   * change of a call's status or verdict. The account SID is made from the token unless given.
+   */
+  constructor(options: {
+    logger: Logger; token: () => string; parleyUrl: () => string; owned: (phoneNumber: string) => Promise<boolean>;
+    accountSid?: string; reach?: (url: string) => string; observe?: (call: SimulatedCall) => void;
+  }) {
     this.logger = options.logger.child({ component: 'sandbox-carrier' });
-    this.token = options.token;
+    this.webhooks = { token: options.token, reach: options.reach, logger: this.logger };
+    this.observe = options.observe;
     this.parleyUrl = options.parleyUrl;
-    this.accountSid = `AC${createHash('sha256').update(options.token()).digest('hex').slice(0, 32)}`;
+    this.accountSid = options.accountSid ?? `AC${createHash('sha256').update(options.token()).digest('hex').slice(0, 32)}`;
     this.messages = new SandboxMessaging({ logger: this.logger, accountSid: this.accountSid, token: options.token, parleyUrl: options.parleyUrl });
     this.softphones = new Softphones({
       dial: (page, to) => this.ring({ from: page.number ?? '', to, page }),
@@ -100,13 +110,12 @@ export class SandboxCarrier {
     }, this.logger);
   }
 
-  /** Dials: answers the call's sid at once, then plays the call out. */
-  place(request: CallRequest): string {
-    const sid = `CA${randomBytes(16).toString('hex')}`;
+  /** Dials: answers the call's sid at once, then plays the call out; `as` Twilio would, for Twilio's fake. */
+  place(request: CallRequest, as?: ReportedAs): string {
+    const sid = as?.sid ?? `CA${randomBytes(16).toString('hex')}`;
     const page = this.softphones.holder(request.to);
     const callee = page ? 'softphone' : calleeFor(request.to);
-    const run: Running = { call: { sid, direction: 'outbound-api', request, callee, status: 'queued', startedAt: Date.now() }, ending: new AbortController(), sequence: 0, page };
-    this.running.set(sid, run);
+    const run = this.start({ sid, direction: 'outbound-api', request, callee, status: 'queued', startedAt: Date.now() }, page, as);
     void this.play(run).catch((error: unknown) => this.logger.error({ err: error, callSid: sid }, 'a simulated call broke'));
     return sid;
   }
@@ -118,17 +127,16 @@ export class SandboxCarrier {
    * dials any number, and Parley turns away one it does not hold) or with nulls (a number provisioned before
    * the carrier kept its routing), the call goes to Parley's routes.
    */
-  ring(call: { from: string; to: string; lines?: string[]; page?: SoftphonePage; routing?: { voiceUrl: string | null; statusCallbackUrl: string | null } }): string {
-    const sid = `CA${randomBytes(16).toString('hex')}`;
+  ring(call: { from: string; to: string; lines?: string[]; page?: SoftphonePage; routing?: { voiceUrl: string | null; statusCallbackUrl: string | null } }, as?: ReportedAs): string {
+    const sid = as?.sid ?? `CA${randomBytes(16).toString('hex')}`;
     const parley = callbackRouting(this.parleyUrl(), 'sandbox');
     const voiceUrl = call.routing?.voiceUrl ?? parley.voiceUrl;
     const request: CallRequest = {
       from: call.from, to: call.to, ringTimeoutSeconds: 0, statusCallbackUrl: call.routing?.statusCallbackUrl ?? parley.statusCallbackUrl, stream: { url: '', parameters: {} },
     };
     const callee = call.page ? 'softphone' : 'person';
-    const run: Running = { call: { sid, direction: 'inbound', request, callee, status: 'ringing', startedAt: Date.now() }, ending: new AbortController(), sequence: 0, page: call.page };
+    const run = this.start({ sid, direction: 'inbound', request, callee, status: 'ringing', startedAt: Date.now() }, call.page, as);
     if (call.lines) this.scripts.set(call.from, call.lines);
-    this.running.set(sid, run);
     void this.answerAtParley(run, voiceUrl).catch((error: unknown) => this.logger.error({ err: error, callSid: sid }, 'a simulated call broke'));
     return sid;
   }
@@ -183,17 +191,24 @@ export class SandboxCarrier {
     await Promise.all([...lines, this.messages.close()]);
   }
 
+  private start(call: SimulatedCall, page: SoftphonePage | undefined, as: ReportedAs | undefined): Running {
+    const reports = new CallReports(call, { accountSid: this.accountSid, webhooks: this.webhooks, as, observe: this.observe });
+    const run: Running = { call, ending: new AbortController(), page, reports };
+    this.running.set(call.sid, run);
+    return run;
+  }
+
   private async play(run: Running): Promise<void> {
     const { call, ending } = run;
-    await this.report(run, 'initiated');
+    await run.reports.status('initiated');
     if (!await pause(timings.ringAfterMs, ending.signal)) return this.finish(run, 'canceled');
-    await this.report(run, 'ringing');
+    await run.reports.status('ringing');
     const outcome = await this.ringing(run);
     if (outcome !== 'in-progress') return this.finish(run, outcome);
 
     call.answeredAt = Date.now();
     // As at Twilio, the answered call's stream starts at once; its status callback goes meanwhile.
-    void this.report(run, 'in-progress');
+    void run.reports.status('in-progress');
     return this.converse(run, call.request.stream);
   }
 
@@ -220,20 +235,13 @@ export class SandboxCarrier {
     const form = new URLSearchParams({
       AccountSid: this.accountSid, ApiVersion: '2010-04-01', CallSid: call.sid, CallStatus: 'ringing', Direction: 'inbound', From: call.request.from, To: call.request.to,
     });
-    let answer: string;
-    try {
-      const response = await postSigned(this.token(), voiceUrl, form);
-      answer = response.ok ? await response.text() : '';
-    } catch (error) {
-      this.logger.warn({ err: error, callSid: call.sid }, 'the voice webhook could not be reached');
-      answer = '';
-    }
+    const answer = await run.reports.post(voiceUrl, form, 'the voice webhook');
     // The caller (a softphone page) hung up while Parley was asked.
     if (run.ending.signal.aborted) return this.finish(run, 'canceled');
     const twiml = readTwiml(answer);
     if (twiml.verb === 'stream') {
       call.answeredAt = Date.now();
-      void this.report(run, 'in-progress');
+      void run.reports.status('in-progress');
       return this.converse(run, twiml.stream);
     }
     if (twiml.verb === 'say') {
@@ -266,21 +274,9 @@ export class SandboxCarrier {
     line.hangUp();
     await line.closed;
     if (run.handover) {
-      await bridgeTransfer({ call: run.call, request: run.handover, signal: run.ending.signal, accountSid: this.accountSid, post: (url, form, what) => this.post(run, url, form, what) });
+      await bridgeTransfer({ call: run.call, request: run.handover, signal: run.ending.signal, accountSid: this.accountSid, post: (url, form, what) => run.reports.post(url, form, what) });
     }
     return this.finish(run, 'completed');
-  }
-
-  /** Posts a signed webhook of the call and answers its body; one that fails is logged and answers nothing. */
-  private async post(run: Running, url: string, form: URLSearchParams, what: string): Promise<string> {
-    try {
-      const response = await postSigned(this.token(), url, form);
-      if (!response.ok) this.logger.warn({ callSid: run.call.sid, answered: response.status }, `${what} was refused`);
-      return response.ok ? await response.text() : '';
-    } catch (error) {
-      this.logger.warn({ err: error, callSid: run.call.sid }, `${what} could not be delivered`);
-      return '';
-    }
   }
 
   /** What the callee does once the call is up, until it hangs up or the far end does. */
@@ -297,6 +293,8 @@ export class SandboxCarrier {
       await line.say(await this.voice.speak(VOICEMAIL_GREETING));
       box.heardOverGreetingMs = line.soundMs;
       await line.say(beep());
+      // As Twilio's DetectMessageEnd: a machine, known once its greeting ended with the beep.
+      run.reports.verdict('machine_end_beep', Date.now() - (run.call.answeredAt ?? Date.now()));
       const recordingFrom = line.soundMs;
       const recording = AbortSignal.any([signal, AbortSignal.timeout(timings.voicemailRecordMs)]);
       // The message left, then a long enough pause: the box hangs up, as boxes do.
@@ -309,6 +307,8 @@ export class SandboxCarrier {
     for (const text of this.scripts.get(callee) ?? DEFAULT_SCRIPT) {
       if (signal.aborted) return;
       await line.say(await this.voice.speak(text));
+      // As Twilio's detection: a person, known by a short greeting and the silence after it.
+      if (!signal.aborted) run.reports.verdict('human', Date.now() - (run.call.answeredAt ?? Date.now()));
       await farEndTurn(line, signal, timings.turnWaitMs);
     }
     await pause(timings.goodbyeHangUpMs, signal);
@@ -323,24 +323,6 @@ export class SandboxCarrier {
     setTimeout(() => this.ended.delete(call.sid), KEEP_ENDED_MS).unref();
     run.page?.ended(call.sid, status);
     const duration = call.answeredAt ? Math.ceil((call.endedAt - call.answeredAt) / 1000) : 0;
-    await this.report(run, status, status === 'completed' ? { CallDuration: String(duration) } : {});
-  }
-
-  /**
-   * Posts a status change to the call's callback as Twilio does, after the call's earlier ones, and resolves once
-   * it is answered; a callback that fails is logged, not retried.
-   */
-  private report(run: Running, status: string, extra: Record<string, string> = {}): Promise<void> {
-    const { call } = run;
-    call.status = status;
-    const form = new URLSearchParams({
-      AccountSid: this.accountSid, ApiVersion: '2010-04-01', CallSid: call.sid, CallStatus: status, Direction: call.direction,
-      From: call.request.from, To: call.request.to, SequenceNumber: String(run.sequence++), Timestamp: new Date().toUTCString().replace('GMT', '+0000'),
-      ...extra,
-    });
-    run.reported = (run.reported ?? Promise.resolve()).then(async () => {
-      await this.post(run, call.request.statusCallbackUrl, form, `the status callback ${status}`);
-    });
-    return run.reported;
+    await run.reports.status(status, status === 'completed' ? { CallDuration: String(duration) } : {});
   }
 }
