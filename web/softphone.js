@@ -185,7 +185,7 @@
   });
   // The keyboard's keys too, unless they are typing into a field.
   document.addEventListener('keydown', (event) => {
-    if (!inCall() || !isToneKey(event.key) || event.repeat || (event.target instanceof Element && event.target.closest('input'))) return;
+    if (!inCall() || !isToneKey(event.key) || event.repeat || event.target.tagName === 'INPUT') return;
     event.preventDefault();
     pressKey(event.key);
   });
