@@ -247,7 +247,7 @@ describe('the sandbox softphone', () => {
     const stream = await parley.streamOf(sid);
     for (const digit of ['A', '12', '']) {
       page.send({ type: 'dtmf', digit });
-      expect(await page.next('error')).toEqual({ type: 'error', message: `${digit} is not a key of a phone's keypad (0-9, * or #).` });
+      expect(await page.next('error')).toEqual({ type: 'error', message: `${JSON.stringify(digit)} is not a key of a phone's keypad (0-9, * or #).` });
     }
     for (const digit of '90*#') page.send({ type: 'dtmf', digit });
     await expect.poll(() => stream.events.filter((event) => event.event === 'dtmf')).toHaveLength(4);

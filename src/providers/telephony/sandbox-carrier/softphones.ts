@@ -266,7 +266,7 @@ export class SoftphonePage {
 
   /** A key of the page's keypad: sent to Parley while the call is connected to it. */
   private press(digit: string): void {
-    if (!KEYPAD_KEY.test(digit)) return this.send({ type: 'error', message: `${digit} is not a key of a phone's keypad (0-9, * or #).` });
+    if (!KEYPAD_KEY.test(digit)) return this.send({ type: 'error', message: `${JSON.stringify(digit)} is not a key of a phone's keypad (0-9, * or #).` });
     if (this.call?.phase !== 'connected') return this.send({ type: 'error', message: 'Keys are sent during a call.' });
     // A call answered with a message (a number without an assistant) has no line to Parley: nobody hears keys.
     this.line?.press(digit);
