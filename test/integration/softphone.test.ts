@@ -278,8 +278,9 @@ describe('the sandbox softphone', () => {
     expect(await page.next('connected', 'ended')).toEqual({ type: 'connected', sid });
     const connectedAt = performance.now();
     expect(await page.next('ended')).toEqual({ type: 'ended', sid, status: 'completed' });
-    // The whole message, in real time, at the page's rate: then the hang-up.
-    expect(performance.now() - connectedAt).toBeGreaterThan(messageMs - 100);
+    // The whole message at the page's rate, in real time rather than a burst (a stalled event loop may shorten
+    // what the test measures), then the hang-up.
+    expect(performance.now() - connectedAt).toBeGreaterThan(messageMs * 0.75);
     const heard = page.audio.reduce((total, frame) => total + frame.length, 0);
     expect(Math.abs(heard - (message.length * PAGE_RATE) / 8000)).toBeLessThan(PAGE_RATE / 50);
     expect(level(page.audio)).toBeGreaterThan(300);
