@@ -17,7 +17,6 @@
  *   npm run bench:dial -- [--calls 200] [--limit 20] [--mix person=80,busy=8,no-answer=6,failed=6]
  *     [--retry-ms <ms>] [--lines "Thank you, goodbye."] [--media-max-calls <limit>]
  */
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -26,12 +25,12 @@ import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
 import { startPlatform } from '../src/platform.ts';
 import { startFakeLlmServer } from '../test/fakes/llm-server.ts';
-import { freePort } from '../test/support/ports.ts';
 import { createScratchDatabase } from '../test/support/scratch-database.ts';
 import { setUpCallingAccount } from './calls/account.ts';
 import { auditCalls, openSlots, settle, tally, type PlacedCall } from './calls/audit.ts';
 import { calleeNumber, drawCallees, parseMix, sandboxCarrierApi } from './calls/callees.ts';
 import { percentile } from './percentile.ts';
+import { benchEnv } from './platform-env.ts';
 
 const { values } = parseArgs({
   options: {
@@ -64,30 +63,12 @@ llm.respond((request) => (request.tool_choice
 const scratch = process.env.DATABASE_URL ? await createScratchDatabase(process.env.DATABASE_URL, 'parley_bench') : undefined;
 if (process.env.DATABASE_URL && !scratch) throw new Error('The bench creates a database of its own on DATABASE_URL\'s server, and may not.');
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-dial-bench-'));
-const port = await freePort();
-const appKey = randomBytes(32).toString('base64');
-const config = loadConfig({
-  ...process.env,
-  NODE_ENV: 'production',
-  APP_KEY: appKey,
-  LOG_LEVEL: process.env.LOG_LEVEL ?? 'error',
-  LOG_FORMAT: 'json',
-  DATA_DIR: dataDir,
-  HOST: '127.0.0.1',
-  PORT: String(port),
-  PUBLIC_URL: `http://127.0.0.1:${port}`,
-  MEDIA_PORT: String(await freePort()),
-  TEMPORAL_PORT: String(await freePort()),
-  TEMPORAL_UI_PORT: String(await freePort()),
-  RATE_LIMIT_PER_MINUTE: '1000000',
-  LLM_BASE_URL: llm.baseUrl,
-  LLM_API_KEY: 'bench',
-  MEDIA_MAX_CALLS: String(mediaMaxCalls),
-  ...(scratch ? { DATABASE_URL: scratch.url } : {}),
+const { env, baseUrl, appKey } = await benchEnv({
+  dataDir, llmUrl: llm.baseUrl, extra: { MEDIA_MAX_CALLS: String(mediaMaxCalls), ...(scratch ? { DATABASE_URL: scratch.url } : {}) },
 });
+const config = loadConfig(env);
 const running = await startPlatform({ config, logger: createLogger(config), role: 'all' });
 const knex = running.database.knex;
-const baseUrl = `http://127.0.0.1:${port}`;
 let exitCode = 0;
 
 try {

@@ -1,11 +1,17 @@
 /*
  * The sandbox softphone page (/sandbox/phone): a phone on Parley's sandbox carrier over one WebSocket. JSON
- * messages claim a number, ring, answer, dial and hang up (src/providers/telephony/sandbox-carrier/
+ * messages claim a number, ring, answer, dial, press keys and hang up (src/providers/telephony/sandbox-carrier/
  * softphones.ts has the protocol); binary messages carry the call's audio, 16 kHz PCM16 both ways, captured and
- * played by web-call.js's worklets.
+ * played by web-call.js's worklets. During a call the keypad sends its keys (the carrier hands them to Parley as
+ * Twilio's Media Streams `dtmf` messages) and plays each key's tone here, as a phone's earpiece does.
  */
 (() => {
   const $ = (id) => document.getElementById(id);
+  /** A key's two frequencies (ITU-T Q.23): its row's and its column's. */
+  const KEY_ROWS = ['123', '456', '789', '*0#'];
+  const ROW_HZ = [697, 770, 852, 941];
+  const COLUMN_HZ = [1209, 1336, 1477];
+  const TONE_SECONDS = 0.15;
   const endings = {
     'completed': 'Call ended.',
     'busy': 'Busy: the call was declined.',
@@ -35,6 +41,35 @@
     $('call').disabled = !number || Boolean(call);
     $('hangup').disabled = !call || call.phase === 'incoming';
     $('claim-form').querySelector('button').disabled = Boolean(call);
+    // In a call the keypad sends tones; otherwise it types the number to call.
+    for (const key of $('keypad').querySelectorAll('button')) key.disabled = inCall() !== isToneKey(key.textContent);
+  }
+
+  const inCall = () => Boolean(call && call.phase === 'connected');
+  const isToneKey = (key) => /^[0-9*#]$/.test(key);
+
+  /** The key's tone, short and quiet, through the call's speaker: the person hears what they pressed. */
+  function playTone(key) {
+    if (!audio) return;
+    const { context } = audio;
+    const row = KEY_ROWS.findIndex((keys) => keys.includes(key));
+    const volume = context.createGain();
+    volume.gain.value = 0.1;
+    volume.connect(context.destination);
+    const stopAt = context.currentTime + TONE_SECONDS;
+    for (const frequency of [ROW_HZ[row], COLUMN_HZ[KEY_ROWS[row].indexOf(key)]]) {
+      const oscillator = context.createOscillator();
+      oscillator.frequency.value = frequency;
+      oscillator.connect(volume);
+      oscillator.start();
+      oscillator.stop(stopAt);
+    }
+  }
+
+  /** A key pressed during the call: to the carrier, and its tone here. */
+  function pressKey(key) {
+    send({ type: 'dtmf', digit: key });
+    playTone(key);
   }
 
   /** Opens the microphone and the speaker; `context` was made during the click, so autoplay rules let it play. */
@@ -143,9 +178,16 @@
   });
   $('keypad').addEventListener('click', (event) => {
     const key = event.target.closest('button');
-    if (!key) return;
+    if (!key || key.disabled) return;
+    if (inCall()) return pressKey(key.textContent);
     const input = $('dial-number');
     input.value = key.getAttribute('aria-label') === 'Delete' ? input.value.slice(0, -1) : input.value + key.textContent;
+  });
+  // The keyboard's keys too, unless they are typing into a field.
+  document.addEventListener('keydown', (event) => {
+    if (!inCall() || !isToneKey(event.key) || event.repeat || event.target.tagName === 'INPUT') return;
+    event.preventDefault();
+    pressKey(event.key);
   });
 
   render();

@@ -5,7 +5,7 @@
  * share this event loop.
  */
 import { fork } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -19,7 +19,7 @@ import { createUser } from '../../src/resources/users/service.ts';
 import type { CallTurn } from '../../src/voice/hooks.ts';
 import { createTestAssistant } from '../../test/support/assistants.ts';
 import { apiRequest } from '../../test/support/http.ts';
-import { freePort } from '../../test/support/ports.ts';
+import { benchEnv } from '../platform-env.ts';
 import type { CallerReply, CallerRequest, FakeDelays, FakeUrls } from './protocol.ts';
 
 export interface BenchPlatform {
@@ -56,29 +56,11 @@ export async function startBenchPlatform(options: {
   const { urls } = await ask<{ urls: FakeUrls }>({ type: 'fakes', delays: options.delays });
 
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-voice-bench-'));
-  const [port, mediaPort, temporalPort, temporalUiPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
-  const config = loadConfig({
-    ...process.env,
-    NODE_ENV: 'production',
-    APP_KEY: randomBytes(32).toString('base64'),
-    LOG_LEVEL: process.env.LOG_LEVEL ?? 'error',
-    LOG_FORMAT: 'json',
-    DATA_DIR: dataDir,
-    HOST: '127.0.0.1',
-    PORT: String(port),
-    PUBLIC_URL: `http://127.0.0.1:${port}`,
-    MEDIA_PORT: String(mediaPort),
-    TEMPORAL_PORT: String(temporalPort),
-    TEMPORAL_UI_PORT: String(temporalUiPort),
-    RATE_LIMIT_PER_MINUTE: '1000000',
-    LLM_BASE_URL: urls.llm,
-    LLM_API_KEY: 'bench',
-    ...options.env(urls),
-  });
+  const { env, baseUrl: apiUrl } = await benchEnv({ dataDir, llmUrl: urls.llm, extra: options.env(urls) });
+  const config = loadConfig(env);
   const logger = createLogger(config);
   const running = await startPlatform({ config, logger, role: 'all' });
   const knex = running.database.knex;
-  const apiUrl = `http://127.0.0.1:${port}`;
   const user = await createUser(knex, { name: 'Bench', email: `bench-${randomUUID()}@example.test`, creditMicros: usdToMicros(100_000), creditKind: 'adjustment' });
   const { token } = await createApiKey(knex, user.id, 'bench');
   const request = apiRequest(apiUrl);

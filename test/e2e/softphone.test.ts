@@ -47,16 +47,22 @@ describe.skipIf(!speechInstalled)(`the sandbox softphone in a browser${speechIns
   beforeAll(async () => {
     scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-softphone-'));
     llm = await startFakeLlmServer();
-    llm.respond((request) => (request.tool_choice
-      ? { toolCalls: [{ name: 'record_call_evaluation', arguments: { status: true, summary: 'Booked.' } }] }
-      : { reply: 'Sure, Tuesday at three works.' }));
+    // The caller's booking is answered by asking for their account number on the keypad, then the booking.
+    llm.respond((request) => {
+      if (request.tool_choice) return { toolCalls: [{ name: 'record_call_evaluation', arguments: { status: true, summary: 'Booked.' } }] };
+      if (request.messages.at(-1)?.role === 'tool') return { reply: 'Sure, Tuesday at three works.' };
+      if (/appointment|tuesday/i.test(lastUserText(request))) return { toolCalls: [{ name: 'collect_keypad', arguments: {} }] };
+      return { reply: 'Sorry, what would you like?' };
+    });
     platform = await startTestPlatform({ worker: true, media: true, env: { LLM_BASE_URL: llm.baseUrl, LLM_API_KEY: 'test' } });
     owner = await createTestUser(platform.database.knex, { balanceUsd: 5 });
     await platform.request('POST', '/user/payment-methods', { token: owner.token, body: { payment_method: 'pm_card_visa' } });
     const offers = await platform.request<{ data: { phone_number: string }[] }>('GET', '/user/phone-numbers/search?country_code=US', { token: owner.token });
     const buy = (index: number) => platform.request<{ data: { id: number; phone_number: string } }>('POST', '/user/phone-numbers/purchase', { token: owner.token, body: { phone_number: offers.body.data[index]!.phone_number } });
     const [outbound, inbound] = [await buy(0), await buy(1)];
-    assistantId = (await createTestAssistant(platform, owner, { initial_message: 'Hello, this is Parley calling.', phone_number_id: outbound.body.data.id })).id;
+    assistantId = (await createTestAssistant(platform, owner, {
+      initial_message: 'Hello, this is Parley calling.', phone_number_id: outbound.body.data.id, tools: [{ type: 'collect_keypad', timeout: 1 }],
+    })).id;
     inboundNumber = inbound.body.data.phone_number;
     await createTestAssistant(platform, owner, { type: 'inbound', initial_message: 'Thanks for calling Parley, this is Ada.', phone_number_id: inbound.body.data.id });
     browser = await launchChromium({ autoplay: true, microphone: spokenWav(scratch, 'I would like to book an appointment for Tuesday at three.', { before: 3, after: 12 }) });
@@ -72,7 +78,7 @@ describe.skipIf(!speechInstalled)(`the sandbox softphone in a browser${speechIns
   const knex = () => platform.database.knex;
   const callRow = (id: number) => knex()('calls').where({ id }).first();
 
-  it('answers an outbound call with the microphone, then places an inbound call to an owned number', async () => {
+  it('answers an outbound call with the microphone and types on its keypad, then places an inbound call to an owned number', async () => {
     const page = await browser.newPage({ viewport: { width: 480, height: 900 } });
     const heardFrames = countHeardFrames(page);
     const status = page.getByRole('status');
@@ -94,6 +100,14 @@ describe.skipIf(!speechInstalled)(`the sandbox softphone in a browser${speechIns
     // The greeting plays on the page, then the caller's line reaches the assistant.
     await expect.poll(heardFrames, { timeout: 10_000 }).toBeGreaterThan(25);
     await expect.poll(() => llm.requests.some((request) => /appointment|tuesday/i.test(lastUserText(request))), { timeout: 30_000 }).toBe(true);
+    // The assistant collects a number on the keypad: in a call its keys send tones, and the number's + and ⌫ wait.
+    const key = (name: string) => page.locator('#keypad button', { hasText: name });
+    expect(await key('+').isDisabled()).toBe(true);
+    // A key clicked, and one typed on the keyboard.
+    await key('4').click();
+    await page.keyboard.press('2');
+    const entries = () => llm.requests.map((request) => request.messages.at(-1)!).filter((message) => message.role === 'tool').map((message) => JSON.parse(message.content!) as unknown);
+    await expect.poll(entries, { timeout: 10_000 }).toEqual([{ digits: '42', ended_by: 'timeout' }]);
     await page.screenshot({ path: path.join(screenshots, 'softphone.png') });
     await page.getByRole('button', { name: 'Hang up' }).click();
     await expect.poll(() => status.textContent()).toBe('Call ended.');

@@ -5,12 +5,22 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket, { WebSocketServer } from 'ws';
 import { drawNumbers } from '../../src/providers/telephony/sandbox-inventory.ts';
 import type { SandboxCarrier } from '../../src/providers/telephony/sandbox-carrier/carrier.ts';
+import { PAGE_RATE } from '../../src/providers/telephony/sandbox-carrier/softphones.ts';
+import { CalleeVoice } from '../../src/providers/telephony/sandbox-carrier/voice.ts';
+import { NOT_IN_SERVICE } from '../../src/resources/carrier-callbacks/inbound.ts';
 import { decodeMulaw, encodeMulaw } from '../../src/voice/audio/mulaw.ts';
+import { parseInboundMessage } from '../../src/voice/serializers/twilio.ts';
+import { workflowIds } from '../../src/temporal/names.ts';
+import { startFakeLlmServer, type FakeLlmServer } from '../fakes/llm-server.ts';
+import { createTestAssistant } from '../support/assistants.ts';
 import { listenOnLoopback, type LoopbackServer } from '../support/ports.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { speechInstalled, speechSkipReason } from '../support/speech.ts';
 import { createTestUser } from '../support/users.ts';
 
 type PageMessage = { type: string; [field: string]: unknown };
+/** A Media Streams message the carrier sent Parley. */
+type StreamEvent = { event: string; sequenceNumber?: string; streamSid?: string; media?: { payload: string }; start?: { streamSid: string; callSid: string } };
 
 /** A softphone page as its socket sees the carrier: the JSON messages it was sent, the audio frames it heard. */
 class Page {
@@ -50,7 +60,7 @@ class Page {
 /** Parley's side of calls as the test plays it: the status callbacks it is sent, and the Media Streams it is offered. */
 class ParleyStandIn {
   readonly callbacks: Record<string, string>[] = [];
-  readonly streams: { socket: WebSocket; events: { event: string; media?: { payload: string } }[] }[] = [];
+  readonly streams: { socket: WebSocket; events: StreamEvent[] }[] = [];
   private web!: LoopbackServer;
   private media!: LoopbackServer;
   private readonly sockets = new WebSocketServer({ noServer: true });
@@ -66,8 +76,8 @@ class ParleyStandIn {
     }));
     const media = http.createServer();
     media.on('upgrade', (request, socket, head) => this.sockets.handleUpgrade(request, socket, head, (stream) => {
-      const entry = { socket: stream, events: [] as { event: string; media?: { payload: string } }[] };
-      stream.on('message', (data: Buffer) => entry.events.push(JSON.parse(data.toString('utf8')) as { event: string }));
+      const entry = { socket: stream, events: [] as StreamEvent[] };
+      stream.on('message', (data: Buffer) => entry.events.push(JSON.parse(data.toString('utf8')) as StreamEvent));
       this.streams.push(entry);
     }));
     this.media = await listenOnLoopback(media);
@@ -76,6 +86,12 @@ class ParleyStandIn {
   /** What a dial asks of the carrier: calls `to`, reporting here and streaming here once answered. */
   request(to: string, ringTimeoutSeconds = 30) {
     return { from: drawNumbers('US', '', 1)[0]!.phoneNumber, to, ringTimeoutSeconds, statusCallbackUrl: `${this.web.url}/status`, stream: { url: `${this.media.url.replace('http', 'ws')}/stream`, parameters: {} } };
+  }
+
+  /** The stream the carrier opened for the call `sid`, once it has started. */
+  async streamOf(sid: string) {
+    await expect.poll(() => this.streams.some((stream) => stream.events.some((event) => event.start?.callSid === sid))).toBe(true);
+    return this.streams.find((stream) => stream.events.some((event) => event.start?.callSid === sid))!;
   }
 
   statusesOf(sid: string): string[] {
@@ -220,6 +236,65 @@ describe('the sandbox softphone', () => {
     await expect.poll(() => parley.statusesOf(sid)).toEqual(['initiated', 'ringing', 'in-progress', 'completed']);
   });
 
+  it('sends a key pressed during a call to Parley as Twilio\'s Media Streams `dtmf` message; only a keypad\'s keys, only in a call', async () => {
+    const { page, number } = await claimedPage();
+    page.send({ type: 'dtmf', digit: '5' });
+    expect(await page.next('error')).toEqual({ type: 'error', message: 'Keys are sent during a call.' });
+    const sid = carrier.place(parley.request(number));
+    await page.next('incoming');
+    page.send({ type: 'answer' });
+    await page.next('connected');
+    const stream = await parley.streamOf(sid);
+    for (const digit of ['A', '12', '']) {
+      page.send({ type: 'dtmf', digit });
+      expect(await page.next('error')).toEqual({ type: 'error', message: `${JSON.stringify(digit)} is not a key of a phone's keypad (0-9, * or #).` });
+    }
+    for (const digit of '90*#') page.send({ type: 'dtmf', digit });
+    await expect.poll(() => stream.events.filter((event) => event.event === 'dtmf')).toHaveLength(4);
+
+    // Each as Twilio sends it, and as Parley's media gateway reads it.
+    const { streamSid } = stream.events.find((event) => event.event === 'start')!.start!;
+    const keys = stream.events.filter((event) => event.event === 'dtmf');
+    expect(keys).toEqual([...'90*#'].map((digit) => ({ event: 'dtmf', streamSid, sequenceNumber: expect.stringMatching(/^\d+$/), dtmf: { track: 'inbound_track', digit } })));
+    expect(keys.map((key) => parseInboundMessage(JSON.stringify(key)))).toEqual(keys);
+    // Numbered in the stream's one sequence, with its media messages.
+    const sequence = stream.events.slice(1).map((event) => Number(event.sequenceNumber));
+    expect(sequence).toEqual(sequence.map((_, index) => sequence[0]! + index));
+
+    page.send({ type: 'hangup' });
+    expect(await page.next('ended')).toEqual({ type: 'ended', sid, status: 'completed' });
+  });
+
+  it('speaks the message of an owned number without an assistant to the page that rings it, then hangs up', async () => {
+    const { page } = await claimedPage();
+    const owner = await createTestUser(platform.database.knex);
+    const [unassigned] = drawNumbers('US', '', 1).map((offer) => offer.phoneNumber);
+    await platform.database.knex('phone_numbers').insert({ userId: owner.id, phoneNumber: unassigned, countryCode: 'US', type: 'normal', status: 'active' });
+    const message = await new CalleeVoice().speak(NOT_IN_SERVICE);
+    const messageMs = (message.length / 8000) * 1000;
+
+    page.send({ type: 'dial', to: unassigned });
+    const { sid } = await page.next('calling');
+    expect(await page.next('connected', 'ended')).toEqual({ type: 'connected', sid });
+    const connectedAt = performance.now();
+    expect(await page.next('ended')).toEqual({ type: 'ended', sid, status: 'completed' });
+    // The whole message at the page's rate, in real time rather than a burst (a stalled event loop may shorten
+    // what the test measures), then the hang-up.
+    expect(performance.now() - connectedAt).toBeGreaterThan(messageMs * 0.75);
+    const heard = page.audio.reduce((total, frame) => total + frame.length, 0);
+    expect(Math.abs(heard - (message.length * PAGE_RATE) / 8000)).toBeLessThan(PAGE_RATE / 50);
+    expect(level(page.audio)).toBeGreaterThan(300);
+    expect(carrier.get(sid as string)).toMatchObject({ direction: 'inbound', callee: 'softphone', status: 'completed', answeredAt: expect.any(Number) });
+
+    // Hanging up during the message ends the call there.
+    page.send({ type: 'dial', to: unassigned });
+    const again = await page.next('calling');
+    await page.next('connected');
+    page.send({ type: 'hangup' });
+    expect(await page.next('ended')).toEqual({ type: 'ended', sid: again.sid, status: 'completed' });
+    expect(carrier.get(again.sid as string)!.endedAt! - carrier.get(again.sid as string)!.answeredAt!).toBeLessThan(messageMs / 2);
+  }, 20_000);
+
   it('ends the page\'s call when Parley hangs up, and holds a page to one call at a time', async () => {
     const { page, number } = await claimedPage();
     const sid = carrier.place(parley.request(number));
@@ -252,6 +327,68 @@ describe('the sandbox softphone', () => {
     expect(await page.next('ended')).toEqual({ type: 'ended', sid: calling.sid, status: 'busy' });
     expect(carrier.get(calling.sid as string)).toMatchObject({ direction: 'inbound', callee: 'softphone', request: { from: number, to: nobodys } });
   });
+});
+
+/**
+ * The softphone's keys on a real call: an assistant with `collect_keypad` calls the page, and the keys the page
+ * sends over its socket reach the voice engine through the carrier's line and the media gateway, first as the
+ * caller's turn, then as the entry the tool collects. test/e2e/softphone.test.ts presses them in a browser.
+ */
+describe.skipIf(!speechInstalled)(`the softphone's keypad on a call with an assistant${speechInstalled ? '' : ` (${speechSkipReason})`}`, () => {
+  let llm: FakeLlmServer;
+  let platform: TestPlatform;
+
+  beforeAll(async () => {
+    llm = await startFakeLlmServer();
+    llm.respond((request) => (request.messages.at(-1)?.role === 'tool'
+      ? { reply: 'Thank you, I have your account.' }
+      : { toolCalls: [{ name: 'collect_keypad', arguments: {} }] }));
+    platform = await startTestPlatform({ worker: true, media: true, env: { LLM_BASE_URL: llm.baseUrl, LLM_API_KEY: 'test' } });
+  }, 60_000);
+  afterAll(async () => {
+    await platform?.close();
+    await llm?.close();
+  });
+
+  it('hands the keys pressed on the page to the caller\'s turn and to collect_keypad', async () => {
+    const owner = await createTestUser(platform.database.knex, { balanceUsd: 5 });
+    await platform.request('POST', '/user/payment-methods', { token: owner.token, body: { payment_method: 'pm_card_visa' } });
+    const offers = await platform.request<{ data: { phone_number: string }[] }>('GET', '/user/phone-numbers/search?country_code=US', { token: owner.token });
+    const bought = await platform.request<{ data: { id: number } }>('POST', '/user/phone-numbers/purchase', { token: owner.token, body: { phone_number: offers.body.data[0]!.phone_number } });
+    const assistant = await createTestAssistant(platform, owner, {
+      initial_message: 'Hello.', phone_number_id: bought.body.data.id, tools: [{ type: 'collect_keypad', timeout: 1 }],
+    });
+    const socket = new WebSocket(`${platform.baseUrl.replace('http', 'ws')}/sandbox/phone/socket`);
+    const page = new Page(socket);
+    await once(socket, 'open');
+    const myNumber = drawNumbers('US', '', 1)[0]!.phoneNumber;
+    expect(await page.claim(myNumber)).toEqual({ type: 'claimed', number: myNumber });
+
+    const placed = await platform.request('POST', '/user/make_call', { token: owner.token, body: { phone_number: myNumber, assistant_id: assistant.id } });
+    expect(placed.status, placed.text).toBe(200);
+    const callId = placed.body.call_id as number;
+    await page.next('incoming');
+    page.send({ type: 'answer' });
+    await page.next('connected');
+    // The greeting plays: the media gateway is on the line.
+    await expect.poll(() => level(page.audio), { timeout: 10_000 }).toBeGreaterThan(50);
+
+    // Keys outside a collection are the caller's turn, handed on at `#`: the model asks for the keypad.
+    for (const digit of '7#') page.send({ type: 'dtmf', digit });
+    await expect.poll(() => llm.requests.length, { timeout: 10_000 }).toBe(1);
+    expect(llm.requests[0]!.messages.at(-1)).toMatchObject({ role: 'user', content: '[pressed 7#]' });
+    // Typed as the tool starts or just after: the entry holds them, and ends a second after the last.
+    for (const digit of '1234') page.send({ type: 'dtmf', digit });
+    await expect.poll(() => llm.requests.length, { timeout: 10_000 }).toBe(2);
+    const entry = llm.requests[1]!.messages.at(-1)!;
+    expect(entry.role).toBe('tool');
+    expect(JSON.parse(entry.content!)).toEqual({ digits: '1234', ended_by: 'timeout' });
+
+    page.send({ type: 'hangup' });
+    await page.next('ended');
+    await platform.temporal.client.workflow.getHandle(workflowIds.call(callId)).result();
+    socket.close();
+  }, 60_000);
 });
 
 describe('the softphone on another carrier', () => {

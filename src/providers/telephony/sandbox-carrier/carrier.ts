@@ -7,7 +7,7 @@ import { calleeFor, DEFAULT_SCRIPT, farEndTurn, timings, VOICEMAIL_GREETING, typ
 import { Line } from './line.ts';
 import { CallReports, type ReportedAs, type Webhooks } from './reports.ts';
 import { bridgeTransfer } from './transfers.ts';
-import { readTwiml } from './twiml.ts';
+import { readTwiml, sayText } from './twiml.ts';
 import { SandboxMessaging } from './messaging.ts';
 import { Softphones, type SoftphonePage } from './softphones.ts';
 import { sandboxCallPriceMicros } from './rates.ts';
@@ -246,7 +246,14 @@ export class SandboxCarrier {
     }
     if (twiml.verb === 'say') {
       call.answeredAt = Date.now();
-      await pause(timings.silentHangUpAfterMs, run.ending.signal);
+      // The person at a softphone hears the message, then the <Hangup/> after it; a scripted caller only waits.
+      if (run.page) {
+        const message = await this.voice.speak(sayText(answer)).catch((error: unknown) => {
+          this.logger.warn({ err: error, callSid: call.sid }, 'the <Say> could not be synthesized: the caller hears silence');
+          return new Int16Array(0);
+        });
+        await run.page.play(call.sid, message, run.ending.signal);
+      } else await pause(timings.silentHangUpAfterMs, run.ending.signal);
       return this.finish(run, 'completed');
     }
     // Rejected, or no usable answer: the caller hears a busy line, as Twilio plays for <Reject>.

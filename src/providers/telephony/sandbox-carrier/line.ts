@@ -24,9 +24,10 @@ export interface LineOptions {
 
 /**
  * The callee's end of a phone call as the sandbox carrier carries it to Parley: a Media Streams connection
- * (`connected`, `start` with the parameters, `media` every 20 ms, `stop`), playing Parley's audio in real time
- * as a phone would: marks echoed once the audio before them has played, `clear` dropping what is queued. It
- * knows when the far end is speaking (sound in the frames played), which is all a scripted callee listens for.
+ * (`connected`, `start` with the parameters, `media` every 20 ms, `dtmf` per key pressed, `stop`), playing
+ * Parley's audio in real time as a phone would: marks echoed once the audio before them has played, `clear`
+ * dropping what is queued. It knows when the far end is speaking (sound in the frames played), which is all a
+ * scripted callee listens for.
  */
 export class Line {
   readonly streamSid = `MZ${randomBytes(16).toString('hex')}`;
@@ -107,6 +108,14 @@ export class Line {
     for (; offset + FRAME_SAMPLES <= joined.length; offset += FRAME_SAMPLES) this.speech.push(joined.slice(offset, offset + FRAME_SAMPLES));
     this.partial = joined.slice(offset);
     if (this.speech.length > MAX_LIVE_FRAMES) this.speech.splice(0, this.speech.length - MAX_LIVE_FRAMES);
+  }
+
+  /**
+   * A key pressed on this end's keypad, sent as Twilio reports a key it detected on the call: a `dtmf` message
+   * for the inbound track. Sent when pressed, ahead of any audio still waiting to be sent.
+   */
+  press(digit: string): void {
+    this.send({ event: 'dtmf', streamSid: this.streamSid, sequenceNumber: String(++this.sequence), dtmf: { track: 'inbound_track', digit } });
   }
 
   /** Hands every frame the line plays (Parley's audio as the phone hears it, silence included) to `listener`. */

@@ -1,5 +1,6 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import type { WebSocket } from 'ws';
+import { pause } from '../../../lib/abort.ts';
 import type { Logger } from '../../../logger.ts';
 import { Resampler } from '../../../voice/audio/resampler.ts';
 import { LINE_RATE, type Line } from './line.ts';
@@ -24,7 +25,14 @@ export interface SoftphoneCarrier {
 type PageMessage =
   | { type: 'claim'; number: string }
   | { type: 'answer' | 'decline' | 'hangup' }
-  | { type: 'dial'; to: string };
+  | { type: 'dial'; to: string }
+  | { type: 'dtmf'; digit: string };
+
+/** The keys of a phone's keypad. */
+const KEYPAD_KEY = /^[0-9*#]$/;
+/** The page's audio goes out in 20 ms frames, as the line's. */
+const PAGE_FRAME_SAMPLES = PAGE_RATE / 50;
+const PAGE_FRAME_MS = 20;
 
 interface PageCall {
   sid: string;
@@ -99,7 +107,8 @@ interface Registry {
 
 /**
  * One softphone page over its WebSocket. Text messages are JSON: the page sends `claim {number}`, `answer`,
- * `decline`, `dial {to}` and `hangup`; it is told `claimed {number}`, `incoming {sid, from}`, `calling {sid,
+ * `decline`, `dial {to}`, `dtmf {digit}` (a key of its keypad pressed during a call: 0-9, `*` or `#`, which
+ * reaches Parley as Twilio's Media Streams `dtmf` message) and `hangup`; it is told `claimed {number}`, `incoming {sid, from}`, `calling {sid,
  * to}`, `connected {sid}`, `ended {sid, status}` (the carrier's final status) and `error {message}`. Binary
  * messages are the call's audio at 16 kHz PCM16 both ways, resampled here to the line's 8 kHz as a carrier's
  * edge would. A page has one call at a time, as a phone without call waiting: a second caller hears busy.
@@ -172,6 +181,24 @@ export class SoftphonePage {
     await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
   }
 
+  /**
+   * Plays `speech` (8 kHz PCM16) to the page in real time, as the carrier speaks a `<Say>` to its caller; resolves
+   * once it has all been sent, or when `signal` aborts. Nothing the page sends meanwhile goes anywhere.
+   */
+  async play(sid: string, speech: Int16Array, signal: AbortSignal): Promise<void> {
+    if (this.call?.sid !== sid || signal.aborted) return;
+    this.call.phase = 'connected';
+    this.send({ type: 'connected', sid });
+    const samples = new Resampler(LINE_RATE, PAGE_RATE).process(speech);
+    const origin = performance.now();
+    for (let frame = 0; frame * PAGE_FRAME_SAMPLES < samples.length; frame++) {
+      if (!this.open || this.call?.sid !== sid) return;
+      const part = samples.slice(frame * PAGE_FRAME_SAMPLES, (frame + 1) * PAGE_FRAME_SAMPLES);
+      this.socket.send(Buffer.from(part.buffer), { binary: true });
+      if (!await pause(Math.max(origin + (frame + 1) * PAGE_FRAME_MS - performance.now(), 0), signal)) return;
+    }
+  }
+
   /** The call `sid` is over with the carrier's final status. */
   ended(sid: string, status: string): void {
     if (this.call?.sid !== sid) return;
@@ -221,6 +248,8 @@ export class SoftphonePage {
         return call ? this.carrier.hangUp(call.sid) : undefined;
       case 'dial':
         return this.dial(String(message.to ?? ''));
+      case 'dtmf':
+        return this.press(String(message.digit ?? ''));
       default:
         return this.send({ type: 'error', message: 'Unknown message type.' });
     }
@@ -233,6 +262,14 @@ export class SoftphonePage {
     const sid = this.carrier.dial(this, to);
     this.call = { sid, phase: 'outgoing' };
     this.send({ type: 'calling', sid, to });
+  }
+
+  /** A key of the page's keypad: sent to Parley while the call is connected to it. */
+  private press(digit: string): void {
+    if (!KEYPAD_KEY.test(digit)) return this.send({ type: 'error', message: `${JSON.stringify(digit)} is not a key of a phone's keypad (0-9, * or #).` });
+    if (this.call?.phase !== 'connected') return this.send({ type: 'error', message: 'Keys are sent during a call.' });
+    // A call answered with a message (a number without an assistant) has no line to Parley: nobody hears keys.
+    this.line?.press(digit);
   }
 
   /** The page's microphone: fed to the line while the call is connected. */
