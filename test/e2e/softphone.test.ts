@@ -61,7 +61,7 @@ describe.skipIf(!speechInstalled)(`the sandbox softphone in a browser${speechIns
     const buy = (index: number) => platform.request<{ data: { id: number; phone_number: string } }>('POST', '/user/phone-numbers/purchase', { token: owner.token, body: { phone_number: offers.body.data[index]!.phone_number } });
     const [outbound, inbound] = [await buy(0), await buy(1)];
     assistantId = (await createTestAssistant(platform, owner, {
-      initial_message: 'Hello, this is Parley calling.', phone_number_id: outbound.body.data.id, tools: [{ type: 'collect_keypad', timeout: 1 }],
+      initial_message: 'Hello, this is Parley calling.', phone_number_id: outbound.body.data.id, tools: [{ type: 'collect_keypad', timeout: 5 }],
     })).id;
     inboundNumber = inbound.body.data.phone_number;
     await createTestAssistant(platform, owner, { type: 'inbound', initial_message: 'Thanks for calling Parley, this is Ada.', phone_number_id: inbound.body.data.id });
@@ -107,7 +107,7 @@ describe.skipIf(!speechInstalled)(`the sandbox softphone in a browser${speechIns
     await key('4').click();
     await page.keyboard.press('2');
     const entries = () => llm.requests.map((request) => request.messages.at(-1)!).filter((message) => message.role === 'tool').map((message) => JSON.parse(message.content!) as unknown);
-    await expect.poll(entries, { timeout: 10_000 }).toEqual([{ digits: '42', ended_by: 'timeout' }]);
+    await expect.poll(entries, { timeout: 20_000 }).toEqual([{ digits: '42', ended_by: 'timeout' }]);
     await page.screenshot({ path: path.join(screenshots, 'softphone.png') });
     await page.getByRole('button', { name: 'Hang up' }).click();
     await expect.poll(() => status.textContent()).toBe('Call ended.');
