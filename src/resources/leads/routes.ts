@@ -1,10 +1,12 @@
 import type { Knex } from 'knex';
 import { Type } from '@sinclair/typebox';
+import { streamed } from '../../api/middleware/body.ts';
 import { defineRoute, type RouteDefinition } from '../../api/routing.ts';
 import { IdParams, MessageBody, ValidationErrorBody } from '../../api/schemas.ts';
 import { lengthAwarePage } from '../../lib/pagination.ts';
 import { campaignTexts } from '../campaigns/service.ts';
-import { CreateLeadBody, LeadCreated, LeadListQuery, LeadPage, UpdateLeadBody } from './schemas.ts';
+import { importLeads, MAX_IMPORT_BYTES } from './import.ts';
+import { CreateLeadBody, ImportQuery, ImportReport, LeadCreated, LeadListQuery, LeadPage, UpdateLeadBody } from './schemas.ts';
 import { leadItem } from './serialize.ts';
 import { createLead, deleteLead, leadTexts, listLeads, updateLead } from './service.ts';
 
@@ -17,7 +19,7 @@ export interface LeadRouteDeps {
 const TAG = 'Leads';
 const Updated = Type.Object({ message: Type.Literal('Lead updated successfully') });
 
-/** The lead resource (anchor §8). */
+/** The lead resource (anchor §8) and the CSV import into a campaign. */
 export function leadRoutes(deps: LeadRouteDeps): RouteDefinition[] {
   const { knex } = deps;
   // Integrations use all three: the Autocalls page's curl, Famulor's header, and PATCH.
@@ -91,6 +93,29 @@ export function leadRoutes(deps: LeadRouteDeps): RouteDefinition[] {
       async handle({ auth, params }) {
         await deleteLead(knex, auth.user.id, params.id);
         return { body: { message: 'Lead deleted successfully' } };
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/user/campaigns/{id}/leads/import',
+      tag: TAG,
+      summary: 'Import leads from a CSV file (the request body): a phone_number (or phone, or number) column, the others variables',
+      description: 'The file is read and inserted as it arrives, a thousand rows at a time. Rows with an invalid number, and rows whose '
+        + 'number the campaign already has (unless allow_dupplicate), are counted and listed by line (the first 100), not created.',
+      auth: 'bearer',
+      params: IdParams,
+      query: ImportQuery,
+      bodyKind: streamed({ contentTypes: ['text/csv', 'application/csv', 'text/plain'], maxBytes: MAX_IMPORT_BYTES }),
+      responses: {
+        200: { description: 'What the import created and why other rows were not', schema: ImportReport },
+        404: { description: `No such campaign of the caller: \`${campaignTexts.notFound}\``, schema: MessageBody },
+        422: { description: 'No number column in the header row, or a malformed file (the rows before the fault are kept)', schema: ValidationErrorBody },
+      },
+      async handle({ auth, params, query, bodyStream }) {
+        if (!bodyStream) throw new Error('The import route reads a streamed body.');
+        const report = await importLeads(knex, auth.user.id, params.id, bodyStream, { allowDuplicates: query.allow_dupplicate ?? false });
+        const { reasonsOmitted, ...counts } = report;
+        return { body: { message: 'Leads imported', ...counts, reasons_omitted: reasonsOmitted } };
       },
     }),
   ];

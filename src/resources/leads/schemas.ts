@@ -48,6 +48,10 @@ export const LeadListQuery = Type.Object({
 });
 export type LeadListQuery = Static<typeof LeadListQuery>;
 
+export const ImportQuery = Type.Object({
+  allow_dupplicate: Type.Optional(Type.Boolean({ default: false, description: 'Import rows whose number the campaign already has.' })),
+});
+
 const SecondaryContact = Type.Object({
   id: Type.Integer(),
   phone_number: Type.String(),
@@ -71,3 +75,17 @@ export const Lead = Type.Object({
 
 export const LeadCreated = Type.Object({ message: Type.Literal('Lead created successfully'), data: Lead });
 export const LeadPage = LaravelPage(Lead, 'LeadPage');
+
+export const ImportReport = Type.Object({
+  message: Type.Literal('Leads imported'),
+  rows: Type.Integer({ description: 'Data rows read (the header row not counted).' }),
+  created: Type.Integer(),
+  duplicates: Type.Integer({ description: 'Rows whose number the campaign already had, or an earlier row of the file.' }),
+  invalid: Type.Integer(),
+  reasons: Type.Array(Type.Object({
+    row: Type.Integer({ description: 'Line of the file, the header being line 1.' }),
+    phone_number: Type.String({ description: 'As written in the file.' }),
+    reason: Type.String(),
+  }), { description: 'Why rows were not created, the first 100.' }),
+  reasons_omitted: Type.Integer({ description: 'Reasons past the first 100, not listed.' }),
+}, { title: 'LeadImportReport' });
