@@ -182,7 +182,7 @@ describe('routes that carriers and payment providers call, and the client connec
         controller.close();
       },
     });
-    const chunked = await call('/test/stream', { method: 'POST', body: chunks, headers: { 'content-type': 'text/csv' }, duplex: 'half' } as RequestInit);
+    const chunked = await call('/test/stream', { method: 'POST', body: chunks, headers: { 'content-type': 'text/csv' }, duplex: 'half' });
     expect(chunked.status).toBe(413);
     expect(await request('POST', '/test/stream', { body: '{}' })).toMatchObject({ status: 400, body: { message: 'The request body must be text/csv.' } });
   });
