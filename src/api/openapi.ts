@@ -57,8 +57,11 @@ function requestBody(route: RouteDefinition): JsonObject | undefined {
   const kind = route.bodyKind ?? 'json';
   // The bytes are the payload as its sender signed it; no schema describes them.
   if (kind === 'raw') return { required: true, content: { 'application/octet-stream': {} } };
+  if (typeof kind === 'object' && kind.kind === 'stream') {
+    return { required: true, content: Object.fromEntries(kind.contentTypes.map((type) => [type, { schema: { type: 'string' } }])) };
+  }
   if (!route.body) return undefined;
-  return { required: true, ...json(route.body, bodyContentTypes[typeof kind === 'string' ? kind : kind.kind]) };
+  return { required: true, ...json(route.body, bodyContentTypes[typeof kind === 'string' ? kind : 'multipart']) };
 }
 
 const codeDescriptions: Record<ErrorCode, string> = {

@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type Koa from 'koa';
 import type Router from '@koa/router';
 import type { Static, TSchema } from '@sinclair/typebox';
@@ -30,6 +31,8 @@ export interface RouteInput<P extends TSchema, Q extends TSchema, B extends TSch
   body: Static<B>;
   /** The exact bytes of a `form` or `raw` body. */
   rawBody: Buffer | undefined;
+  /** The body as it arrives, on a `stream` route (see `streamed` in middleware/body.ts). */
+  bodyStream: Readable | undefined;
   auth: A extends 'bearer' ? AuthContext : undefined;
   /** Aborted when the client goes away before the response is finished. */
   signal: AbortSignal;
@@ -100,7 +103,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 export function mountRoutes(router: Router, routes: RouteDefinition[], middleware: RouteMiddleware): void {
   for (const route of routes) {
     const bodyKind = route.bodyKind ?? 'json';
-    if (bodyKind === 'raw' && route.body) throw new Error(`${route.method} ${route.path} reads a raw body, which no schema describes.`);
+    if ((bodyKind === 'raw' || (typeof bodyKind === 'object' && bodyKind.kind === 'stream')) && route.body) throw new Error(`${route.method} ${route.path} reads a raw or streamed body, which no schema describes.`);
     if (typeof route.auth === 'object' && bodyKind !== 'form' && bodyKind !== 'raw') {
       throw new Error(`${route.method} ${route.path} checks a signature, which covers the exact body: declare it form or raw.`);
     }
@@ -131,6 +134,7 @@ export function mountRoutes(router: Router, routes: RouteDefinition[], middlewar
         query,
         body,
         rawBody: ctx.state.rawBody as Buffer | undefined,
+        bodyStream: ctx.state.bodyStream as Readable | undefined,
         auth: ctx.state.auth as AuthContext,
         get signal() {
           return (signal ??= connectionSignal(ctx));

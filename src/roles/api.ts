@@ -15,10 +15,12 @@ import { assistantRoutes } from '../resources/assistants/routes.ts';
 import { authRoutes } from '../resources/auth/routes.ts';
 import { balanceRoutes } from '../resources/balance/routes.ts';
 import { callRoutes } from '../resources/calls/routes.ts';
+import { campaignRoutes } from '../resources/campaigns/routes.ts';
 import { catalogRoutes } from '../resources/catalogs/routes.ts';
 import type { OfferedSpeech } from '../resources/catalogs/service.ts';
 import { conversationRoutes } from '../resources/conversations/routes.ts';
 import { documentRoutes } from '../resources/documents/routes.ts';
+import { leadRoutes } from '../resources/leads/routes.ts';
 import { knowledgebaseRoutes } from '../resources/knowledgebases/routes.ts';
 import { paymentMethodRoutes } from '../resources/payment-methods/routes.ts';
 import { paymentWebhookRoutes } from '../resources/payment-webhooks/routes.ts';
@@ -87,6 +89,8 @@ export function apiRoutes(deps: ApiRouteDeps): RouteDefinition[] {
     ...knowledgebaseRoutes({ knex, temporal, storage, embeddings }),
     ...documentRoutes({ knex, temporal, storage, logger }),
     ...callRoutes({ knex, storage, temporal, secrets, publicUrl: config.publicUrl, now: guards.clock }),
+    ...campaignRoutes({ knex, now: guards.clock }),
+    ...leadRoutes({ knex, publicUrl: config.publicUrl }),
     ...makeCallRoutes({ knex, temporal, logger, model: deps.providers.llm }),
     ...conversationRoutes({
       knex,

@@ -5,6 +5,7 @@ import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/api/app.ts';
 import { createRequestGuards } from '../../src/api/guards.ts';
+import { streamed } from '../../src/api/middleware/body.ts';
 import { stripeSignature, twilioSignature } from '../../src/api/middleware/signatures.ts';
 import { defineRoute, type RouteDefinition } from '../../src/api/routing.ts';
 import { loadConfig } from '../../src/config.ts';
@@ -61,6 +62,20 @@ describe('routes that carriers and payment providers call, and the client connec
       errorStyle: 'error',
       responses: { 200: { description: 'Taken' } },
       handle: ({ rawBody }) => ({ body: { bytes: rawBody?.length, event: (JSON.parse(rawBody?.toString('utf8') ?? '{}') as { id: string }).id } }),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/test/stream',
+      tag: 'Test',
+      summary: 'Counts a streamed body as it arrives',
+      auth: 'public',
+      bodyKind: streamed({ contentTypes: ['text/csv'], maxBytes: 32 * 1024 }),
+      responses: { 200: { description: 'Counted' } },
+      async handle({ bodyStream }) {
+        let bytes = 0;
+        for await (const chunk of bodyStream ?? []) bytes += (chunk as Buffer).length;
+        return { body: { bytes } };
+      },
     }),
     defineRoute({
       method: 'GET',
@@ -153,6 +168,23 @@ describe('routes that carriers and payment providers call, and the client connec
     const response = await call('/test/payments', stripeRequest(payload, header));
     expect(response.status).toBe(413);
     expect(await response.json()).toEqual({ error: 'The request body must not be larger than 16 KB.' });
+  });
+
+  it('hands a streamed body to the handler as it arrives, under its own cap rather than the body limit', async () => {
+    const within = await request('POST', '/test/stream', { body: 'x'.repeat(20 * 1024), headers: { 'content-type': 'text/csv' } });
+    expect(within).toMatchObject({ status: 200, body: { bytes: 20 * 1024 } });
+    const declared = await request('POST', '/test/stream', { body: 'x'.repeat(40 * 1024), headers: { 'content-type': 'text/csv' } });
+    expect(declared).toMatchObject({ status: 413, body: { message: 'The request body must not be larger than 32 KB.' } });
+    // Without a declared length, the cap is met while reading.
+    const chunks = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (let index = 0; index < 5; index++) controller.enqueue(new Uint8Array(10 * 1024).fill(120));
+        controller.close();
+      },
+    });
+    const chunked = await call('/test/stream', { method: 'POST', body: chunks, headers: { 'content-type': 'text/csv' }, duplex: 'half' });
+    expect(chunked.status).toBe(413);
+    expect(await request('POST', '/test/stream', { body: '{}' })).toMatchObject({ status: 400, body: { message: 'The request body must be text/csv.' } });
   });
 
   it('aborts the handler\'s signal when the client goes away before the answer', async () => {

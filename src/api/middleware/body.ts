@@ -1,4 +1,5 @@
 import type http from 'node:http';
+import { Transform, type Readable } from 'node:stream';
 import type Koa from 'koa';
 import { koaBody } from 'koa-body';
 import { BadRequestError, PayloadTooLargeError } from '../../lib/errors.ts';
@@ -7,9 +8,22 @@ import { multipartBody, type MultipartKind } from './multipart.ts';
 /**
  * How a route's request body is read: `json` (the default), `form` (`application/x-www-form-urlencoded`, as
  * carriers post their callbacks), `raw` (the exact bytes, for payloads whose signature covers them), or
- * `multipart` (one file upload, with that route's own limits).
+ * `multipart` (one file upload, with that route's own limits), or `stream` (a large body of a given type, read
+ * by the handler as it arrives, with that route's own limit).
  */
-export type BodyKind = 'json' | 'form' | 'raw' | MultipartKind;
+export type BodyKind = 'json' | 'form' | 'raw' | MultipartKind | StreamKind;
+
+/** The body kind of a route that reads a large body (a CSV import) as a stream rather than holding it. */
+export interface StreamKind {
+  kind: 'stream';
+  /** The media types taken, e.g. `text/csv`; the first is the one error messages name. */
+  contentTypes: string[];
+  maxBytes: number;
+}
+
+export function streamed(options: Omit<StreamKind, 'kind'>): StreamKind {
+  return { kind: 'stream', ...options };
+}
 
 function formatBytes(bytes: number): string {
   return bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MB` : `${Math.round(bytes / 1024)} KB`;
@@ -97,10 +111,46 @@ export function formBody(limitBytes: number): Koa.Middleware {
   };
 }
 
+/**
+ * The request itself on `ctx.state.bodyStream`, unread, for the handler to consume as it arrives: a body of
+ * another type is refused, one declared larger than the cap is refused unread, and the stream fails with the
+ * 413 as soon as it passes the cap (the rest is read and thrown away so the answer can still be sent).
+ */
+export function streamBody(options: StreamKind): Koa.Middleware {
+  return async (ctx, next) => {
+    const [named = 'text/plain'] = options.contentTypes;
+    if (!ctx.is(options.contentTypes)) throw new BadRequestError(`The request body must be ${named}.`);
+    if (Number(ctx.get('content-length')) > options.maxBytes) throw tooLarge(options.maxBytes);
+    let size = 0;
+    const capped = new Transform({
+      transform(chunk: Buffer, _encoding, callback) {
+        size += chunk.length;
+        callback(size > options.maxBytes ? tooLarge(options.maxBytes) : null, chunk);
+      },
+    });
+    const request = ctx.req;
+    request.on('error', (error) => capped.destroy(error));
+    request.on('aborted', () => capped.destroy(new BadRequestError('The request was interrupted.')));
+    capped.on('error', () => {
+      request.unpipe(capped);
+      request.resume();
+    });
+    ctx.state.bodyStream = request.pipe(capped) satisfies Readable;
+    try {
+      await next();
+    } finally {
+      // A handler that stopped early (a bad header row) leaves the rest unread: it is thrown away.
+      request.unpipe(capped);
+      request.resume();
+    }
+  };
+}
+
 /** The reader of one body kind; JSON and form bodies are capped at `limitBytes`, uploads by their own limit. */
 export function bodyReader(kind: BodyKind, limitBytes: number): Koa.Middleware {
   if (kind === 'json') return jsonBody(limitBytes);
   if (kind === 'form') return formBody(limitBytes);
   if (kind === 'raw') return rawBody(limitBytes);
+  if (kind.kind === 'stream') return streamBody(kind);
   return multipartBody({ ...kind, json: jsonBody(limitBytes) });
 }

@@ -1,0 +1,111 @@
+import type { Knex } from 'knex';
+import { Type } from '@sinclair/typebox';
+import { defineRoute, type RouteDefinition } from '../../api/routing.ts';
+import { IdParams, MessageBody, ValidationErrorBody } from '../../api/schemas.ts';
+import type { Clock } from '../../lib/clock.ts';
+import { Campaign, CampaignCreated, CampaignUpdated, CampaignWithProgress, CreateCampaignBody, UpdateCampaignBody } from './schemas.ts';
+import { campaignItem, campaignWithProgress } from './serialize.ts';
+import { campaignTexts, createCampaign, deleteCampaign, getCampaign, listCampaigns, updateCampaign, type CampaignView } from './service.ts';
+
+export interface CampaignRouteDeps {
+  knex: Knex;
+  /** The instant the next calling window is reckoned from. */
+  now: Clock;
+}
+
+const TAG = 'Campaigns';
+const respond = ({ campaign, phoneNumberIds }: CampaignView) => campaignItem(campaign, phoneNumberIds);
+
+/**
+ * The campaign resource (anchor §7). Starting and stopping (`POST /user/campaigns/update-status`) come with
+ * the campaign workflow, which they start and signal.
+ */
+export function campaignRoutes(deps: CampaignRouteDeps): RouteDefinition[] {
+  const { knex } = deps;
+  // Both paths are published: `/user/campaign` by Autocalls, `/user/campaigns` by Famulor.
+  const create = (path: string) => defineRoute({
+    method: 'POST',
+    path,
+    tag: TAG,
+    summary: path === '/user/campaign' ? 'Create a campaign (draft)' : 'Create a campaign (same as POST /user/campaign)',
+    auth: 'bearer',
+    body: CreateCampaignBody,
+    responses: {
+      201: { description: 'Created, as a draft', schema: CampaignCreated },
+      403: { description: `The plan's campaign limit is reached: \`${campaignTexts.planLimit}\``, schema: MessageBody },
+      404: { description: `\`${campaignTexts.assistantNotFound}\``, schema: MessageBody },
+      422: { description: 'Validation failed', schema: ValidationErrorBody },
+    },
+    errors: ['forbidden', 'not_found'],
+    async handle({ auth, body }) {
+      return { status: 201, body: { message: 'Campaign created successfully', data: respond(await createCampaign(knex, auth.user.id, body)) } };
+    },
+  });
+  const remove = (path: string) => defineRoute({
+    method: 'DELETE',
+    path,
+    tag: TAG,
+    summary: path === '/user/campaign/{id}' ? 'Delete a campaign with its leads; its numbers are released from it' : 'Delete a campaign (same as DELETE /user/campaign/{id})',
+    auth: 'bearer',
+    params: IdParams,
+    responses: {
+      200: { description: 'Deleted', schema: Type.Object({ message: Type.Literal('Campaign deleted successfully') }) },
+      404: { description: `No such campaign of the caller: \`${campaignTexts.notFound}\``, schema: MessageBody },
+    },
+    async handle({ auth, params }) {
+      await deleteCampaign(knex, auth.user.id, params.id);
+      return { body: { message: 'Campaign deleted successfully' } };
+    },
+  });
+
+  return [
+    create('/user/campaign'),
+    create('/user/campaigns'),
+    defineRoute({
+      method: 'GET',
+      path: '/user/campaigns',
+      tag: TAG,
+      summary: "List the caller's campaigns, oldest first (a bare array)",
+      auth: 'bearer',
+      responses: { 200: { description: 'The campaigns', schema: Type.Array(Campaign) } },
+      async handle({ auth }) {
+        return { body: (await listCampaigns(knex, auth.user.id)).map(respond) };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/user/campaigns/{id}',
+      tag: TAG,
+      summary: 'Get one campaign with its progress: leads by status, calls in progress, the next calling window',
+      auth: 'bearer',
+      params: IdParams,
+      responses: {
+        200: { description: 'The campaign', schema: CampaignWithProgress },
+        404: { description: `No such campaign of the caller: \`${campaignTexts.notFound}\``, schema: MessageBody },
+      },
+      async handle({ auth, params }) {
+        const found = await getCampaign(knex, auth.user.id, params.id, deps.now());
+        return { body: campaignWithProgress(found.campaign, found.phoneNumberIds, found.progress) };
+      },
+    }),
+    defineRoute({
+      method: 'PUT',
+      path: '/user/campaigns/{id}',
+      tag: TAG,
+      summary: 'Update a campaign (partial: only the fields sent change, under the rules of creation)',
+      auth: 'bearer',
+      params: IdParams,
+      body: UpdateCampaignBody,
+      responses: {
+        200: { description: 'Updated', schema: CampaignUpdated },
+        404: { description: `No such campaign of the caller (\`${campaignTexts.notFound}\`), or \`${campaignTexts.assistantNotFound}\``, schema: MessageBody },
+        422: { description: 'Validation failed', schema: ValidationErrorBody },
+      },
+      async handle({ auth, params, body }) {
+        return { body: { message: 'Campaign updated successfully', data: respond(await updateCampaign(knex, auth.user.id, params.id, body)) } };
+      },
+    }),
+    remove('/user/campaign/{id}'),
+    remove('/user/campaigns/{id}'),
+  ];
+}
