@@ -48,6 +48,8 @@ export interface FakeTwilio {
   failNext(pathPart: string, status: number, code: number, message: string): void;
   /** Closes the connection of the next request whose path contains `pathPart` without answering (a network failure). */
   dropNext(pathPart: string): void;
+  /** Carries out the next request whose path contains `pathPart`, then closes its connection without answering (an answer lost). */
+  loseAnswerNext(pathPart: string): void;
   close(): Promise<void>;
 }
 
@@ -84,7 +86,7 @@ export async function startFakeTwilio(): Promise<FakeTwilio> {
   const accountSid = sid('AC');
   const authToken = randomBytes(16).toString('hex');
   const requests: TwilioRequest[] = [];
-  const failures: { pathPart: string; answer: TwilioAnswer | 'drop' }[] = [];
+  const failures: { pathPart: string; answer: TwilioAnswer | 'drop' | 'lose' }[] = [];
   const numbers = numberRoutes(accountSid);
   const calls = callRoutes(accountSid, authToken, numbers.state);
   const messages = messageRoutes(accountSid, authToken, numbers.state);
@@ -95,12 +97,15 @@ export async function startFakeTwilio(): Promise<FakeTwilio> {
     const [user, password] = Buffer.from(credentials ?? '', 'base64').toString().split(':');
     if (user !== accountSid || password !== authToken) return twilioError(401, 20003, 'Authenticate');
     const failure = failures.findIndex((entry) => request.path.includes(entry.pathPart));
-    if (failure >= 0) return failures.splice(failure, 1)[0]!.answer;
+    const planned = failure >= 0 ? failures.splice(failure, 1)[0]!.answer : undefined;
+    if (planned && planned !== 'lose') return planned;
     const accountPath = /^\/2010-04-01\/Accounts\/([^/]+)\//.exec(request.path);
     if (accountPath && accountPath[1] !== accountSid) return twilioError(403, 20003, 'Authenticate');
     for (const route of routes) {
       const match = route.method === request.method ? route.pattern.exec(request.path) : null;
-      if (match) return route.handle(match.slice(1), request);
+      if (!match) continue;
+      const answered = route.handle(match.slice(1), request);
+      return planned === 'lose' ? 'drop' : answered;
     }
     return twilioError(404, 20404, `The requested resource ${request.path} was not found`);
   }
@@ -142,6 +147,9 @@ export async function startFakeTwilio(): Promise<FakeTwilio> {
     },
     dropNext(pathPart) {
       failures.push({ pathPart, answer: 'drop' });
+    },
+    loseAnswerNext(pathPart) {
+      failures.push({ pathPart, answer: 'lose' });
     },
     close,
   };

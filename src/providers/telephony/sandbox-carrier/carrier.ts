@@ -46,6 +46,11 @@ export interface SimulatedTransfer {
   endedAt?: number;
 }
 
+/** A call's sid, as Twilio shapes them. */
+export function newCallSid(): string {
+  return `CA${randomBytes(16).toString('hex')}`;
+}
+
 /** How long an ended call stays readable. */
 const KEEP_ENDED_MS = 10 * 60 * 1000;
 
@@ -100,9 +105,8 @@ export class SandboxCarrier {
     }, this.logger);
   }
 
-  /** Dials: answers the call's sid at once, then plays the call out. */
-  place(request: CallRequest): string {
-    const sid = `CA${randomBytes(16).toString('hex')}`;
+  /** Dials: answers the call's sid (`sid`, when the caller chose it beforehand) at once, then plays the call out. */
+  place(request: CallRequest, sid = newCallSid()): string {
     const page = this.softphones.holder(request.to);
     const callee = page ? 'softphone' : calleeFor(request.to);
     const run: Running = { call: { sid, direction: 'outbound-api', request, callee, status: 'queued', startedAt: Date.now() }, ending: new AbortController(), sequence: 0, page };
@@ -119,7 +123,7 @@ export class SandboxCarrier {
    * the carrier kept its routing), the call goes to Parley's routes.
    */
   ring(call: { from: string; to: string; lines?: string[]; page?: SoftphonePage; routing?: { voiceUrl: string | null; statusCallbackUrl: string | null } }): string {
-    const sid = `CA${randomBytes(16).toString('hex')}`;
+    const sid = newCallSid();
     const parley = callbackRouting(this.parleyUrl(), 'sandbox');
     const voiceUrl = call.routing?.voiceUrl ?? parley.voiceUrl;
     const request: CallRequest = {
