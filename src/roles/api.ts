@@ -18,6 +18,7 @@ import { callRoutes } from '../resources/calls/routes.ts';
 import { catalogRoutes } from '../resources/catalogs/routes.ts';
 import type { OfferedSpeech } from '../resources/catalogs/service.ts';
 import { conversationRoutes } from '../resources/conversations/routes.ts';
+import { dialingCountryRoutes } from '../resources/dialing-countries/routes.ts';
 import { documentRoutes } from '../resources/documents/routes.ts';
 import { knowledgebaseRoutes } from '../resources/knowledgebases/routes.ts';
 import { paymentMethodRoutes } from '../resources/payment-methods/routes.ts';
@@ -75,6 +76,7 @@ export function apiRoutes(deps: ApiRouteDeps): RouteDefinition[] {
     ...docsRoutes(() => document),
     ...authRoutes({ knex, config, now: guards.clock }),
     ...userRoutes({ knex }),
+    ...dialingCountryRoutes({ knex }),
     ...apiKeyRoutes({ knex }),
     ...toolRoutes({ knex, secrets }),
     ...catalogRoutes({ knex, offered: offeredSpeech(config, deps.providers) }),
