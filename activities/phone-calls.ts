@@ -1,14 +1,13 @@
+import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Config } from '../src/config.ts';
 import { NotFoundError, RejectedError } from '../src/lib/errors.ts';
 import { PHONE_STREAM_PATH, phoneStreamToken } from '../src/lib/media-control.ts';
 import type { Logger } from '../src/logger.ts';
 import type { Providers } from '../src/providers/index.ts';
+import type { DialAttempt } from '../src/providers/telephony/types.ts';
 
 export type DialOutcome = { dialed: true } | { dialed: false; reason: string };
-
-/** How long a retried dial waits for the carrier's word on an earlier try before it dials again. */
-const EARLIER_DIAL_WAIT_MS = 5000;
 
 /** The carrier has not priced the call yet: retried by the workflow's policy until it has. */
 export class CarrierPricePendingError extends Error {
@@ -27,36 +26,47 @@ interface DialingRow {
   assistantPhoneNumber: string | null;
   providerCallId: string | null;
   dialStartedAt: Date | null;
+  dialAttemptKey: string | null;
 }
 
 /** The carrier side of a phone call: dialing it, dropping its line, and what the carrier charged for it. */
 export function createPhoneCallActivities(deps: PhoneCallActivityDependencies) {
   const { knex, providers, config } = deps;
   const row = (callId: number) => knex('calls').where({ id: callId })
-    .first<DialingRow | undefined>('clientPhoneNumber', 'assistantPhoneNumber', 'providerCallId', 'dialStartedAt');
+    .first<DialingRow | undefined>('clientPhoneNumber', 'assistantPhoneNumber', 'providerCallId', 'dialStartedAt', 'dialAttemptKey');
+
+  /**
+   * The dial's key: the one an earlier try recorded, or a new one, written only if no try wrote one meanwhile
+   * (two tries racing share the first's key). A dial begun before calls had keys keeps its start, and counts
+   * as retried: its first try may have reached the carrier.
+   */
+  async function dialAttempt(callId: number, call: DialingRow): Promise<DialAttempt> {
+    if (call.dialAttemptKey && call.dialStartedAt) return { key: call.dialAttemptKey, since: call.dialStartedAt, retried: true };
+    const key = `dial-${callId}-${randomUUID()}`;
+    await knex('calls').where({ id: callId }).whereNull('dialAttemptKey')
+      .update({ dialAttemptKey: key, dialStartedAt: knex.raw('coalesce(dial_started_at, now())'), updatedAt: knex.fn.now() });
+    const recorded = await row(callId);
+    if (!recorded?.dialAttemptKey || !recorded.dialStartedAt) throw new NotFoundError(`Call ${callId} no longer exists.`);
+    return { key: recorded.dialAttemptKey, since: recorded.dialStartedAt, retried: recorded.dialAttemptKey !== key || call.dialStartedAt !== null };
+  }
 
   return {
     /**
-     * Asks the carrier to place an outbound call, once. A try whose answer was lost has reached the carrier
-     * if the carrier's first status callback (which records its call id) follows within a few seconds; only
-     * without one is the call dialed again. A carrier that refuses the call (a number it will not dial) is
-     * an outcome, not an error.
+     * Asks the carrier to place an outbound call, once. The dial's key is recorded on the call before the
+     * first try and presented on every retry, and the carrier places at most one call per key (types.ts,
+     * `placeCall`): a try whose answer was lost is found, not dialed again. A carrier that refuses the call
+     * (a number it will not dial) is an outcome, not an error.
      */
     async dialCall({ callId, ringTimeoutSeconds }: { callId: number; ringTimeoutSeconds: number }): Promise<DialOutcome> {
-      let call = await row(callId);
+      const call = await row(callId);
       if (!call) throw new NotFoundError(`Call ${callId} no longer exists.`);
       const carrierCalls = providers.telephony.calls;
       const callbacks = `${config.publicUrl}/api/telephony/${providers.telephony.name}`;
       if (!carrierCalls) return { dialed: false, reason: `The ${providers.telephony.name} carrier does not place calls.` };
       const { assistantPhoneNumber: from, clientPhoneNumber: to } = call;
       if (!from || !to) return { dialed: false, reason: 'The call has no number to dial from or to.' };
-      for (const until = Date.now() + EARLIER_DIAL_WAIT_MS; call?.dialStartedAt && !call.providerCallId && Date.now() < until;) {
-        await new Promise((resolve) => setTimeout(resolve, 250));
-        call = await row(callId);
-      }
-      if (!call) throw new NotFoundError(`Call ${callId} no longer exists.`);
       if (call.providerCallId) return { dialed: true };
-      await knex('calls').where({ id: callId }).update({ dialStartedAt: knex.fn.now(), updatedAt: knex.fn.now() });
+      const attempt = await dialAttempt(callId, call);
       try {
         const placed = await carrierCalls.placeCall({
           from,
@@ -65,7 +75,7 @@ export function createPhoneCallActivities(deps: PhoneCallActivityDependencies) {
           statusCallbackUrl: `${callbacks}/status?call_id=${callId}`,
           answeredByCallbackUrl: `${callbacks}/answered-by?call_id=${callId}`,
           ringTimeoutSeconds,
-        });
+        }, attempt);
         // The status callback may have recorded it already; both write the same id.
         await knex('calls').where({ id: callId }).update({ providerCallId: placed.providerCallId, updatedAt: knex.fn.now() });
         return { dialed: true };

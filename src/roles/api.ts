@@ -19,6 +19,7 @@ import { campaignRoutes } from '../resources/campaigns/routes.ts';
 import { catalogRoutes } from '../resources/catalogs/routes.ts';
 import type { OfferedSpeech } from '../resources/catalogs/service.ts';
 import { conversationRoutes } from '../resources/conversations/routes.ts';
+import { dialingCountryRoutes } from '../resources/dialing-countries/routes.ts';
 import { documentRoutes } from '../resources/documents/routes.ts';
 import { leadRoutes } from '../resources/leads/routes.ts';
 import { knowledgebaseRoutes } from '../resources/knowledgebases/routes.ts';
@@ -77,6 +78,7 @@ export function apiRoutes(deps: ApiRouteDeps): RouteDefinition[] {
     ...docsRoutes(() => document),
     ...authRoutes({ knex, config, now: guards.clock }),
     ...userRoutes({ knex }),
+    ...dialingCountryRoutes({ knex }),
     ...apiKeyRoutes({ knex }),
     ...toolRoutes({ knex, secrets }),
     ...catalogRoutes({ knex, offered: offeredSpeech(config, deps.providers) }),

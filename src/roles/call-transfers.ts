@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { RejectedError } from '../lib/errors.ts';
 import type { TelephonyProvider } from '../providers/telephony/types.ts';
-import { dialingCountries } from '../resources/phone-numbers/service.ts';
+import { dialingCountries } from '../resources/dialing-countries/service.ts';
 import { addTransfer, settlePhoneTransfer } from '../resources/calls/transfers.ts';
 import type { PhoneLine } from '../voice/line.ts';
 import type { AssistantSetup, CallSetup } from '../voice/run.ts';

@@ -157,8 +157,8 @@ describe('the carrier\'s webhooks: status callbacks of dialled calls, and calls 
     });
   };
   /** A number held by a new user, with an inbound assistant on it unless `assistant` is false. */
-  const ownedNumber = async (assistant = true) => {
-    const user = await createTestUser(knex(), { balanceUsd: 5 });
+  const ownedNumber = async (assistant = true, user?: { id: number }) => {
+    user ??= await createTestUser(knex(), { balanceUsd: 5 });
     const phoneNumber = `+1415${String(Math.floor(Math.random() * 9_000_000) + 1_000_000)}`;
     const [number] = await knex()('phone_numbers').insert({ userId: user.id, phoneNumber, countryCode: 'US', type: 'normal', smsCapable: true, status: 'active' }).returning('id');
     if (assistant) {
@@ -196,5 +196,29 @@ describe('the carrier\'s webhooks: status callbacks of dialled calls, and calls 
     expect(rejected).toBe('<?xml version="1.0" encoding="UTF-8"?><Response><Reject reason="rejected"/></Response>');
     expect((await ring({ CallSid: `CA${'4'.repeat(32)}`, From: '+14155550142', To: unstaffed }, 'forged')).status).toBe(403);
     expect(await knex()('calls').whereIn('providerCallId', [2, 3, 4].map((digit) => `CA${String(digit).repeat(32)}`))).toEqual([]);
+  });
+
+  it('rejects a call as busy, recording nothing, while the owner has as many calls live as the plan allows', async () => {
+    const owner = await createTestUser(knex(), { balanceUsd: 5 });
+    const planId = `one-line-${owner.id}`;
+    await knex()('plans').insert({ id: planId, name: 'One line', maxCallsInParallel: 1 });
+    await knex()('users').where({ id: owner.id }).update({ planId });
+    const to = await ownedNumber(true, owner);
+    const first = `CA${'5'.repeat(24)}${String(Date.now()).slice(-8)}`;
+    expect(await (await ring({ CallSid: first, From: '+14155550142', To: to })).text()).toContain('<Connect><Stream');
+    const second = `CA${'6'.repeat(24)}${String(Date.now()).slice(-8)}`;
+    const busy = await ring({ CallSid: second, From: '+14155550143', To: to });
+    expect(busy.status).toBe(200);
+    expect(await busy.text()).toBe('<?xml version="1.0" encoding="UTF-8"?><Response><Reject reason="busy"/></Response>');
+    expect(await knex()('calls').where({ providerCallId: second })).toEqual([]);
+    // The live call announced again is its own slot, not a second one.
+    expect(await (await ring({ CallSid: first, From: '+14155550142', To: to })).text()).toContain('<Connect><Stream');
+    // Once it has ended, its slot is free for the next caller.
+    const { id } = await knex()('calls').where({ providerCallId: first }).first();
+    await callbackForNumber({ CallSid: first, CallStatus: 'completed' });
+    await platform.temporal.client.workflow.getHandle(workflowIds.call(Number(id))).result();
+    expect(await (await ring({ CallSid: second, From: '+14155550143', To: to })).text()).toContain('<Connect><Stream');
+    expect(await knex()('calls').where({ userId: owner.id }).whereNull('endedAt')).toHaveLength(1);
+    await callbackForNumber({ CallSid: second, CallStatus: 'completed' });
   });
 });

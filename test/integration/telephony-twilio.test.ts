@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RejectedError } from '../../src/lib/errors.ts';
 import { createTwilioTelephony, twilioCallbackPaths } from '../../src/providers/telephony/twilio.ts';
@@ -122,6 +123,8 @@ describe('the Twilio carrier against a fake of its REST API', () => {
   });
 
   describe('calls', () => {
+    /** A dial's first try, under a key of its own. */
+    const firstTry = () => ({ key: `dial-${randomUUID()}`, since: new Date(), retried: false });
     const placing = async () => {
       const { phoneNumber } = await offer();
       await carrier.provisionNumber({ phoneNumber, idempotencyKey: `calls-${Date.now()}` });
@@ -136,7 +139,7 @@ describe('the Twilio carrier against a fake of its REST API', () => {
 
     it('places a call whose answer is streamed to the media gateway, with every status change posted back', async () => {
       const request = await placing();
-      const { providerCallId } = await carrier.calls!.placeCall(request);
+      const { providerCallId } = await carrier.calls!.placeCall(request, firstTry());
       expect(providerCallId).toMatch(/^CA[0-9a-f]{32}$/);
       const sentForm = sent('POST', '/Calls.json').at(-1)!.form;
       expect(Object.fromEntries(sentForm)).toMatchObject({
@@ -150,7 +153,7 @@ describe('the Twilio carrier against a fake of its REST API', () => {
 
     it('asks for asynchronous answering-machine detection that waits for the greeting\'s end, its verdict posted to Parley', async () => {
       const request = { ...await placing(), answeredByCallbackUrl: `${PUBLIC_URL}/api/telephony/twilio/answered-by?call_id=42` };
-      const { providerCallId } = await carrier.calls!.placeCall(request);
+      const { providerCallId } = await carrier.calls!.placeCall(request, firstTry());
       expect(Object.fromEntries(sent('POST', '/Calls.json').at(-1)!.form)).toMatchObject({
         MachineDetection: 'DetectMessageEnd', AsyncAmd: 'true', AsyncAmdStatusCallback: request.answeredByCallbackUrl, AsyncAmdStatusCallbackMethod: 'POST',
       });
@@ -159,7 +162,7 @@ describe('the Twilio carrier against a fake of its REST API', () => {
 
     it('reads what Twilio charged for a call once it has priced it, as positive micro-dollars', async () => {
       const request = await placing();
-      const { providerCallId } = await carrier.calls!.placeCall(request);
+      const { providerCallId } = await carrier.calls!.placeCall(request, firstTry());
       expect(await carrier.calls!.callPrice(providerCallId)).toBeUndefined();
       twilio.calls.answer(providerCallId);
       twilio.calls.unpriced.add(providerCallId);
@@ -173,11 +176,11 @@ describe('the Twilio carrier against a fake of its REST API', () => {
 
     it('cancels a ringing call, hangs up an answered one, and leaves an ended one alone', async () => {
       const request = await placing();
-      const ringing = (await carrier.calls!.placeCall(request)).providerCallId;
+      const ringing = (await carrier.calls!.placeCall(request, firstTry())).providerCallId;
       await carrier.calls!.endCall(ringing);
       expect(twilio.calls.calls.get(ringing)?.status).toBe('canceled');
 
-      const answered = (await carrier.calls!.placeCall(request)).providerCallId;
+      const answered = (await carrier.calls!.placeCall(request, firstTry())).providerCallId;
       twilio.calls.calls.get(answered)!.status = 'in-progress';
       await carrier.calls!.endCall(answered);
       expect(twilio.calls.calls.get(answered)?.status).toBe('completed');
@@ -189,13 +192,13 @@ describe('the Twilio carrier against a fake of its REST API', () => {
 
     it('refuses a call Twilio will not place as the caller\'s input', async () => {
       const request = await placing();
-      await expect(carrier.calls!.placeCall({ ...request, from: '+14155550100' })).rejects.toThrow(RejectedError);
-      await expect(carrier.calls!.placeCall({ ...request, to: '+1' })).rejects.toThrow(/not a valid phone number\. \(error 21211\)/);
+      await expect(carrier.calls!.placeCall({ ...request, from: '+14155550100' }, firstTry())).rejects.toThrow(RejectedError);
+      await expect(carrier.calls!.placeCall({ ...request, to: '+1' }, firstTry())).rejects.toThrow(/not a valid phone number\. \(error 21211\)/);
     });
 
     it('transfers a live call with a <Dial> in place of its stream, the whisper on the number, the outcome to the action', async () => {
       const request = await placing();
-      const { providerCallId } = await carrier.calls!.placeCall(request);
+      const { providerCallId } = await carrier.calls!.placeCall(request, firstTry());
       twilio.calls.calls.get(providerCallId)!.status = 'in-progress';
       const transfer = {
         to: '+14155550142', callerId: request.from, ringTimeoutSeconds: 30,
@@ -217,7 +220,7 @@ describe('the Twilio carrier against a fake of its REST API', () => {
 
     it('refuses to transfer a call that is over or unknown', async () => {
       const request = await placing();
-      const { providerCallId } = await carrier.calls!.placeCall(request);
+      const { providerCallId } = await carrier.calls!.placeCall(request, firstTry());
       twilio.calls.calls.get(providerCallId)!.status = 'completed';
       const transfer = { to: '+14155550142', callerId: request.from, ringTimeoutSeconds: 30, outcomeUrl: `${PUBLIC_URL}/api/telephony/twilio/transfer?call_id=42` };
       await expect(carrier.calls!.transferCall(providerCallId, transfer)).rejects.toThrow(/Twilio would not transfer the call to \+14155550142: Call is not in-progress/);

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocketServer } from 'ws';
@@ -157,7 +158,7 @@ describe.skipIf(!speechInstalled)(`phone calls through Twilio${speechInstalled ?
     const carrier = platform.providers.telephony.calls!;
     const place = (to: string) => carrier.placeCall({
       from, to, stream: { url: local.url.replace(/^http/, 'ws'), parameters: { callId: 'stand-in' } }, statusCallbackUrl: `${local.url}/status`, ringTimeoutSeconds: 10,
-    });
+    }, { key: randomUUID(), since: new Date(), retried: false });
     const live = async (callSid: string) => expect.poll(() => twilio.calls.calls.get(callSid)?.status, { timeout: 10_000, interval: 50 }).toBe('in-progress');
     try {
       const [hungUp, handedOver] = await Promise.all([place('+14155550125'), place('+14155550123')]);

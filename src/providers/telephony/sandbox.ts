@@ -103,8 +103,9 @@ function carrierApi(apiUrl: () => string, token: () => string): CarrierRequest {
 
 function sandboxCalls(ask: CarrierRequest): CarrierCalls {
   return {
-    async placeCall(request) {
-      const { status, payload } = await ask('/calls', request);
+    // The carrier remembers the key itself: asked again, it answers the call it placed for it.
+    async placeCall(request, attempt) {
+      const { status, payload } = await ask('/calls', { ...request, idempotencyKey: attempt.key });
       if (status !== 201 || !payload.sid) throw new Error(`The sandbox carrier answered ${status} to a dial.`);
       return { providerCallId: payload.sid };
     },

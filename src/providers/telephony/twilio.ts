@@ -5,7 +5,7 @@ import type { TelephonyConfig } from '../../config/telephony.ts';
 import { RejectedError } from '../../lib/errors.ts';
 import { parseUsd } from '../../lib/money.ts';
 import { callbackPaths, callbackRouting } from './routing.ts';
-import type { AddressRequirement, AvailableNumber, CallRequest, CarrierCalls, CarrierMessages, NumberRouting, TelephonyProvider, TransferRequest } from './types.ts';
+import type { AddressRequirement, AvailableNumber, CallRequest, CarrierCalls, CarrierMessages, DialAttempt, NumberRouting, TelephonyProvider, TransferRequest } from './types.ts';
 
 export type TwilioSettings = Extract<TelephonyConfig, { provider: 'twilio' }>;
 
@@ -173,6 +173,23 @@ export function createTwilioTelephony(options: { settings: TwilioSettings; publi
 /** Every status change Twilio can call back with, so the call's workflow follows it from dial to hang-up. */
 const STATUS_EVENTS = ['initiated', 'ringing', 'answered', 'completed'];
 
+/** Twilio dates its calls to the second, by its own clock: a call of the attempt may read this much earlier. */
+const CLOCK_ALLOWANCE_MS = 2000;
+
+/**
+ * Twilio's Calls API takes no idempotency key, so a retried dial looks for the call an earlier try created:
+ * one from the same number to the same callee, created since the attempt began. Filtered by To and From at
+ * Twilio and by `date_created` here: Twilio's StartTime filter would miss a call still queued, which has no
+ * start time yet. The oldest such call is the attempt's.
+ */
+async function callOfAttempt(client: twilio.Twilio, request: CallRequest, attempt: DialAttempt): Promise<string | undefined> {
+  const since = attempt.since.getTime() - CLOCK_ALLOWANCE_MS;
+  const recent = await client.calls.list({ to: request.to, from: request.from, limit: 20 });
+  const ofAttempt = recent.filter((call) => call.dateCreated && call.dateCreated.getTime() >= since)
+    .sort((a, b) => a.dateCreated.getTime() - b.dateCreated.getTime());
+  return ofAttempt[0]?.sid;
+}
+
 /**
  * Calls through Twilio's Calls API: the answered call is connected by `<Connect><Stream>` to the media
  * gateway, the stream's parameters riding along as `<Parameter>`s, and each status change is posted to Parley.
@@ -183,7 +200,9 @@ const STATUS_EVENTS = ['initiated', 'ringing', 'answered', 'completed'];
  */
 function twilioCalls(client: twilio.Twilio): CarrierCalls {
   return {
-    async placeCall(request: CallRequest) {
+    async placeCall(request: CallRequest, attempt: DialAttempt) {
+      const earlier = attempt.retried ? await callOfAttempt(client, request, attempt) : undefined;
+      if (earlier) return { providerCallId: earlier };
       const twiml = new twilio.twiml.VoiceResponse();
       const stream = twiml.connect().stream({ url: request.stream.url });
       for (const [name, value] of Object.entries(request.stream.parameters)) stream.parameter({ name, value });

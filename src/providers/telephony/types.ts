@@ -84,6 +84,16 @@ export interface CallRequest {
   answeredByCallbackUrl?: string;
 }
 
+/** One dial of a call, named so that a retried dial cannot place a second call. */
+export interface DialAttempt {
+  /** Recorded on the call before the first try; every retry of the same dial presents it again. */
+  key: string;
+  /** When the key was recorded: a call the carrier placed for it was created at or after this. */
+  since: Date;
+  /** An earlier try with this key may have reached the carrier (its answer was lost). */
+  retried: boolean;
+}
+
 /** A live call Parley hands over to a phone number (`call_transfer`). */
 export interface TransferRequest {
   /** E.164: where the caller is connected. */
@@ -107,7 +117,14 @@ export interface TransferRequest {
 
 /** What a carrier does with calls. */
 export interface CarrierCalls {
-  placeCall(request: CallRequest): Promise<{ providerCallId: string }>;
+  /**
+   * Places `request` as the call of `attempt`, at most once per `attempt.key`: asked again with a key it has
+   * already placed a call for (a retried activity whose first answer was lost), the carrier answers that
+   * call's id and dials nobody. A carrier that remembers keys itself (the sandbox) needs nothing more; one
+   * that does not (Twilio) looks, on a `retried` attempt, for the call it created since `attempt.since` and
+   * adopts it. A call the carrier will not place (a number it will not dial) is a `RejectedError`.
+   */
+  placeCall(request: CallRequest, attempt: DialAttempt): Promise<{ providerCallId: string }>;
   /** Ends a call: stops its ringing, or hangs it up; a call already over is not an error. */
   endCall(providerCallId: string): Promise<void>;
   /**

@@ -8,7 +8,7 @@ import type { LanguageModel } from '../../providers/llm/types.ts';
 import type { TemporalClient } from '../../temporal/client.ts';
 import { startCallLifecycle } from '../../temporal/starters.ts';
 import { NO_MODEL_MESSAGE } from '../conversations/service.ts';
-import { dialingCountries } from '../phone-numbers/service.ts';
+import { describeDialingCountries, dialingCountryList } from '../dialing-countries/service.ts';
 
 export interface MakeCallDeps {
   knex: Knex;
@@ -51,9 +51,9 @@ export async function makeCall(deps: MakeCallDeps, userId: number, request: { ph
   if (!deps.model) throw new ServiceUnavailableError(NO_MODEL_MESSAGE);
   if (!assistant.phoneNumber) throw new UnprocessableError(makeCallTexts.noNumber);
   const country = parsed.country ?? 'unknown';
-  const allowed = await dialingCountries(knex, userId);
-  if (!allowed.includes(country)) {
-    throw new UnprocessableError(`Calls to ${country} numbers are not allowed for this account: it calls the countries of its own phone numbers (${allowed.join(', ') || 'none'}).`);
+  const allowed = await dialingCountryList(knex, userId);
+  if (!allowed.countries.includes(country)) {
+    throw new UnprocessableError(`Calls to ${country} numbers are not allowed for this account: it calls ${describeDialingCountries(allowed)}.`);
   }
   if (!(await ownerCanAffordCall(knex, userId))) throw new CallUnaffordableError();
 

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { ownerCanAffordCall } from '../../billing/call-affordability.ts';
-import { isUniqueViolation } from '../../db/errors.ts';
+import { claimCallSlot, lockCallOwner } from '../../billing/live-calls.ts';
+import { UsageLimitError } from '../../lib/errors.ts';
 import { PHONE_STREAM_PATH, phoneStreamToken } from '../../lib/media-control.ts';
 import type { SecretBox } from '../../lib/secrets.ts';
 import type { Logger } from '../../logger.ts';
@@ -35,7 +36,8 @@ interface Receiving {
 /**
  * A call to one of the numbers Parley holds (the carrier's voice webhook): a number nobody holds is rejected;
  * a held number without an inbound assistant (or whose owner cannot pay a minute, or with no language model
- * here) hears a short message and is hung up on; otherwise the call is recorded (`inbound`, the caller's
+ * here) hears a short message and is hung up on; a call while the owner has as many calls live as the plan
+ * allows is rejected as busy (the caller hears a busy line), nothing recorded; otherwise the call is recorded (`inbound`, the caller's
  * number in the record and in `{{customer_phone}}`), its lifecycle started, and the carrier told to stream
  * it to the media gateway. The same call announced twice gets the same answer.
  */
@@ -50,30 +52,19 @@ export async function answerInboundCall(deps: InboundCallDeps, call: { to: strin
     .first<Receiving | undefined>('n.id as number_id', 'n.user_id', 'a.id as assistant_id', 'a.name as assistant_name', 'a.variables');
   if (!receiving) return twiml('<Reject reason="rejected"/>');
   const notInService = twiml(`<Say>${escape(NOT_IN_SERVICE)}</Say><Hangup/>`);
-  if (receiving.assistantId === null || !deps.model) return notInService;
+  const { assistantId } = receiving;
+  if (assistantId === null || !deps.model) return notInService;
   if (!(await ownerCanAffordCall(knex, receiving.userId))) {
     deps.logger.info({ numberId: receiving.numberId, userId: receiving.userId }, 'an inbound call whose owner cannot pay a minute: not answered');
     return notInService;
   }
-  let callId: number;
-  try {
-    const [row] = await knex('calls').insert({
-      userId: receiving.userId,
-      assistantId: receiving.assistantId,
-      assistantName: receiving.assistantName ?? '',
-      type: 'inbound',
-      status: 'initiated',
-      assistantPhoneNumber: call.to,
-      clientPhoneNumber: call.from,
-      providerCallId: call.providerCallId,
-      variables: JSON.stringify({ ...receiving.variables, customer_phone: call.from }),
-    }).returning<{ id: number }[]>('id');
-    callId = Number(row?.id);
-  } catch (error) {
-    if (!isUniqueViolation(error)) throw error;
-    const earlier = await knex('calls').where({ providerCallId: call.providerCallId }).first<{ id: number }>('id');
-    return streamTo(deps, Number(earlier.id));
+  const admitted = await admit(knex, { ...receiving, assistantId }, call);
+  if (admitted === 'busy') {
+    deps.logger.info({ numberId: receiving.numberId, userId: receiving.userId }, 'an inbound call with its owner at the plan\'s concurrent-call limit: rejected busy');
+    return twiml('<Reject reason="busy"/>');
   }
+  if (admitted.earlier) return streamTo(deps, admitted.callId);
+  const { callId } = admitted;
   try {
     await startCallLifecycle(deps.temporal, { id: callId, userId: receiving.userId, assistantId: receiving.assistantId }, deps.logger);
   } catch (error) {
@@ -82,6 +73,37 @@ export async function answerInboundCall(deps: InboundCallDeps, call: { to: strin
     throw error;
   }
   return streamTo(deps, callId);
+}
+
+/**
+ * Records the call in one of the owner's concurrent-call slots (the same count `make_call` is refused at), or
+ * answers `busy` with nothing written. The owner's row is locked first, so the same call announced again finds
+ * its record (and is not counted against itself) and two calls at the last slot are admitted one at a time.
+ */
+async function admit(knex: Knex, receiving: Receiving & { assistantId: number }, call: { to: string; from: string; providerCallId: string }): Promise<'busy' | { callId: number; earlier: boolean }> {
+  try {
+    return await knex.transaction(async (trx) => {
+      await lockCallOwner(trx, receiving.userId);
+      const earlier = await trx('calls').where({ providerCallId: call.providerCallId }).first<{ id: number } | undefined>('id');
+      if (earlier) return { callId: Number(earlier.id), earlier: true };
+      await claimCallSlot(trx, receiving.userId, 'owner');
+      const [row] = await trx('calls').insert({
+        userId: receiving.userId,
+        assistantId: receiving.assistantId,
+        assistantName: receiving.assistantName ?? '',
+        type: 'inbound',
+        status: 'initiated',
+        assistantPhoneNumber: call.to,
+        clientPhoneNumber: call.from,
+        providerCallId: call.providerCallId,
+        variables: JSON.stringify({ ...receiving.variables, customer_phone: call.from }),
+      }).returning<{ id: number }[]>('id');
+      return { callId: Number(row?.id), earlier: false };
+    });
+  } catch (error) {
+    if (error instanceof UsageLimitError) return 'busy';
+    throw error;
+  }
 }
 
 /** TwiML connecting the call to the media gateway, with the call's id and stream credential as parameters. */

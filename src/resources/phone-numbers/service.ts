@@ -38,11 +38,8 @@ export async function ownedNumbers(knex: Knex, userId: number): Promise<PhoneNum
   return PhoneNumber.query(knex).modify('held').where({ userId }).orderBy('id');
 }
 
-/**
- * The countries an account may call and text: those of its own numbers, so a stolen key cannot run up calls or
- * messages to premium destinations elsewhere (toll fraud).
- */
-export async function dialingCountries(knex: Knex, userId: number): Promise<string[]> {
+/** The countries of the account's own numbers: its dialing allow-list by default (dialing-countries/service.ts). */
+export async function numberCountries(knex: Knex, userId: number): Promise<string[]> {
   const rows: { countryCode: string }[] = await knex('phone_numbers').where({ userId }).whereIn('status', HELD_STATUSES).distinct('countryCode');
   return rows.map((row) => row.countryCode);
 }

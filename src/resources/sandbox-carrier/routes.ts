@@ -6,7 +6,7 @@ import type { SignatureVerifier } from '../../api/middleware/signatures.ts';
 import { defineRoute, type RouteDefinition } from '../../api/routing.ts';
 import { MessageBody } from '../../api/schemas.ts';
 import { BadRequestError, ConflictError, NotFoundError } from '../../lib/errors.ts';
-import type { SandboxCarrier } from '../../providers/telephony/sandbox-carrier/carrier.ts';
+import { newCallSid, type SandboxCarrier } from '../../providers/telephony/sandbox-carrier/carrier.ts';
 import type { CallRequest, SmsRequest, TransferRequest } from '../../providers/telephony/types.ts';
 
 export interface SandboxCarrierDeps {
@@ -21,9 +21,25 @@ const digest = (text: string) => createHash('sha256').update(text).digest();
 /** The longest text the sandbox carrier sends, as Twilio's limit for a message's body. */
 const MAX_MESSAGE_LENGTH = 1600;
 
+/** How long the carrier remembers a dial's key: far longer than any activity retries a dial. */
+const KEEP_DIAL_KEYS = "interval '1 day'";
+
+/**
+ * The call sid of a dial's key: a new one the caller is to place (`claimed`), or the one an earlier request with
+ * the same key placed. The key is claimed before the call is placed, so two requests racing with it dial once.
+ */
+async function claimDialKey(knex: Knex, idempotencyKey: string): Promise<{ sid: string; claimed: boolean }> {
+  await knex('sandbox_call_keys').where('createdAt', '<', knex.raw(`now() - ${KEEP_DIAL_KEYS}`)).delete();
+  const sid = newCallSid();
+  const inserted = await knex('sandbox_call_keys').insert({ idempotencyKey, callSid: sid }).onConflict('idempotencyKey').ignore().returning('callSid') as unknown[];
+  if (inserted.length > 0) return { sid, claimed: true };
+  const earlier = await knex('sandbox_call_keys').where({ idempotencyKey }).first<{ callSid: string }>('callSid');
+  return { sid: earlier.callSid, claimed: false };
+}
+
 /**
  * The sandbox carrier's API, which the sandbox telephony adapter calls from any process as Twilio's adapter
- * calls Twilio: `POST /api/sandbox/carrier/calls` dials, `POST …/calls/{sid}/end` ends a call, `GET
+ * calls Twilio: `POST /api/sandbox/carrier/calls` dials (once per `idempotencyKey`), `POST …/calls/{sid}/end` ends a call, `GET
  * …/calls/{sid}` reads what the carrier saw of it and `GET …/calls?to=` the calls to a number; `POST …/scripts`
  * gives a number's callee its lines; `POST …/messages` sends a text and `GET …/messages/{sid}`
  * reads it. Callers present the carrier's key as a bearer token.
@@ -47,15 +63,19 @@ export function sandboxCarrierRoutes(deps: SandboxCarrierDeps): RouteDefinition[
       path: '/sandbox/carrier/calls',
       tag: 'Sandbox carrier',
       summary: 'Dials a simulated callee (the sandbox telephony adapter calls this)',
+      description: 'Body: the call request, and an `idempotencyKey`: asked again with a key it placed a call for, the carrier answers that call\'s sid and dials nobody.',
       auth,
       bodyKind: 'raw',
       responses: { 201: { description: 'Dialing', schema: Type.Object({ sid: Type.String() }) } },
       async handle({ rawBody }) {
-        const request = JSON.parse(rawBody?.toString('utf8') || '{}') as CallRequest;
+        const { idempotencyKey, ...request } = JSON.parse(rawBody?.toString('utf8') || '{}') as CallRequest & { idempotencyKey?: unknown };
         const to = parsePhoneNumberFromString(String(request.to ?? ''));
         if (!to?.isValid() || to.number !== request.to) throw new BadRequestError(`The sandbox carrier cannot dial ${String(request.to)}: not a valid E.164 number.`);
         if (!await holds(request.from)) throw new BadRequestError(`${String(request.from)} is not a number of the sandbox carrier: calls are placed from numbers bought from it.`);
-        return { status: 201, body: { sid: carrier.place(request) } };
+        if (idempotencyKey === undefined) return { status: 201, body: { sid: carrier.place(request) } };
+        if (typeof idempotencyKey !== 'string' || idempotencyKey.length === 0 || idempotencyKey.length > 255) throw new BadRequestError('An `idempotencyKey` is a string of 1 to 255 characters.');
+        const sid = await claimDialKey(knex, idempotencyKey);
+        return { status: 201, body: { sid: sid.claimed ? carrier.place(request, { sid: sid.sid }) : sid.sid } };
       },
     }),
     defineRoute({

@@ -8,7 +8,7 @@ import { pageWindow, type PageRequest } from '../../lib/pagination.ts';
 import type { Logger } from '../../logger.ts';
 import type { TelephonyProvider } from '../../providers/telephony/types.ts';
 import { PhoneNumber } from '../phone-numbers/model.ts';
-import { dialingCountries } from '../phone-numbers/service.ts';
+import { describeDialingCountries, dialingCountryList } from '../dialing-countries/service.ts';
 import { SmsMessage, type SmsDirection } from './model.ts';
 import { recordMessageStatus } from './status.ts';
 
@@ -123,9 +123,9 @@ export async function sendSms(deps: SmsDeps, userId: number, request: SmsRequest
   const { knex } = deps;
   const to = recipientNumber(request.to);
   const sender = await senderOf(knex, userId, request.from);
-  const allowed = await dialingCountries(knex, userId);
-  if (!allowed.includes(to.country)) {
-    throw new BadRequestError(`SMS to ${to.country} numbers are not allowed for this account: it texts the countries of its own phone numbers (${allowed.join(', ')}).`);
+  const allowed = await dialingCountryList(knex, userId);
+  if (!allowed.countries.includes(to.country)) {
+    throw new BadRequestError(`SMS to ${to.country} numbers are not allowed for this account: it texts ${describeDialingCountries(allowed)}.`);
   }
   const carrier = deps.telephony.messages;
   if (!carrier) throw new ServiceUnavailableError(smsTexts.noCarrier);

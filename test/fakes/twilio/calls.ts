@@ -232,12 +232,17 @@ export function callRoutes(accountSid: string, authToken: string, numbers: Twili
     return { status: 200, body: { ...call } };
   };
 
+  // Twilio lists calls newest first, filtered by the number called and the number calling when asked.
+  const listed = (query: URLSearchParams) => [...state.calls.values()]
+    .filter((call) => (!query.has('To') || call.to === query.get('To')) && (!query.has('From') || call.from === query.get('From')))
+    .reverse();
+
   const callPath = new RegExp(`^${base}/Calls/(CA[0-9a-f]{32})\\.json$`);
   return {
     state,
     routes: [
       { method: 'POST', pattern: new RegExp(`^${base}/Calls\\.json$`), handle: create },
-      { method: 'GET', pattern: new RegExp(`^${base}/Calls\\.json$`), handle: (_match, request) => page(request.path, 'calls', [...state.calls.values()], request.query) },
+      { method: 'GET', pattern: new RegExp(`^${base}/Calls\\.json$`), handle: (_match, request) => page(request.path, 'calls', listed(request.query), request.query) },
       { method: 'GET', pattern: callPath, handle: one((call) => ({ status: 200, body: call })) },
       { method: 'POST', pattern: callPath, handle: update },
     ],

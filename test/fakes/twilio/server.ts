@@ -54,6 +54,8 @@ export interface FakeTwilio {
    * signed over the public URL, as Twilio reaches a developer's machine through a tunnel.
    */
   tunnel(publicUrl: string, localUrl: string): void;
+  /** Carries out the next request whose path contains `pathPart`, then closes its connection without answering (an answer lost). */
+  loseAnswerNext(pathPart: string): void;
   close(): Promise<void>;
 }
 
@@ -94,7 +96,7 @@ export async function startFakeTwilio(options: { placesCalls?: boolean } = {}): 
   const accountSid = sid('AC');
   const authToken = randomBytes(16).toString('hex');
   const requests: TwilioRequest[] = [];
-  const failures: { pathPart: string; answer: TwilioAnswer | 'drop' }[] = [];
+  const failures: { pathPart: string; answer: TwilioAnswer | 'drop' | 'lose' }[] = [];
   const numbers = numberRoutes(accountSid);
   const network = options.placesCalls ? twilioNetwork({ accountSid, authToken, observe: (call) => calls.state.follow(call) }) : undefined;
   const calls = callRoutes(accountSid, authToken, numbers.state, network?.carrier);
@@ -106,12 +108,15 @@ export async function startFakeTwilio(options: { placesCalls?: boolean } = {}): 
     const [user, password] = Buffer.from(credentials ?? '', 'base64').toString().split(':');
     if (user !== accountSid || password !== authToken) return twilioError(401, 20003, 'Authenticate');
     const failure = failures.findIndex((entry) => request.path.includes(entry.pathPart));
-    if (failure >= 0) return failures.splice(failure, 1)[0]!.answer;
+    const planned = failure >= 0 ? failures.splice(failure, 1)[0]!.answer : undefined;
+    if (planned && planned !== 'lose') return planned;
     const accountPath = /^\/2010-04-01\/Accounts\/([^/]+)\//.exec(request.path);
     if (accountPath && accountPath[1] !== accountSid) return twilioError(403, 20003, 'Authenticate');
     for (const route of routes) {
       const match = route.method === request.method ? route.pattern.exec(request.path) : null;
-      if (match) return route.handle(match.slice(1), request);
+      if (!match) continue;
+      const answered = route.handle(match.slice(1), request);
+      return planned === 'lose' ? 'drop' : answered;
     }
     return twilioError(404, 20404, `The requested resource ${request.path} was not found`);
   }
@@ -161,6 +166,9 @@ export async function startFakeTwilio(options: { placesCalls?: boolean } = {}): 
     async close() {
       await network?.carrier.close();
       await close();
+    },
+    loseAnswerNext(pathPart) {
+      failures.push({ pathPart, answer: 'lose' });
     },
   };
 }

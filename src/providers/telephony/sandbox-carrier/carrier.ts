@@ -48,6 +48,11 @@ export interface SimulatedTransfer {
   endedAt?: number;
 }
 
+/** A call's sid, as Twilio shapes them. */
+export function newCallSid(): string {
+  return `CA${randomBytes(16).toString('hex')}`;
+}
+
 /** How long an ended call stays readable. */
 const KEEP_ENDED_MS = 10 * 60 * 1000;
 
@@ -110,9 +115,9 @@ export class SandboxCarrier {
     }, this.logger);
   }
 
-  /** Dials: answers the call's sid at once, then plays the call out; `as` Twilio would, for Twilio's fake. */
+  /** Dials: answers the call's sid (chosen beforehand in `as`, when given) at once, then plays the call out; `as` Twilio would, for Twilio's fake. */
   place(request: CallRequest, as?: ReportedAs): string {
-    const sid = as?.sid ?? `CA${randomBytes(16).toString('hex')}`;
+    const sid = as?.sid ?? newCallSid();
     const page = this.softphones.holder(request.to);
     const callee = page ? 'softphone' : calleeFor(request.to);
     const run = this.start({ sid, direction: 'outbound-api', request, callee, status: 'queued', startedAt: Date.now() }, page, as);
@@ -128,7 +133,7 @@ export class SandboxCarrier {
    * the carrier kept its routing), the call goes to Parley's routes.
    */
   ring(call: { from: string; to: string; lines?: string[]; page?: SoftphonePage; routing?: { voiceUrl: string | null; statusCallbackUrl: string | null } }, as?: ReportedAs): string {
-    const sid = as?.sid ?? `CA${randomBytes(16).toString('hex')}`;
+    const sid = as?.sid ?? newCallSid();
     const parley = callbackRouting(this.parleyUrl(), 'sandbox');
     const voiceUrl = call.routing?.voiceUrl ?? parley.voiceUrl;
     const request: CallRequest = {

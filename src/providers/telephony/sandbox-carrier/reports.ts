@@ -17,9 +17,10 @@ export interface ReportedAs {
   sid: string;
   /**
    * The status changes posted besides the final one, as `StatusCallbackEvent` names them (`initiated`,
-   * `ringing`, `answered`): none for an incoming call's number, whose status callback hears only the end.
+   * `ringing`, `answered`): none for an incoming call's number, whose status callback hears only the end;
+   * without it, every change, as the sandbox carrier posts them.
    */
-  events: string[];
+  events?: string[];
   /** Where the verdict of Twilio's asynchronous answering-machine detection goes, when it was asked for. */
   verdictUrl?: string;
 }
@@ -51,7 +52,7 @@ export class CallReports {
     const event = status === 'in-progress' ? 'answered' : status;
     // Twilio posts nothing for a call placed without a status callback.
     if (!call.request.statusCallbackUrl) return this.reported;
-    if (options.as && !FINAL_STATUSES.has(status) && !options.as.events.includes(event)) return this.reported;
+    if (options.as?.events && !FINAL_STATUSES.has(status) && !options.as.events.includes(event)) return this.reported;
     const form = new URLSearchParams({
       AccountSid: options.accountSid, ApiVersion: '2010-04-01', CallSid: call.sid, CallStatus: status, Direction: call.direction,
       From: call.request.from, To: call.request.to, SequenceNumber: String(this.sequence++), Timestamp: new Date().toUTCString().replace('GMT', '+0000'),
