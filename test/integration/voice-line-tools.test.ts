@@ -126,6 +126,7 @@ describe('pressing keys towards the far end', { timeout: 15_000 }, () => {
  */
 function fakeCarrier(options: { refuse?: string; refuseNumber?: string } = {}) {
   const transfers: { to: string; whisper: string | undefined; at: number }[] = [];
+  const warmTransfers: (Parameters<PhoneLine['warmTransfer']>[0] & { at: number })[] = [];
   let call: HarnessCall | undefined;
   const phone: PhoneLine = {
     checkTransfer: (phoneNumber) => (phoneNumber === options.refuseNumber ? Promise.reject(new Error('Calls to GB numbers are not allowed for this account.')) : Promise.resolve()),
@@ -135,8 +136,14 @@ function fakeCarrier(options: { refuse?: string; refuseNumber?: string } = {}) {
       call?.client.stop();
       return Promise.resolve();
     },
+    warmTransfer: (request) => {
+      warmTransfers.push({ ...request, at: performance.now() });
+      if (options.refuse) return Promise.reject(new Error(options.refuse));
+      call?.client.stop();
+      return Promise.resolve();
+    },
   };
-  return { phone, transfers, attach: (attached: HarnessCall) => { call = attached; } };
+  return { phone, transfers, warmTransfers, attach: (attached: HarnessCall) => { call = attached; } };
 }
 
 const transferTo = (overrides: Partial<{ phoneNumber: string; custom: boolean; warmTransfer: boolean; warmTransferMessage: string }> = {}) => ({
