@@ -3,7 +3,7 @@ import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { RejectedError } from '../lib/errors.ts';
 import type { TelephonyProvider } from '../providers/telephony/types.ts';
 import { dialingCountries } from '../resources/phone-numbers/service.ts';
-import { addTransfer, advanceSupervisorTransfer, settlePhoneTransfer } from '../resources/calls/transfers.ts';
+import { addTransfer, advanceSupervisorTransfer, noteSupervisorCall, settlePhoneTransfer } from '../resources/calls/transfers.ts';
 import { roomFor, supervisorTwiml } from '../resources/carrier-callbacks/warm-transfers.ts';
 import type { PhoneLine } from '../voice/line.ts';
 import type { AssistantSetup, CallSetup } from '../voice/run.ts';
@@ -73,11 +73,12 @@ export function phoneLine(deps: PhoneLineDeps, call: { id: number; userId: numbe
         : transfer.callerIdMode === 'custom' ? transfer.customCallerId ?? outbound.phoneNumber : outbound.phoneNumber;
       await addTransfer(knex, call.id, {
         type: 'supervisor', to: transfer.supervisorPhone, caller_id: callerId, briefing, summary_source: summarySource, connected_message: transfer.connectedMessage,
-        hold_music_volume: transfer.holdMusicVolume ?? null, status: 'requested', requested_at: new Date().toISOString(), connected_at: null, ended_at: null, duration: null, error: null,
+        hold_music_volume: transfer.holdMusicVolume ?? null, status: 'requested', requested_at: new Date().toISOString(), connected_at: null, ended_at: null, duration: null, error: null, supervisor_call_id: null,
       });
       const callbacks = `${deps.publicUrl}/api/telephony/${telephony.name}`;
+      let supervisorCallId: string;
       try {
-        await carrier.warmTransfer(row.providerCallId, {
+        ({ supervisorCallId } = await carrier.warmTransfer(row.providerCallId, {
           to: transfer.supervisorPhone,
           callerId,
           room: roomFor(call.id),
@@ -85,11 +86,12 @@ export function phoneLine(deps: PhoneLineDeps, call: { id: number; userId: numbe
           supervisorTwiml: supervisorTwiml(briefing, `${callbacks}/warm-transfer/bridge?call_id=${call.id}`),
           supervisorStatusUrl: `${callbacks}/warm-transfer/status?call_id=${call.id}`,
           ringTimeoutSeconds: TRANSFER_RING_SECONDS,
-        });
+        }));
       } catch (error) {
         await advanceSupervisorTransfer(knex, call.id, { status: 'failed', error: error instanceof Error ? error.message : String(error) });
         throw error;
       }
+      await noteSupervisorCall(knex, call.id, supervisorCallId);
     },
   };
 }

@@ -79,7 +79,7 @@ describe.skipIf(!speechInstalled)(`warm transfers to a supervisor through the sa
     expect(shown.transfers).toEqual([{
       type: 'supervisor', to: '+14155550142', caller_id: outboundNumber, briefing, summary_source: 'model', connected_message: 'You are through to my supervisor now.',
       hold_music_volume: 40, status: 'completed', requested_at: expect.any(String), connected_at: expect.any(String), ended_at: expect.any(String),
-      duration: expect.any(Number), error: null,
+      duration: expect.any(Number), error: null, supervisor_call_id: carried.warmTransfer!.supervisorSid,
     }]);
     expect(carried.warmTransfer).toMatchObject({
       to: '+14155550142', callee: 'person', room: `parley-call-${row.id}`, status: 'completed', briefing, callerHeard: 'You are through to my supervisor now.',

@@ -95,6 +95,7 @@ describe('warm transfers to a supervisor on Twilio', () => {
     expect(await transfersOf(callId)).toEqual([{
       type: 'supervisor', to: '+14155550142', caller_id: outbound.phoneNumber, briefing: BRIEFING, summary_source: 'model', connected_message: 'You are now connected.',
       hold_music_volume: 80, status: 'requested', requested_at: expect.any(String), connected_at: null, ended_at: null, duration: null, error: null,
+      supervisor_call_id: supervisor.call.sid,
     }]);
 
     // Twilio fetches the wait URL: the music at the volume, no signature needed.
@@ -145,6 +146,21 @@ describe('warm transfers to a supervisor on Twilio', () => {
     // The supervisor's call ending afterwards changes nothing.
     await callback(`${PUBLIC_URL}/api/telephony/twilio/warm-transfer/status?call_id=${callId}`, { CallSid: supervisor.call.sid, CallStatus: 'completed', CallDuration: '9' });
     expect(await transfersOf(callId)).toMatchObject([{ status: 'canceled', duration: null }]);
+  });
+
+  it('calls the supervisor off when the caller hangs up on hold', async () => {
+    const { callId, providerCallId } = await liveCall();
+    await line(callId).warmTransfer({ transfer: transfer(), briefing: BRIEFING, summarySource: 'model' });
+    const supervisor = supervisorCall();
+    twilio.calls.calls.get(supervisor.call.sid)!.status = 'ringing';
+    // The caller's own status callback: the number's, naming the call by its sid.
+    twilio.calls.complete(providerCallId, 30);
+    await callback(`${PUBLIC_URL}/api/telephony/twilio/status`, { CallSid: providerCallId, CallStatus: 'completed', CallDuration: '30' });
+    expect(twilio.calls.calls.get(supervisor.call.sid)!.status).toBe('canceled');
+    expect(await transfersOf(callId)).toMatchObject([{ status: 'canceled', error: 'The caller hung up before the supervisor was connected.' }]);
+    // Twilio's word that the supervisor's call was canceled changes nothing more.
+    await callback(`${PUBLIC_URL}/api/telephony/twilio/warm-transfer/status?call_id=${callId}`, { CallSid: supervisor.call.sid, CallStatus: 'canceled' });
+    expect(await transfersOf(callId)).toMatchObject([{ status: 'canceled' }]);
   });
 
   it('leaves the caller with the assistant when Twilio will not call the supervisor, and records why', async () => {

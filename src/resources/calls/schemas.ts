@@ -84,6 +84,7 @@ const CallTransfer = Type.Union([
     ended_at: nullable(Type.String({ format: 'date-time' })),
     duration: nullable(Type.Integer({ description: 'Seconds of the supervisor\'s call, the briefing included.' })),
     error: nullable(Type.String()),
+    supervisor_call_id: nullable(Type.String({ description: 'The carrier\'s id of the supervisor\'s call (Twilio\'s CallSid), once placed.' })),
   }),
   Type.Object({
     type: Type.Literal('assistant'),

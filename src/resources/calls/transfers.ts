@@ -36,6 +36,8 @@ export interface SupervisorCallTransfer {
   duration: number | null;
   /** Why Parley could not ask the carrier, when it could not. */
   error: string | null;
+  /** The carrier's id of the supervisor's call, once placed. */
+  supervisor_call_id: string | null;
 }
 
 /** One transfer of a call, as stored in `calls.transfers` and shown with the call (times ISO 8601). */
@@ -103,11 +105,11 @@ export async function currentSupervisorTransfer(knex: Knex, callId: number): Pro
 }
 
 /**
- * Moves the call's running warm transfer on: to `connected` (the supervisor was briefed), or to its outcome.
- * Answers the transfer as it was before, or undefined when none was running (the outcome came before).
+ * Changes the call's running warm transfer as `change` says, given it as it stands; answers it as it was, or
+ * undefined when none was running (its outcome came before).
  */
-export async function advanceSupervisorTransfer(
-  knex: Knex, callId: number, next: { status: Exclude<SupervisorTransferStatus, 'requested'>; duration?: number; error?: string },
+async function changeSupervisorTransfer(
+  knex: Knex, callId: number, change: (running: SupervisorCallTransfer) => SupervisorCallTransfer,
 ): Promise<SupervisorCallTransfer | undefined> {
   return knex.transaction(async (trx) => {
     const row = await trx('calls').where({ id: callId }).forUpdate().first<{ transfers: CallTransfer[] } | undefined>('transfers');
@@ -115,11 +117,26 @@ export async function advanceSupervisorTransfer(
     const index = runningSupervisorTransfer(transfers);
     const running = transfers[index];
     if (running?.type !== 'supervisor') return undefined;
-    const now = new Date().toISOString();
-    transfers[index] = next.status === 'connected'
-      ? { ...running, status: 'connected', connected_at: now }
-      : { ...running, status: next.status, ended_at: now, duration: next.duration ?? null, error: next.error ?? running.error };
+    transfers[index] = change(running);
     await trx('calls').where({ id: callId }).update({ transfers: JSON.stringify(transfers), updatedAt: trx.fn.now() });
     return running;
   });
+}
+
+/**
+ * Moves the call's running warm transfer on: to `connected` (the supervisor was briefed), or to its outcome.
+ * Answers the transfer as it was before, or undefined when none was running (the outcome came before).
+ */
+export function advanceSupervisorTransfer(
+  knex: Knex, callId: number, next: { status: Exclude<SupervisorTransferStatus, 'requested'>; duration?: number; error?: string },
+): Promise<SupervisorCallTransfer | undefined> {
+  const now = new Date().toISOString();
+  return changeSupervisorTransfer(knex, callId, (running) => (next.status === 'connected'
+    ? { ...running, status: 'connected', connected_at: now }
+    : { ...running, status: next.status, ended_at: now, duration: next.duration ?? null, error: next.error ?? running.error }));
+}
+
+/** Keeps the carrier's id of the supervisor's call on the running warm transfer, to cancel it if the caller leaves. */
+export async function noteSupervisorCall(knex: Knex, callId: number, supervisorCallId: string): Promise<void> {
+  await changeSupervisorTransfer(knex, callId, (running) => ({ ...running, supervisor_call_id: supervisorCallId }));
 }

@@ -11,7 +11,7 @@ import { EMPTY_TWIML, receiveMessage, recordMessageStatus } from '../sms/status.
 import { answerInboundCall, type InboundCallDeps } from './inbound.ts';
 import { recordCarrierStatus, recordCarrierVerdict } from './service.ts';
 import { recordTransferOutcome, whisperTwiml } from './transfers.ts';
-import { bridgeSupervisor, recordSupervisorStatus } from './warm-transfers.ts';
+import { bridgeSupervisor, callerLeftHold, recordSupervisorStatus } from './warm-transfers.ts';
 
 export interface CarrierCallbackDeps extends InboundCallDeps {
   knex: Knex;
@@ -159,6 +159,7 @@ export function carrierCallbackRoutes(deps: CarrierCallbackDeps): RouteDefinitio
       responses: { 200: { description: 'Received', schema: MessageBody } },
       async handle({ query, body }) {
         await recordCarrierStatus(deps, { callId: query.call_id, providerCallId: body.CallSid, status: body.CallStatus, timestamp: body.Timestamp });
+        await callerLeftHold(deps, { callId: query.call_id, providerCallId: body.CallSid, status: body.CallStatus });
         return { body: { message: 'Received.' } };
       },
     }),

@@ -29,6 +29,8 @@ export function joinRoomTwiml(room: string, say?: string): string {
   return twiml(`${words}<Dial><Conference startConferenceOnEnter="true" endConferenceOnExit="true" beep="false">${escape(room)}</Conference></Dial>`);
 }
 
+const CALLER_GONE = 'The caller hung up before the supervisor was connected.';
+
 /** What the supervisor hears when the caller hung up while on hold. */
 const CALLER_GONE_TWIML = twiml(`<Say>${escape('Sorry, the caller has already hung up. Goodbye.')}</Say><Hangup/>`);
 
@@ -62,7 +64,7 @@ export async function bridgeSupervisor(deps: WarmTransferDeps, callId: number): 
   } catch (error) {
     // A caller who hung up on hold is a call the carrier has over: the supervisor is told.
     deps.logger.info({ err: error, callId }, 'the held caller could not be connected to the supervisor');
-    await advanceSupervisorTransfer(deps.knex, callId, { status: 'canceled', error: 'The caller hung up before the supervisor was connected.' });
+    await advanceSupervisorTransfer(deps.knex, callId, { status: 'canceled', error: CALLER_GONE });
     return CALLER_GONE_TWIML;
   }
   await advanceSupervisorTransfer(deps.knex, callId, { status: 'connected' });
@@ -98,5 +100,25 @@ export async function recordSupervisorStatus(deps: WarmTransferDeps, report: { c
     await carrier.updateCall(caller, GIVE_UP_TWIML);
   } catch (error) {
     deps.logger.info({ err: error, callId: report.callId }, 'the held caller was gone before hearing that the supervisor did not answer');
+  }
+}
+
+/**
+ * A status change of a call at the carrier (its number's callback): a caller who hangs up while held for a
+ * supervisor cancels the transfer, and the supervisor's call if it still rings (a supervisor who already
+ * answered hears that the caller has gone when the briefing ends).
+ */
+export async function callerLeftHold(deps: WarmTransferDeps, report: { callId: number | undefined; providerCallId: string; status: string }): Promise<void> {
+  if (report.status !== 'completed' && !NOT_TAKEN.some((status) => status === report.status)) return;
+  const row = await deps.knex('calls').where(report.callId === undefined ? { providerCallId: report.providerCallId } : { id: report.callId })
+    .first<{ id: number } | undefined>('id');
+  const transfer = row ? await currentSupervisorTransfer(deps.knex, Number(row.id)) : undefined;
+  if (!row || transfer?.status !== 'requested') return;
+  await advanceSupervisorTransfer(deps.knex, Number(row.id), { status: 'canceled', error: CALLER_GONE });
+  if (!transfer.supervisor_call_id || !deps.telephony.calls) return;
+  try {
+    await deps.telephony.calls.endCall(transfer.supervisor_call_id);
+  } catch (error) {
+    deps.logger.warn({ err: error, callId: row.id }, 'the supervisor\'s call could not be called off after the caller hung up');
   }
 }
