@@ -61,8 +61,11 @@ export function phoneLine(deps: PhoneLineDeps, call: { id: number; userId: numbe
     },
     async warmTransfer({ transfer, briefing, summarySource }) {
       await checkTransfer(transfer.supervisorPhone);
-      const row = await knex('calls').where({ id: call.id })
-        .first<{ providerCallId: string | null; clientPhoneNumber: string | null } | undefined>('providerCallId', 'clientPhoneNumber');
+      // The supervisor's phone rings as long as the assistant's calls ring (`ringing_time`).
+      const row = await knex('calls').leftJoin('assistants', 'assistants.id', 'calls.assistantId').where('calls.id', call.id)
+        .first<{ providerCallId: string | null; clientPhoneNumber: string | null; ringingTime: number | null } | undefined>(
+          'calls.providerCallId', 'calls.clientPhoneNumber', 'assistants.ringingTime',
+        );
       const outbound = await knex('phone_numbers').where({ id: transfer.outboundPhoneId, userId: call.userId }).whereNull('releasedAt')
         .first<{ phoneNumber: string } | undefined>('phoneNumber');
       const carrier = telephony.calls;
@@ -85,7 +88,7 @@ export function phoneLine(deps: PhoneLineDeps, call: { id: number; userId: numbe
           holdMusicUrl: transfer.holdMusicVolume === undefined ? undefined : `${callbacks}/hold-music?volume=${transfer.holdMusicVolume}`,
           supervisorTwiml: supervisorTwiml(briefing, `${callbacks}/warm-transfer/bridge?call_id=${call.id}`),
           supervisorStatusUrl: `${callbacks}/warm-transfer/status?call_id=${call.id}`,
-          ringTimeoutSeconds: TRANSFER_RING_SECONDS,
+          ringTimeoutSeconds: row.ringingTime ?? TRANSFER_RING_SECONDS,
         }));
       } catch (error) {
         await advanceSupervisorTransfer(knex, call.id, { status: 'failed', error: error instanceof Error ? error.message : String(error) });

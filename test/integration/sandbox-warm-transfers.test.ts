@@ -12,14 +12,15 @@ const SUMMARY = 'Sam is calling about a late delivery and wants a refund.';
  * `warm_call_transfer` end to end on the embedded default: an outbound call through the sandbox carrier, whose
  * callee answers; the model calls the tool, the caller hears the hold message and then waits with hold music
  * while the supervisor (the callee the number's last two digits choose) is rung, briefed with a summary the
- * model wrote, and bridged; a busy supervisor leaves the caller an apology instead of hold music for ever.
+ * model wrote, and bridged; a supervisor who does not answer leaves the caller an apology instead of hold
+ * music for ever.
  */
 describe.skipIf(!speechInstalled)(`warm transfers to a supervisor through the sandbox carrier${speechInstalled ? '' : ` (${speechSkipReason})`}`, () => {
   let llm: FakeLlmServer;
   let platform: TestPlatform;
   let owner: TestUser;
   let outboundNumber = '';
-  const assistants: Record<'person' | 'busy', number> = { person: 0, busy: 0 };
+  const assistants: Record<'person' | 'unanswered', number> = { person: 0, unanswered: 0 };
 
   beforeAll(async () => {
     llm = await startFakeLlmServer({ chunkSize: 4 });
@@ -38,7 +39,8 @@ describe.skipIf(!speechInstalled)(`warm transfers to a supervisor through the sa
     const offers = await platform.request<{ data: { phone_number: string }[] }>('GET', '/user/phone-numbers/search?country_code=US', { token: owner.token });
     outboundNumber = offers.body.data[0]!.phone_number;
     const bought = await platform.request<{ data: { id: number } }>('POST', '/user/phone-numbers/purchase', { token: owner.token, body: { phone_number: outboundNumber } });
-    const transferring = (tool: Record<string, unknown>) => createTestAssistant(platform, owner, {
+    const transferring = (tool: Record<string, unknown>, settings: Record<string, unknown> = {}) => createTestAssistant(platform, owner, {
+      ...settings,
       initial_message: 'Hello, this is Parley calling.',
       phone_number_id: bought.body.data.id,
       tools: [{ type: 'warm_call_transfer', outbound_phone_id: bought.body.data.id, description: 'Transfer to the supervisor when the caller asks for one.', ...tool }],
@@ -47,7 +49,8 @@ describe.skipIf(!speechInstalled)(`warm transfers to a supervisor through the sa
       supervisor_phone: '+14155550142', hold_music_volume: 40, hold_message: 'Please hold for a moment.', summary_instructions: 'BRIEF-OK: summarise the call.',
       briefing_initial_message: 'Hi, a caller for you.', connected_message: 'You are through to my supervisor now.',
     })).id;
-    assistants.busy = (await transferring({ supervisor_phone: '+14155550181', hold_music: 'none', summary_instructions: 'BRIEF-FAIL: summarise the call.' })).id;
+    // The supervisor's phone rings as long as the assistant's calls: two seconds here.
+    assistants.unanswered = (await transferring({ supervisor_phone: '+14155550185', hold_music: 'none', summary_instructions: 'BRIEF-FAIL: summarise the call.' }, { ringing_time: 2 })).id;
   }, 60_000);
   afterAll(async () => {
     await platform?.close();
@@ -93,13 +96,13 @@ describe.skipIf(!speechInstalled)(`warm transfers to a supervisor through the sa
     expect(asked.messages.at(-1)!.content).toMatch(/Assistant: Hello, this is Parley calling\.\nCaller: .+/);
   }, 90_000);
 
-  it('tells the caller and ends the call when the supervisor is busy, briefing from the last turns when the model fails', async () => {
-    const { shown, carried } = await transferredCall('busy');
+  it('tells the caller and ends the call when the supervisor does not answer, briefing from the last turns when the model fails', async () => {
+    const { shown, carried } = await transferredCall('unanswered');
     expect(shown).toMatchObject({ status: 'completed', end_reason: 'transferred' });
     const [transfer] = shown.transfers as Record<string, unknown>[];
-    expect(transfer).toMatchObject({ type: 'supervisor', to: '+14155550181', status: 'busy', summary_source: 'last_turns', hold_music_volume: null, connected_at: null, error: null });
+    expect(transfer).toMatchObject({ type: 'supervisor', to: '+14155550185', status: 'no-answer', summary_source: 'last_turns', hold_music_volume: null, connected_at: null, error: null });
     expect(transfer!.briefing).toMatch(/^Hello, I have a caller for you\. Here is a short summary\. The last words were: I said: "Hello, this is Parley calling\."; the caller said: ".+"/);
-    expect(carried.warmTransfer).toMatchObject({ callee: 'busy', status: 'busy', holdMusicPeak: 0, callerHeard: 'Sorry, nobody could take your call right now. Please try again later. Goodbye.' });
+    expect(carried.warmTransfer).toMatchObject({ callee: 'no-answer', status: 'no-answer', holdMusicPeak: 0, callerHeard: 'Sorry, nobody could take your call right now. Please try again later. Goodbye.' });
     expect(carried.warmTransfer!.briefing).toBeUndefined();
   }, 90_000);
 });
