@@ -310,7 +310,9 @@ export class SandboxCarrier {
       await bridgeTransfer({ call: run.call, request: run.handover, signal: run.ending.signal, accountSid: this.accountSid, post: (url, form, what) => run.reports.post(url, form, what) });
     }
     if (run.hold) {
-      await run.hold.run({ callSid: call.sid, accountSid: this.accountSid, signal: ending.signal, post: (url, form, what) => run.reports.post(url, form, what) });
+      await run.hold.run({
+        callSid: call.sid, accountSid: this.accountSid, signal: ending.signal, post: (url, form, what) => run.reports.post(url, form, what), reach: this.webhooks.reach,
+      });
     }
     return this.finish(run, 'completed');
   }

@@ -53,11 +53,14 @@ export class SupervisorHold {
     this.updates.push(twiml);
   }
 
-  /** Plays the hold out; resolves once the caller's call is over. `signal`: the caller hung up, or the carrier stops. */
-  async run(options: { callSid: string; accountSid: string; signal: AbortSignal; post: PostWebhook }): Promise<void> {
+  /**
+   * Plays the hold out; resolves once the caller's call is over. `signal`: the caller hung up, or the carrier
+   * stops; `reach`: where a request to Parley's URL goes, as for the carrier's webhooks.
+   */
+  async run(options: { callSid: string; accountSid: string; signal: AbortSignal; post: PostWebhook; reach?: (url: string) => string }): Promise<void> {
     const { record, request } = this;
     const { signal } = options;
-    if (request.holdMusicUrl) record.holdMusicPeak = await this.holdMusic(request.holdMusicUrl, signal);
+    if (request.holdMusicUrl) record.holdMusicPeak = await this.holdMusic(options.reach?.(request.holdMusicUrl) ?? request.holdMusicUrl, signal);
     const status = (CallStatus: string, extra: Record<string, string> = {}) => options.post(request.supervisorStatusUrl, new URLSearchParams({
       AccountSid: options.accountSid, CallSid: record.supervisorSid, CallStatus, Direction: 'outbound-api', From: request.callerId, To: request.to, ...extra,
     }), `the supervisor's status ${CallStatus}`);
