@@ -20,6 +20,7 @@ export type LineToolSpec =
     warmTransfer: boolean;
     warmTransferMessage: string | undefined;
   }
+  | ({ type: 'warm_call_transfer'; description: string } & SupervisorTransfer)
   | {
     type: 'assistant_transfer';
     /** Another assistant of the same owner, and its name. */
@@ -32,6 +33,27 @@ export type LineToolSpec =
     speakTransferGreeting: boolean;
   };
 
+/**
+ * A warm transfer to a supervisor (`warm_call_transfer`), its texts with their defaults: the caller hears
+ * `holdMessage` then hold music while the supervisor is rung; the supervisor hears `briefingInitialMessage` and
+ * a summary written by the model after `summaryInstructions`; the caller hears `connectedMessage` once bridged.
+ */
+export interface SupervisorTransfer {
+  /** E.164. */
+  supervisorPhone: string;
+  /** The account's number the supervisor is called from. */
+  outboundPhoneId: number;
+  /** Who the supervisor sees calling: the outbound number, the customer's, or `customCallerId`. */
+  callerIdMode: 'outbound_number' | 'customer_number' | 'custom';
+  customCallerId: string | undefined;
+  /** 0 to 100; undefined: the caller waits in silence (`hold_music: none`). */
+  holdMusicVolume: number | undefined;
+  holdMessage: string;
+  summaryInstructions: string;
+  briefingInitialMessage: string;
+  connectedMessage: string;
+}
+
 /** Where a conversation goes when a transfer ends it here, once the assistant's closing words have been heard. */
 export type Handoff =
   | {
@@ -40,7 +62,9 @@ export type Handoff =
     /** Said to the person answering before the caller is connected (a warm transfer); undefined for a cold one. */
     whisper: string | undefined;
   }
-  | { kind: 'assistant'; assistantId: number; message: string | undefined; greet: boolean };
+  | { kind: 'assistant'; assistantId: number; message: string | undefined; greet: boolean }
+  /** A warm transfer: the hold message is said and the briefing written by the session, then the carrier takes over. */
+  | { kind: 'supervisor'; transfer: SupervisorTransfer };
 
 /** What the person answering a warm transfer hears when the assistant configures no message. */
 export const DEFAULT_WARM_TRANSFER_MESSAGE = 'Hello, this is an AI assistant. I am transferring a caller to you now.';
@@ -140,6 +164,32 @@ export function callTransferTool(
 }
 
 /**
+ * Lets the model hand the caller to a supervisor with a briefing (the `warm_call_transfer` built-in). Calling
+ * it ends the conversation with the model: its closing words are said, then the hold message, and the
+ * carrier holds the caller while the supervisor is rung and briefed.
+ */
+export function warmCallTransferTool(
+  spec: Extract<LineToolSpec, { type: 'warm_call_transfer' }>, name: string, checkTransfer: (phoneNumber: string) => Promise<void>,
+): AgentTool {
+  const { type: _type, description, ...transfer } = spec;
+  return {
+    definition: {
+      name,
+      description: `${description.trim()} `
+        + 'The caller is put on hold while a colleague is called and briefed on this conversation, then connected. '
+        + 'Tell the caller you are connecting them before you call this.',
+      parameters: { type: 'object', properties: {}, additionalProperties: false },
+    },
+    ends: true,
+    async execute() {
+      await checkTransfer(spec.supervisorPhone);
+      return { transferring: true };
+    },
+    handoff: () => ({ kind: 'supervisor', transfer }),
+  };
+}
+
+/**
  * Lets the model hand the call over to another of the owner's assistants (the `assistant_transfer` built-in):
  * the same call goes on with that assistant's prompt, voice and tools, once this one's closing words (and its
  * `message_before_transfer`) have been said.
@@ -165,14 +215,15 @@ export function assistantTransferTool(
 
 /**
  * The line tools of an assistant, for a call whose line is `line`: one keypad entry and one key sender (the
- * first configured), every transfer to a number (`call_transfer`, `call_transfer_2`, ...) where the line can
- * be transferred, and every transfer to another assistant (`assistant_transfer`, ...) where the engine can
+ * first configured), every transfer to a number (`call_transfer`, `call_transfer_2`, ...) and to a supervisor
+ * (`warm_call_transfer`, ...) where the line can be transferred, and every transfer to another assistant (`assistant_transfer`, ...) where the engine can
  * hand the call over.
  */
 export function lineTools(specs: readonly LineToolSpec[], line: CallLine): AgentTool[] {
   const tools: AgentTool[] = [];
   const named = (type: string) => tools.some((tool) => tool.definition.name === type);
   let transfers = 0;
+  let warmTransfers = 0;
   let handovers = 0;
   for (const spec of specs) {
     if (spec.type === 'collect_keypad' && !named(spec.type)) tools.push(collectKeypadTool(spec, line));
@@ -181,6 +232,10 @@ export function lineTools(specs: readonly LineToolSpec[], line: CallLine): Agent
     if (spec.type === 'call_transfer' && check) {
       transfers++;
       tools.push(callTransferTool(spec, transfers === 1 ? 'call_transfer' : `call_transfer_${transfers}`, check));
+    }
+    if (spec.type === 'warm_call_transfer' && check) {
+      warmTransfers++;
+      tools.push(warmCallTransferTool(spec, warmTransfers === 1 ? 'warm_call_transfer' : `warm_call_transfer_${warmTransfers}`, check));
     }
     const checkAssistant = line.checkAssistant;
     if (spec.type === 'assistant_transfer' && checkAssistant) {

@@ -3,7 +3,8 @@ import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { RejectedError } from '../lib/errors.ts';
 import type { TelephonyProvider } from '../providers/telephony/types.ts';
 import { dialingCountries } from '../resources/dialing-countries/service.ts';
-import { addTransfer, settlePhoneTransfer } from '../resources/calls/transfers.ts';
+import { addTransfer, advanceSupervisorTransfer, noteSupervisorCall, settlePhoneTransfer } from '../resources/calls/transfers.ts';
+import { roomFor, supervisorTwiml } from '../resources/carrier-callbacks/warm-transfers.ts';
 import type { PhoneLine } from '../voice/line.ts';
 import type { AssistantSetup, CallSetup } from '../voice/run.ts';
 
@@ -20,7 +21,9 @@ export interface PhoneLineDeps {
 /**
  * A phone call's carrier as its session sees it: a number is transferred to under the account's dialing rules
  * (a valid number in a country of its own numbers, as `make_call` dials), and the transfer is recorded on the
- * call before the carrier is asked, its outcome coming later through the carrier's callback.
+ * call before the carrier is asked, its outcome coming later through the carrier's callback. A warm transfer
+ * calls the supervisor from the tool's outbound number (still the account's), showing the caller ID its mode
+ * says.
  */
 export function phoneLine(deps: PhoneLineDeps, call: { id: number; userId: number }): PhoneLine {
   const { knex, telephony } = deps;
@@ -55,6 +58,43 @@ export function phoneLine(deps: PhoneLineDeps, call: { id: number; userId: numbe
         await settlePhoneTransfer(knex, call.id, { status: 'failed', error: error instanceof Error ? error.message : String(error) });
         throw error;
       }
+    },
+    async warmTransfer({ transfer, briefing, summarySource }) {
+      await checkTransfer(transfer.supervisorPhone);
+      // The supervisor's phone rings as long as the assistant's calls ring (`ringing_time`).
+      const row = await knex('calls').leftJoin('assistants', 'assistants.id', 'calls.assistantId').where('calls.id', call.id)
+        .first<{ providerCallId: string | null; clientPhoneNumber: string | null; ringingTime: number | null } | undefined>(
+          'calls.providerCallId', 'calls.clientPhoneNumber', 'assistants.ringingTime',
+        );
+      const outbound = await knex('phone_numbers').where({ id: transfer.outboundPhoneId, userId: call.userId }).whereNull('releasedAt')
+        .first<{ phoneNumber: string } | undefined>('phoneNumber');
+      const carrier = telephony.calls;
+      if (!carrier?.warmTransfer) throw new RejectedError('This carrier cannot hold a caller for a supervisor.');
+      if (!row?.providerCallId) throw new RejectedError('This call cannot be transferred: the carrier has not named it yet.');
+      if (!outbound) throw new RejectedError('The number to call the supervisor from is no longer on this account.');
+      const callerId = transfer.callerIdMode === 'customer_number' ? row.clientPhoneNumber ?? outbound.phoneNumber
+        : transfer.callerIdMode === 'custom' ? transfer.customCallerId ?? outbound.phoneNumber : outbound.phoneNumber;
+      await addTransfer(knex, call.id, {
+        type: 'supervisor', to: transfer.supervisorPhone, caller_id: callerId, briefing, summary_source: summarySource, connected_message: transfer.connectedMessage,
+        hold_music_volume: transfer.holdMusicVolume ?? null, status: 'requested', requested_at: new Date().toISOString(), connected_at: null, ended_at: null, duration: null, error: null, supervisor_call_id: null,
+      });
+      const callbacks = `${deps.publicUrl}/api/telephony/${telephony.name}`;
+      let supervisorCallId: string;
+      try {
+        ({ supervisorCallId } = await carrier.warmTransfer(row.providerCallId, {
+          to: transfer.supervisorPhone,
+          callerId,
+          room: roomFor(call.id),
+          holdMusicUrl: transfer.holdMusicVolume === undefined ? undefined : `${callbacks}/hold-music?volume=${transfer.holdMusicVolume}`,
+          supervisorTwiml: supervisorTwiml(briefing, `${callbacks}/warm-transfer/bridge?call_id=${call.id}`),
+          supervisorStatusUrl: `${callbacks}/warm-transfer/status?call_id=${call.id}`,
+          ringTimeoutSeconds: row.ringingTime ?? TRANSFER_RING_SECONDS,
+        }));
+      } catch (error) {
+        await advanceSupervisorTransfer(knex, call.id, { status: 'failed', error: error instanceof Error ? error.message : String(error) });
+        throw error;
+      }
+      await noteSupervisorCall(knex, call.id, supervisorCallId);
     },
   };
 }

@@ -3,6 +3,7 @@
  * for a phone call the carrier that can hand the call over. The session lends it to each reply, whose tools
  * act in the order of the reply's speech.
  */
+import type { SupervisorTransfer } from '../agent/line-tools.ts';
 import type { CallLine } from '../agent/ports.ts';
 import { untilAborted } from '../lib/abort.ts';
 import type { AsyncQueue } from './async-queue.ts';
@@ -24,6 +25,12 @@ export interface PhoneLine {
    * person answering hearing `whisper` first when given. Resolves once the carrier has taken the call.
    */
   transfer(request: { to: string; whisper: string | undefined }): Promise<void>;
+  /**
+   * Hands the live call over to a supervisor (a warm transfer): the carrier holds the caller (the media
+   * stream ends) while the supervisor is rung and hears `briefing`, then bridges them. Resolves once the
+   * carrier has taken the call; the outcome is recorded on the call as the carrier reports it.
+   */
+  warmTransfer(request: { transfer: SupervisorTransfer; briefing: string; summarySource: 'model' | 'last_turns' }): Promise<void>;
 }
 
 /** The owner's other assistants, which can take the call over (`assistant_transfer`). */

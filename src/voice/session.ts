@@ -64,6 +64,7 @@ export class CallSession {
       ending: () => this.ending,
       quiet: () => this.quiet(),
       say: (text, options) => this.say(text, options),
+      history: () => this.history.slice(),
       reply: (message) => this.reply({ history: this.history.slice(), message }),
       end: async (reason) => {
         this.ending = true;
@@ -164,6 +165,7 @@ export class CallSession {
   private async finish(reason: EndReason): Promise<void> {
     if (this.finished) return;
     this.finished = true;
+    this.handover.cancel();
     this.listener?.close();
     this.line.keypad.close();
     this.screening?.close();

@@ -126,6 +126,7 @@ describe('pressing keys towards the far end', { timeout: 15_000 }, () => {
  */
 function fakeCarrier(options: { refuse?: string; refuseNumber?: string } = {}) {
   const transfers: { to: string; whisper: string | undefined; at: number }[] = [];
+  const warmTransfers: (Parameters<PhoneLine['warmTransfer']>[0] & { at: number })[] = [];
   let call: HarnessCall | undefined;
   const phone: PhoneLine = {
     checkTransfer: (phoneNumber) => (phoneNumber === options.refuseNumber ? Promise.reject(new Error('Calls to GB numbers are not allowed for this account.')) : Promise.resolve()),
@@ -135,8 +136,14 @@ function fakeCarrier(options: { refuse?: string; refuseNumber?: string } = {}) {
       call?.client.stop();
       return Promise.resolve();
     },
+    warmTransfer: (request) => {
+      warmTransfers.push({ ...request, at: performance.now() });
+      if (options.refuse) return Promise.reject(new Error(options.refuse));
+      call?.client.stop();
+      return Promise.resolve();
+    },
   };
-  return { phone, transfers, attach: (attached: HarnessCall) => { call = attached; } };
+  return { phone, transfers, warmTransfers, attach: (attached: HarnessCall) => { call = attached; } };
 }
 
 const transferTo = (overrides: Partial<{ phoneNumber: string; custom: boolean; warmTransfer: boolean; warmTransferMessage: string }> = {}) => ({
@@ -218,6 +225,45 @@ describe('transferring a phone call to a number', { timeout: 15_000 }, () => {
     await say(call, 'book');
     await call.client.waitFor(() => call.turns.length === 2, 5000, 'the answer');
     expect(harness.llm.requests[0]!.tools!.map((tool) => tool.name)).toEqual(['end_call']);
+  });
+});
+
+describe('a warm transfer to a supervisor', { timeout: 15_000 }, () => {
+  const supervisor = {
+    type: 'warm_call_transfer' as const, description: 'Get the supervisor.', supervisorPhone: '+14155550142', outboundPhoneId: 3, callerIdMode: 'outbound_number' as const,
+    customCallerId: undefined, holdMusicVolume: 80, holdMessage: 'Please hold while I connect you.', summaryInstructions: 'Say who calls and why.',
+    briefingInitialMessage: 'Hello, a caller for you.', connectedMessage: 'You are now connected.',
+  };
+
+  it('says the closing words and the hold message, has the model write the summary, then hands the caller to the carrier', async () => {
+    const carrier = fakeCarrier();
+    harness = await startVoiceHarness({ settings: { waitForCustomer: true }, profile: { lineTools: [supervisor] }, phone: carrier.phone });
+    harness.llm.script({ calls: [{ name: 'warm_call_transfer', arguments: '{}' }] }, { text: 'Let me get my supervisor.' }, { text: 'The caller wants to book a table.' });
+    const call = await harness.call(MULAW_8K);
+    carrier.attach(call);
+    await say(call, 'book');
+    expect(await call.ended).toBe('transferred');
+    expect(carrier.warmTransfers).toEqual([{
+      transfer: expect.objectContaining({ supervisorPhone: '+14155550142', holdMusicVolume: 80 }), briefing: 'Hello, a caller for you. The caller wants to book a table.', summarySource: 'model', at: expect.any(Number),
+    }]);
+    expect(roles(call)).toEqual([`user: ${UTTERANCES.book.text}`, 'assistant: Let me get my supervisor.', 'assistant: Please hold while I connect you.']);
+    // The hold message was heard before the carrier took the call; the summary was asked with the instructions.
+    expect(call.client.echoed.at(-1)!.at).toBeLessThan(carrier.warmTransfers[0]!.at);
+    expect(harness.llm.requests[2]!.messages[0]!.content).toMatch(/^Say who calls and why\./);
+  });
+
+  it('goes on with the call when the carrier cannot hold it for the supervisor, the model telling the caller', async () => {
+    const carrier = fakeCarrier({ refuse: 'Twilio would not call the supervisor' });
+    harness = await startVoiceHarness({ settings: { waitForCustomer: true }, profile: { lineTools: [{ ...supervisor, holdMessage: '' }] }, phone: carrier.phone });
+    harness.llm.script({ calls: [{ name: 'warm_call_transfer', arguments: '{}' }] }, { text: 'Transferring you.' }, { text: 'A caller.' }, { text: 'Sorry, nobody is free.' });
+    const call = await harness.call(MULAW_8K);
+    carrier.attach(call);
+    await say(call, 'book');
+    await call.client.waitFor(() => call.turns.length === 3, 5000, 'the apology');
+    expect(roles(call)).toEqual([`user: ${UTTERANCES.book.text}`, 'assistant: Transferring you.', 'assistant: Sorry, nobody is free.']);
+    expect(harness.llm.requests[3]!.messages.at(-1)!.content).toBe('(The transfer to a colleague did not go through: Twilio would not call the supervisor. Tell the caller, and go on helping them.)');
+    call.client.stop();
+    expect(await call.ended).toBe('customer_hangup');
   });
 });
 

@@ -119,6 +119,17 @@ function sandboxCalls(ask: CarrierRequest): CarrierCalls {
       if (status === 404 || status === 409) throw new RejectedError(payload.message ?? 'The call is not live at the sandbox carrier.');
       if (status !== 200) throw new Error(`The sandbox carrier answered ${status} to a transfer.`);
     },
+    async warmTransfer(providerCallId, request) {
+      const { status, payload } = await ask(`/calls/${providerCallId}/warm-transfer`, request);
+      if (status === 404 || status === 409) throw new RejectedError(payload.message ?? 'The call is not live at the sandbox carrier.');
+      if (status !== 200 || !payload.sid) throw new Error(`The sandbox carrier answered ${status} to a warm transfer.`);
+      return { supervisorCallId: payload.sid };
+    },
+    async updateCall(providerCallId, twiml) {
+      const { status, payload } = await ask(`/calls/${providerCallId}/update`, { twiml });
+      if (status === 404 || status === 409) throw new RejectedError(payload.message ?? 'The call is not held at the sandbox carrier.');
+      if (status !== 200) throw new Error(`The sandbox carrier answered ${status} to a call update.`);
+    },
     async callPrice(providerCallId) {
       const { status, payload } = await ask(`/calls/${providerCallId}`, undefined, 'GET');
       // The carrier keeps ended calls for a while, in one api replica's memory: one it forgot cannot be priced.

@@ -5,7 +5,7 @@ import type { TelephonyConfig } from '../../config/telephony.ts';
 import { RejectedError } from '../../lib/errors.ts';
 import { parseUsd } from '../../lib/money.ts';
 import { callbackPaths, callbackRouting } from './routing.ts';
-import type { AddressRequirement, AvailableNumber, CallRequest, CarrierCalls, CarrierMessages, DialAttempt, NumberRouting, TelephonyProvider, TransferRequest } from './types.ts';
+import type { AddressRequirement, AvailableNumber, CallRequest, CarrierCalls, CarrierMessages, DialAttempt, NumberRouting, TelephonyProvider, TransferRequest, WarmTransferRequest } from './types.ts';
 
 export type TwilioSettings = Extract<TelephonyConfig, { provider: 'twilio' }>;
 
@@ -170,6 +170,19 @@ export function createTwilioTelephony(options: { settings: TwilioSettings; publi
   };
 }
 
+/**
+ * The TwiML a caller waits for a supervisor with: alone in the conference `room`, which does not start with
+ * them, hearing `holdMusicUrl` in a loop (Twilio's `waitUrl`; an empty one is silence). Parley moves the caller
+ * out of it (a call update) to be connected or to hear why not, so leaving it ends nothing.
+ */
+export function holdTwiml(room: string, holdMusicUrl: string | undefined): string {
+  const twiml = new twilio.twiml.VoiceResponse();
+  twiml.dial().conference({
+    waitUrl: holdMusicUrl ?? '', waitMethod: 'GET', startConferenceOnEnter: false, endConferenceOnExit: false, beep: 'false',
+  }, room);
+  return twiml.toString();
+}
+
 /** Every status change Twilio can call back with, so the call's workflow follows it from dial to hang-up. */
 const STATUS_EVENTS = ['initiated', 'ringing', 'answered', 'completed'];
 
@@ -251,6 +264,39 @@ function twilioCalls(client: twilio.Twilio): CarrierCalls {
         await client.calls(providerCallId).update({ twiml: twiml.toString() });
       } catch (error) {
         throw carrierError(error, `transfer the call to ${request.to}`);
+      }
+    },
+
+    /**
+     * Calls the supervisor first, with the briefing's TwiML and the status callback (a number Twilio will not
+     * call leaves the caller on the line with the assistant, who is told); then replaces the caller's TwiML with
+     * the hold in the room, which ends its stream. A caller gone meanwhile cancels the supervisor's call.
+     */
+    async warmTransfer(providerCallId: string, request: WarmTransferRequest) {
+      let supervisorCallId: string;
+      try {
+        const call = await client.calls.create({
+          to: request.to, from: request.callerId, twiml: request.supervisorTwiml, timeout: request.ringTimeoutSeconds,
+          statusCallback: request.supervisorStatusUrl, statusCallbackMethod: 'POST',
+        });
+        supervisorCallId = call.sid;
+      } catch (error) {
+        throw carrierError(error, `call the supervisor at ${request.to}`);
+      }
+      try {
+        await client.calls(providerCallId).update({ twiml: holdTwiml(request.room, request.holdMusicUrl) });
+      } catch (error) {
+        await client.calls(supervisorCallId).update({ status: 'canceled' }).catch(() => undefined);
+        throw carrierError(error, 'put the call on hold');
+      }
+      return { supervisorCallId };
+    },
+
+    async updateCall(providerCallId: string, twiml: string) {
+      try {
+        await client.calls(providerCallId).update({ twiml });
+      } catch (error) {
+        throw carrierError(error, `update the call ${providerCallId}`);
       }
     },
 

@@ -115,6 +115,37 @@ export interface TransferRequest {
   ringTimeoutSeconds: number;
 }
 
+/**
+ * A live call Parley hands over to a supervisor with a briefing (`warm_call_transfer`), Twilio's way: the
+ * caller waits in a conference, hearing hold music, while the carrier calls the supervisor, who hears the
+ * briefing and then joins.
+ */
+export interface WarmTransferRequest {
+  /** E.164: the supervisor. */
+  to: string;
+  /** The number the supervisor sees calling. */
+  callerId: string;
+  /** The conference the caller waits in and the supervisor joins, named after the call. */
+  room: string;
+  /**
+   * What the caller hears while waiting, played in a loop until someone else joins (a `<Conference waitUrl>`,
+   * fetched with GET): a WAV file. Undefined: the caller waits in silence.
+   */
+  holdMusicUrl: string | undefined;
+  /**
+   * The TwiML the supervisor's call follows once answered: the briefing as a `<Say>`, then a `<Redirect>` to
+   * Parley, whose answer joins them to `room` (or, the caller gone meanwhile, hangs up).
+   */
+  supervisorTwiml: string;
+  /**
+   * Where the carrier posts the status changes of the supervisor's call as Twilio's status callbacks
+   * (`CallStatus` completed, busy, no-answer, failed or canceled; `CallDuration`), signed like them.
+   */
+  supervisorStatusUrl: string;
+  /** How long the supervisor's phone rings before the carrier gives up with `no-answer`. */
+  ringTimeoutSeconds: number;
+}
+
 /** What a carrier does with calls. */
 export interface CarrierCalls {
   /**
@@ -132,6 +163,18 @@ export interface CarrierCalls {
    * `to`. A call that is not live (or not the carrier's) is a `RejectedError`.
    */
   transferCall(providerCallId: string, request: TransferRequest): Promise<void>;
+  /**
+   * Hands a live call over to a supervisor: the carrier ends the call's media stream, holds the caller in
+   * `request.room` and calls the supervisor, answering that call's id. A call that is not live (or not the
+   * carrier's) is a `RejectedError`. Where the carrier does it.
+   */
+  warmTransfer?(providerCallId: string, request: WarmTransferRequest): Promise<{ supervisorCallId: string }>;
+  /**
+   * Replaces what a live call is doing with `twiml` (Twilio's call update): a held caller leaves the hold to be
+   * connected, or to hear why not. A call that is over (or not the carrier's) is a `RejectedError`. Where the
+   * carrier does warm transfers.
+   */
+  updateCall?(providerCallId: string, twiml: string): Promise<void>;
   /**
    * What the carrier charged for a call that has ended, in micro-dollars (USD); undefined while it has not
    * priced it yet (carriers price a call some time after it ends).

@@ -28,6 +28,15 @@ export const WebUrl = Type.String({
 
 const Description = Type.String({ maxLength: 500 });
 
+/** The documented English texts of `warm_call_transfer` when the assistant leaves them out. */
+export const WARM_TRANSFER_DEFAULTS = {
+  hold_music_volume: 80,
+  hold_message: 'Please hold while I connect you with a colleague.',
+  summary_instructions: 'Summarise the conversation so far for the colleague taking over: who is calling, what they want, and what has been agreed.',
+  briefing_initial_message: 'Hello, I have a caller for you. Here is a short summary.',
+  connected_message: 'You are now connected. Thank you for waiting.',
+} as const;
+
 const fieldsByType: Record<BuiltinToolType, Record<string, TSchema>> = {
   end_call: { description: Type.Optional(Description) },
   call_transfer: {
@@ -50,11 +59,11 @@ const fieldsByType: Record<BuiltinToolType, Record<string, TSchema>> = {
     )),
     custom_caller_id: Type.Optional(E164),
     hold_music: Type.Optional(Type.Union([Type.Literal('hold_music'), Type.Literal('none')], { default: 'hold_music' })),
-    hold_music_volume: Type.Optional(Type.Integer({ minimum: 0, maximum: 100, default: 80 })),
-    hold_message: Type.Optional(Type.String({ maxLength: 1000, default: 'Please hold while I connect you with a colleague.' })),
-    summary_instructions: Type.Optional(Type.String({ maxLength: 1000, default: 'Summarise the conversation so far for the colleague taking over: who is calling, what they want, and what has been agreed.' })),
-    briefing_initial_message: Type.Optional(Type.String({ maxLength: 1000, default: 'Hello, I have a caller for you. Here is a short summary.' })),
-    connected_message: Type.Optional(Type.String({ maxLength: 1000, default: 'You are now connected. Thank you for waiting.' })),
+    hold_music_volume: Type.Optional(Type.Integer({ minimum: 0, maximum: 100, default: WARM_TRANSFER_DEFAULTS.hold_music_volume })),
+    hold_message: Type.Optional(Type.String({ maxLength: 1000, default: WARM_TRANSFER_DEFAULTS.hold_message })),
+    summary_instructions: Type.Optional(Type.String({ maxLength: 1000, default: WARM_TRANSFER_DEFAULTS.summary_instructions })),
+    briefing_initial_message: Type.Optional(Type.String({ maxLength: 1000, default: WARM_TRANSFER_DEFAULTS.briefing_initial_message })),
+    connected_message: Type.Optional(Type.String({ maxLength: 1000, default: WARM_TRANSFER_DEFAULTS.connected_message })),
   },
   dtmf_input: { description: Type.Optional(Description) },
   collect_keypad: {

@@ -3,6 +3,7 @@ import type { LineToolSpec } from '../../agent/line-tools.ts';
 import type { AgentProfile } from '../../agent/profile.ts';
 import type { SecretBox } from '../../lib/secrets.ts';
 import type { Tool } from '../tools/model.ts';
+import { WARM_TRANSFER_DEFAULTS } from './builtin-tools.ts';
 import { openHeaders } from '../tools/service.ts';
 
 /** The profile as the database hands it over: one JSON value, keys as named below. */
@@ -77,6 +78,24 @@ export function lineToolSpecs(tools: readonly StoredTool[], assistantNames: Reco
           type: 'call_transfer', phoneNumber: data.phone_number, custom: data.custom === true, description: text(data.description),
           warmTransfer: data.warm_transfer === true, warmTransferMessage: text(data.warm_transfer_message),
         }];
+      case 'warm_call_transfer': {
+        if (typeof data.supervisor_phone !== 'string' || typeof data.outbound_phone_id !== 'number') return [];
+        const defaults = WARM_TRANSFER_DEFAULTS;
+        const mode = data.caller_id_mode === 'customer_number' || data.caller_id_mode === 'custom' ? data.caller_id_mode : 'outbound_number';
+        return [{
+          type: 'warm_call_transfer',
+          description: text(data.description) ?? '',
+          supervisorPhone: data.supervisor_phone,
+          outboundPhoneId: data.outbound_phone_id,
+          callerIdMode: mode,
+          customCallerId: text(data.custom_caller_id),
+          holdMusicVolume: data.hold_music === 'none' ? undefined : typeof data.hold_music_volume === 'number' ? data.hold_music_volume : defaults.hold_music_volume,
+          holdMessage: text(data.hold_message) ?? defaults.hold_message,
+          summaryInstructions: text(data.summary_instructions) ?? defaults.summary_instructions,
+          briefingInitialMessage: text(data.briefing_initial_message) ?? defaults.briefing_initial_message,
+          connectedMessage: text(data.connected_message) ?? defaults.connected_message,
+        }];
+      }
       case 'assistant_transfer': {
         const name = assistantNames[String(data.assistant_id)];
         if (typeof data.assistant_id !== 'number' || name === undefined) return [];

@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { IdInteger, LaravelPage, nullable, PageNumber } from '../../api/schemas.ts';
 import { MESSAGES } from '../../api/validation.ts';
 import { CALL_STATUSES, CALL_TYPES } from './model.ts';
-import { PHONE_TRANSFER_STATUSES } from './transfers.ts';
+import { PHONE_TRANSFER_STATUSES, SUPERVISOR_TRANSFER_STATUSES } from './transfers.ts';
 
 const SqlTimestamp = Type.String({ examples: ['2025-06-30 11:53:20'], description: 'UTC, `YYYY-MM-DD HH:MM:SS`.' });
 const Day = (description: string) => Type.String({ format: 'date', description, [MESSAGES]: { format: 'The :attribute field must match the format Y-m-d.' } });
@@ -68,6 +68,25 @@ const CallTransfer = Type.Union([
     error: nullable(Type.String()),
   }),
   Type.Object({
+    type: Type.Literal('supervisor'),
+    to: Type.String({ description: 'The supervisor\'s number, E.164 (`warm_call_transfer`).' }),
+    caller_id: Type.String({ description: 'The number the supervisor saw calling.' }),
+    briefing: Type.String({ description: 'What the supervisor heard before the caller was connected: the briefing\'s opening words and the summary.' }),
+    summary_source: Type.String({ enum: ['model', 'last_turns'], description: '`model`: the summary was written by the assistant\'s model; `last_turns`: the model failed and the last turns were read instead.' }),
+    connected_message: Type.String({ description: 'What the caller heard when the supervisor was connected.' }),
+    hold_music_volume: nullable(Type.Integer({ minimum: 0, maximum: 100, description: 'The hold music the caller heard while waiting; null: silence.' })),
+    status: Type.String({
+      enum: [...SUPERVISOR_TRANSFER_STATUSES],
+      description: '`requested` while the supervisor is rung, `connected` once briefed and bridged, then `completed`; `busy`, `no-answer` or `failed` when the supervisor never took the call (the caller was told, and the call ended); `canceled` when the caller hung up first.',
+    }),
+    requested_at: Type.String({ format: 'date-time' }),
+    connected_at: nullable(Type.String({ format: 'date-time' })),
+    ended_at: nullable(Type.String({ format: 'date-time' })),
+    duration: nullable(Type.Integer({ description: 'Seconds of the supervisor\'s call, the briefing included.' })),
+    error: nullable(Type.String()),
+    supervisor_call_id: nullable(Type.String({ description: 'The carrier\'s id of the supervisor\'s call (Twilio\'s CallSid), once placed.' })),
+  }),
+  Type.Object({
     type: Type.Literal('assistant'),
     assistant_id: Type.Integer(),
     assistant_name: Type.String(),
@@ -95,7 +114,7 @@ export const CallItem = Type.Object({
   created_at: SqlTimestamp,
   updated_at: SqlTimestamp,
   turns: Type.Array(CallTurn, { description: 'The conversation turn by turn, with its times and latencies.' }),
-  transfers: Type.Array(CallTransfer, { description: 'Transfers to a number (`call_transfer`) and to another assistant (`assistant_transfer`), oldest first.' }),
+  transfers: Type.Array(CallTransfer, { description: 'Transfers to a number (`call_transfer`), to a supervisor with a briefing (`warm_call_transfer`) and to another assistant (`assistant_transfer`), oldest first.' }),
   end_reason: nullable(Type.String({ examples: ['customer_hangup'] })),
   answered_at: nullable(SqlTimestamp),
   ended_at: nullable(SqlTimestamp),

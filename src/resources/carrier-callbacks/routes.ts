@@ -4,12 +4,14 @@ import { twilioSignature } from '../../api/middleware/signatures.ts';
 import { defineRoute, type RouteDefinition } from '../../api/routing.ts';
 import { IdInteger, MessageBody } from '../../api/schemas.ts';
 import type { Logger } from '../../logger.ts';
+import { holdMusicWav } from '../../providers/telephony/hold-music.ts';
 import type { TelephonyProvider } from '../../providers/telephony/types.ts';
 import type { TemporalClient } from '../../temporal/client.ts';
 import { EMPTY_TWIML, receiveMessage, recordMessageStatus } from '../sms/status.ts';
 import { answerInboundCall, type InboundCallDeps } from './inbound.ts';
 import { recordCarrierStatus, recordCarrierVerdict } from './service.ts';
 import { recordTransferOutcome, whisperTwiml } from './transfers.ts';
+import { bridgeSupervisor, callerLeftHold, recordSupervisorStatus } from './warm-transfers.ts';
 
 export interface CarrierCallbackDeps extends InboundCallDeps {
   knex: Knex;
@@ -29,6 +31,9 @@ export interface CarrierCallbackDeps extends InboundCallDeps {
  * ?call_id=<id>`: the carrier's answering-machine detection on a dialled call (Twilio's asynchronous AMD).
  * `POST …/transfer?call_id=<id>`: the outcome of a call's transfer to a number (its `<Dial action>`), and
  * `POST …/whisper?call_id=<id>`: what the person answering a warm transfer hears first; both answered with TwiML.
+ * A warm transfer to a supervisor (warm-transfers.ts): `GET …/hold-music?volume=<0-100>`, the WAV the caller
+ * waits with (public); `POST …/warm-transfer/bridge?call_id=<id>`, the briefed supervisor joining the caller
+ * (TwiML); `POST …/warm-transfer/status?call_id=<id>`, the supervisor's call status.
  * `POST /api/telephony/<carrier>/messages`: a text to one of the numbers, stored and answered with empty TwiML.
  * `POST /api/telephony/<carrier>/messages/status?sms_id=<id>`: a sent message's status changes.
  */
@@ -90,6 +95,54 @@ export function carrierCallbackRoutes(deps: CarrierCallbackDeps): RouteDefinitio
       },
     }),
     defineRoute({
+      method: 'GET',
+      path: `/telephony/${telephony.name}/hold-music`,
+      tag: 'Provider callbacks',
+      summary: 'The hold music of a warm transfer, at a volume: a WAV the carrier plays while the caller waits',
+      description: 'Parley gives this URL to the carrier with each warm transfer (`<Conference waitUrl>`). Generated, the same for everyone: it needs no signature.',
+      auth: 'public',
+      bodyKind: 'raw',
+      query: Type.Object({ volume: Type.Integer({ minimum: 0, maximum: 100 }) }),
+      responses: { 200: { description: 'PCM16 mono WAV at 8 kHz', schema: Type.String({ format: 'binary' }), contentType: 'audio/wav' } },
+      handle({ query }) {
+        return { body: holdMusicWav(query.volume), type: 'audio/wav', headers: { 'cache-control': 'public, max-age=86400' } };
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: `/telephony/${telephony.name}/warm-transfer/bridge`,
+      tag: 'Provider callbacks',
+      summary: 'A briefed supervisor is joined to the waiting caller: answered with TwiML',
+      description: 'The supervisor\'s TwiML of a warm transfer redirects here once the briefing has been said; it is not called by users.',
+      auth,
+      bodyKind: 'form',
+      query: Type.Object({ call_id: IdInteger() }),
+      responses: { 200: { description: 'TwiML', schema: Type.String(), contentType: 'text/xml' } },
+      async handle({ query }) {
+        return { body: await bridgeSupervisor(deps, query.call_id), type: 'text/xml' };
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: `/telephony/${telephony.name}/warm-transfer/status`,
+      tag: 'Provider callbacks',
+      summary: 'The status of a warm transfer\'s call to the supervisor',
+      description: 'Parley gives this URL to the carrier with the supervisor\'s call; it is not called by users.',
+      auth,
+      bodyKind: 'form',
+      query: Type.Object({ call_id: IdInteger() }),
+      body: Type.Object({
+        CallStatus: Type.String({ maxLength: 32 }),
+        CallDuration: Type.Optional(Type.String({ pattern: '^[0-9]{1,9}$' })),
+      }, { additionalProperties: true }),
+      responses: { 200: { description: 'Received', schema: MessageBody } },
+      async handle({ query, body }) {
+        const duration = body.CallDuration === undefined ? undefined : Number(body.CallDuration);
+        await recordSupervisorStatus(deps, { callId: query.call_id, status: body.CallStatus, duration });
+        return { body: { message: 'Received.' } };
+      },
+    }),
+    defineRoute({
       method: 'POST',
       path: `/telephony/${telephony.name}/status`,
       tag: 'Provider callbacks',
@@ -106,6 +159,7 @@ export function carrierCallbackRoutes(deps: CarrierCallbackDeps): RouteDefinitio
       responses: { 200: { description: 'Received', schema: MessageBody } },
       async handle({ query, body }) {
         await recordCarrierStatus(deps, { callId: query.call_id, providerCallId: body.CallSid, status: body.CallStatus, timestamp: body.Timestamp });
+        await callerLeftHold(deps, { callId: query.call_id, providerCallId: body.CallSid, status: body.CallStatus });
         return { body: { message: 'Received.' } };
       },
     }),

@@ -7,7 +7,7 @@ import { defineRoute, type RouteDefinition } from '../../api/routing.ts';
 import { MessageBody } from '../../api/schemas.ts';
 import { BadRequestError, ConflictError, NotFoundError } from '../../lib/errors.ts';
 import { newCallSid, type SandboxCarrier } from '../../providers/telephony/sandbox-carrier/carrier.ts';
-import type { CallRequest, SmsRequest, TransferRequest } from '../../providers/telephony/types.ts';
+import type { CallRequest, SmsRequest, TransferRequest, WarmTransferRequest } from '../../providers/telephony/types.ts';
 
 export interface SandboxCarrierDeps {
   knex: Knex;
@@ -132,6 +132,48 @@ export function sandboxCarrierRoutes(deps: SandboxCarrierDeps): RouteDefinition[
         if (typeof request.outcomeUrl !== 'string' || !Number.isFinite(request.ringTimeoutSeconds)) throw new BadRequestError('A transfer needs an outcomeUrl and ringTimeoutSeconds.');
         if (!carrier.transfer(params.sid, request)) throw new ConflictError('The call is not up with its media stream: it cannot be transferred.');
         return { body: { message: 'Transferring.' } };
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/sandbox/carrier/calls/{sid}/warm-transfer',
+      tag: 'Sandbox carrier',
+      summary: 'Holds a live call for a supervisor, whom the carrier rings as the callee the number\'s last two digits choose',
+      description: 'Body: the warm transfer (`to`, `callerId`, `room`, `holdMusicUrl`, `supervisorTwiml`, `supervisorStatusUrl`, `ringTimeoutSeconds`); '
+        + 'the supervisor\'s call status is posted to `supervisorStatusUrl` as Twilio posts status callbacks. Answers the supervisor\'s call sid.',
+      auth,
+      bodyKind: 'raw',
+      params: Type.Object({ sid: Type.String({ pattern: '^CA[0-9a-f]{32}$' }) }),
+      responses: { 200: { description: 'Holding', schema: Type.Object({ sid: Type.String() }) } },
+      handle({ params, rawBody }) {
+        findCall(params.sid);
+        const request = JSON.parse(rawBody?.toString('utf8') || '{}') as WarmTransferRequest;
+        const to = parsePhoneNumberFromString(String(request.to ?? ''));
+        if (!to?.isValid() || to.number !== request.to) throw new BadRequestError(`The sandbox carrier cannot call ${String(request.to)}: not a valid E.164 number.`);
+        if (typeof request.supervisorTwiml !== 'string' || typeof request.supervisorStatusUrl !== 'string' || typeof request.room !== 'string' || !Number.isFinite(request.ringTimeoutSeconds)) {
+          throw new BadRequestError('A warm transfer needs a room, supervisorTwiml, supervisorStatusUrl and ringTimeoutSeconds.');
+        }
+        const supervisor = carrier.warmTransfer(params.sid, request);
+        if (!supervisor) throw new ConflictError('The call is not up with its media stream: it cannot be transferred.');
+        return { body: { sid: supervisor } };
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/sandbox/carrier/calls/{sid}/update',
+      tag: 'Sandbox carrier',
+      summary: 'Replaces the TwiML of a call held for a supervisor, as Twilio\'s call update does',
+      description: 'Body `{"twiml": "<Response>…</Response>"}`.',
+      auth,
+      bodyKind: 'raw',
+      params: Type.Object({ sid: Type.String({ pattern: '^CA[0-9a-f]{32}$' }) }),
+      responses: { 200: { description: 'Updated', schema: MessageBody } },
+      handle({ params, rawBody }) {
+        findCall(params.sid);
+        const { twiml } = JSON.parse(rawBody?.toString('utf8') || '{}') as { twiml?: unknown };
+        if (typeof twiml !== 'string') throw new BadRequestError('An update needs its twiml.');
+        if (!carrier.updateCall(params.sid, twiml)) throw new ConflictError('The call is not held here: it cannot be updated.');
+        return { body: { message: 'Updated.' } };
       },
     }),
     defineRoute({

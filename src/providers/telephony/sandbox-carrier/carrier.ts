@@ -2,12 +2,13 @@ import { createHash, randomBytes } from 'node:crypto';
 import { pause } from '../../../lib/abort.ts';
 import type { Logger } from '../../../logger.ts';
 import { callbackRouting } from '../routing.ts';
-import type { CallRequest, TransferRequest } from '../types.ts';
+import type { CallRequest, TransferRequest, WarmTransferRequest } from '../types.ts';
 import { calleeFor, DEFAULT_SCRIPT, farEndTurn, timings, VOICEMAIL_GREETING, type CalleeKind } from './callees.ts';
 import { Line } from './line.ts';
 import { CallReports, type ReportedAs, type Webhooks } from './reports.ts';
 import { bridgeTransfer } from './transfers.ts';
 import { readTwiml, sayText } from './twiml.ts';
+import { SupervisorHold, type SimulatedWarmTransfer } from './warm-transfers.ts';
 import { SandboxMessaging } from './messaging.ts';
 import { Softphones, type SoftphonePage } from './softphones.ts';
 import { sandboxCallPriceMicros } from './rates.ts';
@@ -34,6 +35,8 @@ export interface SimulatedCall {
   transfer?: SimulatedTransfer;
   /** The answering-machine detection's verdict, when it was asked for (ReportedAs). */
   answeredBy?: string;
+  /** Where Parley warm-transferred the call (to a supervisor), and what each side heard. */
+  warmTransfer?: SimulatedWarmTransfer;
 }
 
 /** A call handed over to a number: the callee its last two digits choose, as for a dialled call. */
@@ -66,6 +69,8 @@ interface Running {
   reports: CallReports;
   /** The transfer Parley asked for: the line to Parley is down, the caller is being connected to a number. */
   handover?: TransferRequest;
+  /** The warm transfer Parley asked for: the line to Parley is down, the caller waits for a supervisor. */
+  hold?: SupervisorHold;
 }
 
 /**
@@ -167,6 +172,27 @@ export class SandboxCarrier {
     run.call.transfer = { to: request.to, callee: calleeFor(request.to), status: 'ringing' };
     run.line.hangUp();
     return true;
+  }
+
+  /**
+   * Holds a live call for a supervisor, as moving a call into a `<Conference>` does at Twilio: the media stream
+   * to Parley ends at once and the supervisor is rung (warm-transfers.ts). Answers the supervisor's call sid;
+   * undefined when the call is not up with its stream.
+   */
+  warmTransfer(sid: string, request: WarmTransferRequest): string | undefined {
+    const run = this.running.get(sid);
+    if (!run?.line?.open || run.handover || run.hold) return undefined;
+    run.hold = new SupervisorHold(request);
+    run.call.warmTransfer = run.hold.record;
+    run.line.hangUp();
+    return run.hold.record.supervisorSid;
+  }
+
+  /** Replaces a held call's TwiML, as Twilio's call update does. False when the call is not held here. */
+  updateCall(sid: string, twiml: string): boolean {
+    const hold = this.running.get(sid)?.hold;
+    hold?.update(twiml);
+    return hold !== undefined;
   }
 
   /** A number's person callee says these lines instead of the default script (the sandbox's test API). */
@@ -280,13 +306,18 @@ export class SandboxCarrier {
     // A scripted callee hangs up at its cap; the person at a softphone whenever they like.
     const talking = AbortSignal.any([ending.signal, closed.signal, ...run.page ? [] : [AbortSignal.timeout(timings.personCapMs)]]);
     // The stream ending ends the call, unless it ended because the call is being handed over.
-    line.closed.then(() => (run.handover ? closed.abort() : ending.abort()), () => undefined);
+    line.closed.then(() => (run.handover || run.hold ? closed.abort() : ending.abort()), () => undefined);
     await this.talk(run, line, talking);
     call.firstSoundAt = line.firstSoundAt;
     line.hangUp();
     await line.closed;
     if (run.handover) {
       await bridgeTransfer({ call: run.call, request: run.handover, signal: run.ending.signal, accountSid: this.accountSid, post: (url, form, what) => run.reports.post(url, form, what) });
+    }
+    if (run.hold) {
+      await run.hold.run({
+        callSid: call.sid, accountSid: this.accountSid, signal: ending.signal, post: (url, form, what) => run.reports.post(url, form, what), reach: this.webhooks.reach,
+      });
     }
     return this.finish(run, 'completed');
   }
