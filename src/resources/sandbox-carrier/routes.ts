@@ -6,7 +6,8 @@ import type { SignatureVerifier } from '../../api/middleware/signatures.ts';
 import { defineRoute, type RouteDefinition } from '../../api/routing.ts';
 import { MessageBody } from '../../api/schemas.ts';
 import { BadRequestError, ConflictError, NotFoundError } from '../../lib/errors.ts';
-import { newCallSid, type SandboxCarrier } from '../../providers/telephony/sandbox-carrier/carrier.ts';
+import type { SandboxCarrier } from '../../providers/telephony/sandbox-carrier/carrier.ts';
+import { newCallSid } from '../../providers/telephony/sandbox-carrier/simulated-call.ts';
 import type { CallRequest, SmsRequest, TransferRequest, WarmTransferRequest } from '../../providers/telephony/types.ts';
 
 export interface SandboxCarrierDeps {

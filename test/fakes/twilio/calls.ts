@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
-import type { SandboxCarrier, SimulatedCall } from '../../../src/providers/telephony/sandbox-carrier/carrier.ts';
+import type { SandboxCarrier } from '../../../src/providers/telephony/sandbox-carrier/carrier.ts';
+import type { SimulatedCall } from '../../../src/providers/telephony/sandbox-carrier/simulated-call.ts';
 import { readTwiml } from '../../../src/providers/telephony/sandbox-carrier/twiml.ts';
 import type { TransferRequest } from '../../../src/providers/telephony/types.ts';
 import { page, rfc2822, sid, twilioError, type TwilioRequest, type TwilioRoute } from './server.ts';

@@ -1,5 +1,5 @@
 import type { Logger } from '../../../logger.ts';
-import type { SimulatedCall } from './carrier.ts';
+import type { SimulatedCall } from './simulated-call.ts';
 import { postSigned } from './webhook.ts';
 
 /** How the carrier's webhooks reach Parley: signed with the token, sent where `reach` says the URL is. */

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { pause } from '../../../lib/abort.ts';
 import type { TransferRequest } from '../types.ts';
 import { timings, type CalleeKind } from './callees.ts';
-import type { SimulatedCall } from './carrier.ts';
+import type { SimulatedCall } from './simulated-call.ts';
 import { sayText } from './twiml.ts';
 
 /** Posts a signed webhook of the call and answers its body ('' when it failed, which the carrier logs). */

@@ -1,0 +1,46 @@
+import { randomBytes } from 'node:crypto';
+import type { CallRequest } from '../types.ts';
+import type { CalleeKind } from './callees.ts';
+import type { SimulatedWarmTransfer } from './warm-transfers.ts';
+
+/** What the carrier saw of one call: for tests, and for the dial bench's answer-to-first-audio figure. */
+export interface SimulatedCall {
+  sid: string;
+  /** `outbound-api`: Parley dialled it; `inbound`: a caller rang one of Parley's numbers. */
+  direction: 'outbound-api' | 'inbound';
+  request: CallRequest;
+  callee: CalleeKind;
+  status: string;
+  startedAt: number;
+  answeredAt?: number;
+  /** When the callee first heard sound from Parley (ms since the epoch). */
+  firstSoundAt?: number;
+  endedAt?: number;
+  /** What the carrier charges for the call (rates.ts), once it has ended. */
+  priceMicros?: number;
+  /** A voicemail box: how much of Parley it heard over its greeting, and how much it recorded after its beep (ms of sound). */
+  voicemail?: { heardOverGreetingMs: number; recordedMs: number };
+  /** Where Parley transferred the call, and what became of it. */
+  transfer?: SimulatedTransfer;
+  /** The answering-machine detection's verdict, when it was asked for (ReportedAs). */
+  answeredBy?: string;
+  /** Where Parley warm-transferred the call (to a supervisor), and what each side heard. */
+  warmTransfer?: SimulatedWarmTransfer;
+}
+
+/** A call handed over to a number: the callee its last two digits choose, as for a dialled call. */
+export interface SimulatedTransfer {
+  to: string;
+  callee: CalleeKind;
+  /** `ringing`, then the outcome as `<Dial>` reports it: completed, busy, no-answer, failed, canceled. */
+  status: string;
+  answeredAt?: number;
+  /** What the person answering heard before the caller was connected (a warm transfer). */
+  whisper?: string;
+  endedAt?: number;
+}
+
+/** A call's sid, as Twilio shapes them. */
+export function newCallSid(): string {
+  return `CA${randomBytes(16).toString('hex')}`;
+}
