@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ambientMixer } from '../../src/voice/audio/ambient.ts';
-import { CallRecorder, wavHeader } from '../../src/voice/audio/recorder.ts';
+import { wavHeader } from '../../src/lib/wav.ts';
+import { INTERNAL_SAMPLE_RATE } from '../../src/voice/audio/frames.ts';
+import { CallRecorder } from '../../src/voice/audio/recorder.ts';
 import { AMBIENT_SOUNDS } from '../../src/voice/settings.ts';
 import { manualVoiceClock } from '../support/voice-clock.ts';
 
@@ -39,7 +41,7 @@ describe('CallRecorder', () => {
     expect(chunks.length).toBeGreaterThan(25);
     await recorder.finish();
     const wav = file();
-    expect(wav.subarray(0, 44)).toEqual(wavHeader(wav.length - 44));
+    expect(wav.subarray(0, 44)).toEqual(wavHeader(wav.length - 44, INTERNAL_SAMPLE_RATE));
     expect((wav.length - 44) / 2).toBe(48_000);
     const samples = new Int16Array(wav.buffer.slice(wav.byteOffset + 44, wav.byteOffset + wav.length));
     expect(samples[8000]).toBe(1000);

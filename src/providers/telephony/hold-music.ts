@@ -4,6 +4,7 @@
  * electric-piano tone over a low pad, played twice, the second time an octave higher. It is served as a
  * telephone-rate WAV (8 kHz, 16-bit mono) that carriers play in a loop while the caller waits.
  */
+import { wavHeader } from '../../lib/wav.ts';
 
 export const HOLD_MUSIC_SAMPLE_RATE = 8000;
 
@@ -62,24 +63,6 @@ export function holdMusicSamples(volume: number, sampleRate = HOLD_MUSIC_SAMPLE_
   for (const sample of mix) peak = Math.max(peak, Math.abs(sample));
   const gain = ((Math.min(Math.max(volume, 0), 100) / 100) * HOLD_MUSIC_FULL_LEVEL * 32767) / peak;
   return Int16Array.from(mix, (sample) => Math.round(sample * gain));
-}
-
-/** The 44-byte header of a PCM16 mono WAV with `dataBytes` of samples. */
-function wavHeader(dataBytes: number, sampleRate: number): Buffer {
-  const header = Buffer.alloc(44);
-  header.write('RIFF', 0, 'ascii');
-  header.writeUInt32LE(36 + dataBytes, 4);
-  header.write('WAVEfmt ', 8, 'ascii');
-  header.writeUInt32LE(16, 16);
-  header.writeUInt16LE(1, 20);
-  header.writeUInt16LE(1, 22);
-  header.writeUInt32LE(sampleRate, 24);
-  header.writeUInt32LE(sampleRate * 2, 28);
-  header.writeUInt16LE(2, 32);
-  header.writeUInt16LE(16, 34);
-  header.write('data', 36, 'ascii');
-  header.writeUInt32LE(dataBytes, 40);
-  return header;
 }
 
 const cache = new Map<number, Buffer>();

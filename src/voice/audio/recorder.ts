@@ -8,30 +8,13 @@
  * end"); `finish` hands the sink the final header for the same 44 bytes, to patch in where it can seek.
  */
 import type { VoiceClock } from '../clock.ts';
+import { wavHeader } from '../../lib/wav.ts';
 import { INTERNAL_SAMPLE_RATE } from './frames.ts';
 
 export interface RecordingSink {
   write(chunk: Buffer): Promise<void>;
   /** The recording is complete; `header` replaces the first 44 bytes written. */
   finish(header: Buffer): Promise<void>;
-}
-
-/** The 44-byte header of a PCM16 mono WAV with `dataBytes` of samples. */
-export function wavHeader(dataBytes: number, sampleRate = INTERNAL_SAMPLE_RATE): Buffer {
-  const header = Buffer.alloc(44);
-  header.write('RIFF', 0, 'ascii');
-  header.writeUInt32LE(Math.min(36 + dataBytes, 0xffffffff), 4);
-  header.write('WAVEfmt ', 8, 'ascii');
-  header.writeUInt32LE(16, 16);
-  header.writeUInt16LE(1, 20);
-  header.writeUInt16LE(1, 22);
-  header.writeUInt32LE(sampleRate, 24);
-  header.writeUInt32LE(sampleRate * 2, 28);
-  header.writeUInt16LE(2, 32);
-  header.writeUInt16LE(16, 34);
-  header.write('data', 36, 'ascii');
-  header.writeUInt32LE(Math.min(dataBytes, 0xffffffff), 40);
-  return header;
 }
 
 const SAMPLES_PER_MS = INTERNAL_SAMPLE_RATE / 1000;
@@ -58,7 +41,7 @@ export class CallRecorder {
     this.chunkSamples = (options.chunkMs ?? 1000) * SAMPLES_PER_MS;
     this.holdSamples = (options.holdMs ?? 500) * SAMPLES_PER_MS;
     this.window = new Int32Array(this.chunkSamples * 2 + this.holdSamples * 2);
-    this.writing = sink.write(wavHeader(0xffffffff - 36));
+    this.writing = sink.write(wavHeader(0xffffffff - 36, INTERNAL_SAMPLE_RATE));
     // A failed write surfaces from finish(); until then it must not count as unhandled.
     this.writing.catch(() => undefined);
   }
@@ -82,7 +65,7 @@ export class CallRecorder {
     const end = Math.max(Math.round((this.clock.now() - this.origin) * SAMPLES_PER_MS), this.inboundCursor);
     while (this.flushed < end) this.flush(Math.min(end - this.flushed, this.chunkSamples));
     await this.writing;
-    await this.sink.finish(wavHeader(this.dataBytes));
+    await this.sink.finish(wavHeader(this.dataBytes, INTERNAL_SAMPLE_RATE));
   }
 
   private add(start: number, samples: Int16Array): void {
