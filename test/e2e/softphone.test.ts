@@ -5,7 +5,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { drawNumbers } from '../../src/providers/telephony/sandbox-inventory.ts';
 import { workflowIds } from '../../src/temporal/names.ts';
-import { startFakeLlmServer, type ChatCompletionRequest, type FakeLlmServer } from '../fakes/llm-server.ts';
+import { type FakeLlmServer, lastUserText, startFakeLlmServer } from '../fakes/llm-server.ts';
 import { createTestAssistant } from '../support/assistants.ts';
 import { launchChromium, screenshots, spokenWav } from '../support/browser.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
@@ -42,7 +42,6 @@ describe.skipIf(!speechInstalled)(`the sandbox softphone in a browser${speechIns
   let inboundNumber: string;
   let scratch: string;
 
-  const lastUserText = (request: ChatCompletionRequest) => [...request.messages].reverse().find((message) => message.role === 'user')?.content ?? '';
 
   beforeAll(async () => {
     scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-softphone-'));

@@ -20,6 +20,11 @@ export interface ChatCompletionRequest {
   tool_choice?: { type: 'function'; function: { name: string } };
 }
 
+/** What the caller said last in a request: the text of its last user message ('' for none). */
+export function lastUserText(request: ChatCompletionRequest): string {
+  return request.messages.findLast((message) => message.role === 'user')?.content ?? '';
+}
+
 export interface FakeLlmServer {
   baseUrl: string;
   /** Every request received, in order. */

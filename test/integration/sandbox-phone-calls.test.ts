@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sandboxCarrierToken } from '../../src/providers/telephony/sandbox.ts';
 import { workflowIds } from '../../src/temporal/names.ts';
-import { startFakeLlmServer, type ChatCompletionRequest, type FakeLlmServer, type FakeTurn } from '../fakes/llm-server.ts';
+import { type FakeLlmServer, type FakeTurn, lastUserText, startFakeLlmServer } from '../fakes/llm-server.ts';
 import { createTestAssistant } from '../support/assistants.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { speechInstalled, speechSkipReason } from '../support/speech.ts';
@@ -23,13 +23,12 @@ describe.skipIf(!speechInstalled)(`phone calls through the sandbox carrier${spee
   let messengerId: number;
   let inboundNumber: string;
 
-  const lastUserText = (request: ChatCompletionRequest) => [...request.messages].reverse().find((message) => message.role === 'user')?.content?.toLowerCase() ?? '';
 
   beforeAll(async () => {
     llm = await startFakeLlmServer({ chunkSize: 4 });
     llm.respond((request): FakeTurn => {
       if (request.tool_choice) return { toolCalls: [{ name: 'record_call_evaluation', arguments: { status: true, summary: 'Sam is interested.' } }] };
-      if (/goodbye/.test(lastUserText(request))) return { reply: 'Thank you Sam, goodbye.' };
+      if (/goodbye/i.test(lastUserText(request))) return { reply: 'Thank you Sam, goodbye.' };
       return { reply: 'Nice to meet you, Sam. I am calling about Parley.' };
     });
     platform = await startTestPlatform({ worker: true, media: true, env: { LLM_BASE_URL: llm.baseUrl, LLM_API_KEY: 'test' } });

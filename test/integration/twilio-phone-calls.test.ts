@@ -6,7 +6,7 @@ import { twilioSignatureOf } from '../../src/api/middleware/signatures.ts';
 import { createTwilioTelephony } from '../../src/providers/telephony/twilio.ts';
 import { searchAttributes, workflowIds } from '../../src/temporal/names.ts';
 import { workflowTypes } from '../../src/temporal/shared.ts';
-import { startFakeLlmServer, type ChatCompletionRequest, type FakeLlmServer, type FakeTurn } from '../fakes/llm-server.ts';
+import { type FakeLlmServer, type FakeTurn, lastUserText, startFakeLlmServer } from '../fakes/llm-server.ts';
 import { startFakeTwilio, type FakeTwilio } from '../fakes/twilio/server.ts';
 import { createTestAssistant } from '../support/assistants.ts';
 import { listenOnLoopback } from '../support/ports.ts';
@@ -32,13 +32,12 @@ describe.skipIf(!speechInstalled)(`phone calls through Twilio${speechInstalled ?
   let from: string;
   let inboundNumber: string;
 
-  const lastUserText = (request: ChatCompletionRequest) => [...request.messages].reverse().find((message) => message.role === 'user')?.content?.toLowerCase() ?? '';
 
   beforeAll(async () => {
     llm = await startFakeLlmServer({ chunkSize: 4 });
     llm.respond((request): FakeTurn => {
       if (request.tool_choice) return { toolCalls: [{ name: 'record_call_evaluation', arguments: { status: true, summary: 'Sam is interested.' } }] };
-      if (/goodbye/.test(lastUserText(request))) return { reply: 'Thank you Sam, goodbye.' };
+      if (/goodbye/i.test(lastUserText(request))) return { reply: 'Thank you Sam, goodbye.' };
       return { reply: 'Nice to meet you, Sam. I am calling about Parley.' };
     });
     twilio = await startFakeTwilio({ placesCalls: true });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { workflowIds } from '../../src/temporal/names.ts';
 import { startFakeDeepgramServer, type FakeDeepgramServer } from '../fakes/deepgram-server.ts';
-import { startFakeLlmServer, type ChatCompletionRequest, type FakeLlmServer, type FakeTurn } from '../fakes/llm-server.ts';
+import { type FakeLlmServer, type FakeTurn, lastUserText, startFakeLlmServer } from '../fakes/llm-server.ts';
 import { startFakeSpeechServer, type FakeSpeechRequest, type FakeSpeechServer } from '../fakes/speech-server.ts';
 import { createTestAssistant } from '../support/assistants.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
@@ -119,7 +119,6 @@ describe.skipIf(!speechInstalled).each(setups)(`a web call with $name${speechIns
   let platform: TestPlatform;
   let owner: TestUser;
 
-  const lastUserText = (request: ChatCompletionRequest) => request.messages.filter((message) => message.role === 'user').at(-1)?.content ?? '';
 
   beforeAll(async () => {
     fakes.llm = await startFakeLlmServer({ chunkSize: 4 });

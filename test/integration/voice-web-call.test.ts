@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CallItem } from '../../src/resources/calls/schemas.ts';
 import { workflowIds } from '../../src/temporal/names.ts';
-import { startFakeLlmServer, type ChatCompletionRequest, type FakeLlmServer, type FakeTurn } from '../fakes/llm-server.ts';
+import { type FakeLlmServer, type FakeTurn, lastUserText, startFakeLlmServer } from '../fakes/llm-server.ts';
 import { createTestAssistant } from '../support/assistants.ts';
 import { connectMediaStream, L16_16K, type MediaStreamClient } from '../support/media-stream-client.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
@@ -20,8 +20,6 @@ describe.skipIf(!speechInstalled)(`a web call on the offline speech stack${speec
   let platform: TestPlatform;
   let owner: TestUser;
 
-  const lastUserText = (request: ChatCompletionRequest) =>
-    [...request.messages].reverse().find((message) => message.role === 'user')?.content?.toLowerCase() ?? '';
 
   beforeAll(async () => {
     llm = await startFakeLlmServer({ chunkSize: 4 });
@@ -30,7 +28,7 @@ describe.skipIf(!speechInstalled)(`a web call on the offline speech stack${speec
         return { toolCalls: [{ name: 'record_call_evaluation', arguments: { status: true, summary: 'An appointment was booked for Tuesday at three.' } }] };
       }
       if (request.messages.at(-1)?.role === 'tool') return { reply: 'Goodbye, have a nice day.' };
-      if (/appointment|tuesday/.test(lastUserText(request))) return { reply: 'Sure, Tuesday at three works. Is there anything else?' };
+      if (/appointment|tuesday/i.test(lastUserText(request))) return { reply: 'Sure, Tuesday at three works. Is there anything else?' };
       return { toolCalls: [{ name: 'end_call', arguments: {} }] };
     });
     platform = await startTestPlatform({ worker: true, media: true, env: { LLM_BASE_URL: llm.baseUrl, LLM_API_KEY: 'test' } });

@@ -81,7 +81,8 @@ export function numberRoutes(accountSid: string): { routes: TwilioRoute[]; state
     if (!/^\d*$/.test(contains)) return page(request.path, 'available_phone_numbers', [], request.query);
     const wanted = Math.min(Number(request.query.get('PageSize') ?? 30) || 30, 30);
     const found = new Set<string>();
-    for (let tries = 0; found.size < wanted && tries < wanted * 5; tries++) {
+    // Some random digits are no valid number (a US exchange cannot start with 0 or 1): draw enough for a page of one too.
+    for (let tries = 0; found.size < wanted && tries < Math.max(wanted * 5, 100); tries++) {
       const number = draw(country, iso, contains);
       if (number && ![...state.incoming.values()].some((held) => held.phone_number === number)) found.add(number);
     }
