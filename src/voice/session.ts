@@ -1,24 +1,23 @@
 /**
- * CallSession: one call, from the stream's start to its end. It owns the transport, the history, the state
- * (listening, thinking, speaking) and the timers (silence, re-engagement, the call's time limit), and runs
- * one utterance of the assistant at a time through a SpeechHandle. Barge-in is a method call:
- * `interrupt()` stops the handle (model request, tools and synthesis through its one signal) and clears the
- * audio queued here and at the far side.
+ * CallSession: one call, from the stream's start to its end. It owns the transport, the history and the state
+ * (listening, thinking, speaking), and runs one utterance of the assistant at a time through a SpeechHandle;
+ * its lifecycle (session-lifecycle.ts) keeps the timers (silence, re-engagement, the call's time limit) and
+ * the ending. Barge-in is a method call: `interrupt()` stops the handle (model request, tools and synthesis
+ * through its one signal) and clears the audio queued here and at the far side.
  */
 import type { HistoryEntry } from '../agent/turn-input.ts';
 import { openingLine, voicemailLine } from '../agent/turn-input.ts';
 import type { EndReason, TurnMetrics } from './hooks.ts';
 import type { Listener, SpeechProgress, UserTurn } from './pipeline.ts';
 import type { SessionLine } from './line.ts';
+import { SessionLifecycle } from './session-lifecycle.ts';
 import { speakReply, speakText, type ReplyOutcome } from './reply.ts';
 import { Handover } from './session-handover.ts';
-import { GOODBYES, REENGAGE_INSTRUCTION, type SessionParts, type SessionState } from './session-parts.ts';
+import type { SessionParts, SessionState } from './session-parts.ts';
 import type { SpeechTimings } from './speaker.ts';
 import { MARK_GRACE_MS, SpeechHandle } from './speech.ts';
-import { callTurn, type AnswerTime, type MeasuredTurn } from './turn-record.ts';
 import { shouldInterrupt } from './turns/barge-in.ts';
 import { Keypad } from './turns/keypad.ts';
-import { nextSilenceAction } from './turns/silence.ts';
 import type { Verdict } from './voicemail/judge.ts';
 import { AnswerScreening } from './voicemail/screening.ts';
 
@@ -34,55 +33,58 @@ interface Utterance {
 export class CallSession {
   readonly history: HistoryEntry[] = [];
   private readonly parts: SessionParts;
-  private readonly answer: AnswerTime;
+  private readonly life: SessionLifecycle;
   private readonly screening: AnswerScreening | undefined;
   private listener: Listener | undefined;
   private current: Utterance | undefined;
   /** The caller's speech while the assistant had the floor, and whether it interrupted. */
   private overlap: { interrupted: boolean } | undefined;
-  private callerSpokeAt: number;
-  private anyoneSpokeAt: number;
-  private silenceTimer: { cancel(): void } | undefined;
-  private limitTimer: { cancel(): void } | undefined;
-  private ending = false;
   private readonly handover: Handover;
-  private finished = false;
   private utterances = 0;
   private readonly line: SessionLine;
-  private resolveEnded: ((reason: EndReason) => void) | undefined;
   readonly ended: Promise<EndReason>;
 
   constructor(parts: SessionParts) {
     this.parts = parts;
-    this.answer = { clockMs: parts.clock.now(), at: new Date() };
-    this.callerSpokeAt = this.answer.clockMs;
-    this.anyoneSpokeAt = this.answer.clockMs;
+    this.life = new SessionLifecycle(parts, {
+      wrapUp: async (farewell) => {
+        await this.quiet();
+        // The stream may have ended meanwhile (the caller hung up first): then there is no one to say it to.
+        if (farewell && !this.life.finished) await this.say(farewell, { interruptible: false });
+      },
+      drop: (reason) => {
+        this.current?.handle.abandon(new Error('The media stream ended.'));
+        return this.handover.transferring ? 'transferred' : reason;
+      },
+      silent: () => !this.floorHeld && !this.handover.active && !this.current,
+      reengage: (instruction) => this.life.guard(this.reply({ history: this.history.slice(), message: instruction })),
+      release: () => {
+        this.handover.cancel();
+        this.listener?.close();
+        this.line.keypad.close();
+        this.screening?.close();
+      },
+    }, 'the call session failed');
+    this.ended = this.life.ended;
     const line: SessionLine = { keypad: new Keypad(parts.clock, (keys) => this.keypadTurn(keys)), phone: parts.phone, assistants: parts.assistants };
     this.line = line;
     this.handover = new Handover({
       parts, line,
-      ending: () => this.ending,
+      ending: () => this.life.ending,
       quiet: () => this.quiet(),
       say: (text, options) => this.say(text, options),
       history: () => this.history.slice(),
       reply: (message) => this.reply({ history: this.history.slice(), message }),
-      end: async (reason) => {
-        this.ending = true;
-        this.cancelTimers();
-        await this.finish(reason);
-      },
-      report: (turn) => this.report(turn),
-      armSilence: () => this.armSilence(),
+      end: (reason) => this.life.end(reason),
+      report: (turn) => this.life.report(turn),
+      armSilence: () => this.life.armSilence(),
     });
     this.screening = parts.screen ? new AnswerScreening({ clock: parts.clock, onVerdict: (verdict) => this.judged(verdict) }) : undefined;
-    this.ended = new Promise((resolve) => {
-      this.resolveEnded = resolve;
-    });
   }
 
   /** Thinking until the current utterance's first audio goes out, speaking from then on. */
   get state(): SessionState {
-    if (this.finished) return 'ended';
+    if (this.life.finished) return 'ended';
     if (!this.current) return 'listening';
     return this.current.handle.sentences.some((sentence) => sentence.sentMs > 0) ? 'speaking' : 'thinking';
   }
@@ -96,14 +98,14 @@ export class CallSession {
       progress: (speech) => this.progress(speech),
       turn: (turn) => this.userTurn(turn),
     });
-    this.limitTimer = parts.clock.setTimeout(() => this.guard(this.hangUp(parts.limitReason, GOODBYES[parts.limitReason])), parts.maxCallMs);
-    parts.hooks.onAnswered?.(this.answer.at);
+    this.life.startLimit();
+    parts.hooks.onAnswered?.(this.life.answer.at);
     const opening = openingLine(parts.reply.profile, parts.reply.variables);
     if (!parts.settings.waitForCustomer && opening) {
-      this.guard(this.say(opening, { interruptible: parts.settings.allowInterruptions }).then(() => this.screening?.openingEnded()));
+      this.life.guard(this.say(opening, { interruptible: parts.settings.allowInterruptions }).then(() => this.screening?.openingEnded()));
     } else {
       this.screening?.openingEnded();
-      this.armSilence();
+      this.life.armSilence();
     }
   }
 
@@ -115,11 +117,10 @@ export class CallSession {
 
   /** The caller pressed a key (a DTMF digit): to the keypad entry a tool collects, or the caller's input. */
   keypress(key: string): void {
-    if (this.ending) return;
-    this.callerSpokeAt = this.parts.clock.now();
-    this.anyoneSpokeAt = this.callerSpokeAt;
+    if (this.life.ending) return;
+    this.life.callerSpoke(this.parts.clock.now());
     this.line.keypad.press(key);
-    if (!this.current) this.armSilence();
+    if (!this.current) this.life.armSilence();
   }
 
   /** A mark came back from the far side. */
@@ -139,50 +140,19 @@ export class CallSession {
    * Ends the call: the current utterance stops (an end-call reply has already finished its closing words),
    * `farewell` is said when given, then the session closes with `reason`.
    */
-  async hangUp(reason: EndReason, farewell?: string): Promise<void> {
-    if (this.ending) return;
-    this.ending = true;
-    this.cancelTimers();
-    const current = this.current;
-    if (current) {
-      this.interrupt();
-      await current.committed;
-    }
-    // The stream may have ended meanwhile (the caller hung up first): then there is no one to say it to.
-    if (farewell && !this.finished) await this.say(farewell, { interruptible: false });
-    await this.finish(reason);
+  hangUp(reason: EndReason, farewell?: string): Promise<void> {
+    return this.life.hangUp(reason, farewell);
   }
 
   /** The stream ended (the caller hung up, or it broke the protocol) or the engine failed: no more words, it closes now. */
-  async endNow(reason: EndReason): Promise<void> {
-    if (this.finished) return;
-    this.ending = true;
-    this.cancelTimers();
-    this.current?.handle.abandon(new Error('The media stream ended.'));
-    await this.finish(this.handover.transferring ? 'transferred' : reason);
-  }
-
-  private async finish(reason: EndReason): Promise<void> {
-    if (this.finished) return;
-    this.finished = true;
-    this.handover.cancel();
-    this.listener?.close();
-    this.line.keypad.close();
-    this.screening?.close();
-    try {
-      await this.parts.close(reason);
-    } catch (error) {
-      this.parts.logger.warn({ err: error }, 'closing the call session failed');
-    }
-    this.parts.hooks.onEnded?.(reason);
-    this.resolveEnded?.(reason);
+  endNow(reason: EndReason): Promise<void> {
+    return this.life.endNow(reason);
   }
 
   private speechStarted(at: number): void {
     this.screening?.speechStarted(at);
-    this.callerSpokeAt = at;
-    this.anyoneSpokeAt = at;
-    this.silenceTimer?.cancel();
+    this.life.callerSpoke(at);
+    this.life.cancelSilence();
     if (this.current && !this.current.handle.interrupted) this.overlap = { interrupted: false };
   }
 
@@ -197,21 +167,19 @@ export class CallSession {
   }
 
   private userTurn(turn: UserTurn): void {
-    const now = this.parts.clock.now();
-    this.callerSpokeAt = now;
-    this.anyoneSpokeAt = now;
+    this.life.callerSpoke(this.parts.clock.now());
     const overlap = this.overlap;
     this.overlap = undefined;
     // Words that began over the assistant and did not interrupt it (a backchannel, or interruptions are off),
     // and words said while the call is being handed over.
-    const heard = !this.ending && !this.handover.active && !(overlap && !overlap.interrupted);
-    if (heard) this.report({ role: 'user', text: turn.text, startedAt: turn.startedAt, endedAt: turn.speechEndedAt, interrupted: false, metrics: {} });
+    const heard = !this.life.ending && !this.handover.active && !(overlap && !overlap.interrupted);
+    if (heard) this.life.report({ role: 'user', text: turn.text, startedAt: turn.startedAt, endedAt: turn.speechEndedAt, interrupted: false, metrics: {} });
     // The first turn of an outbound call is judged before it is answered: a machine's greeting is never answered.
     this.screening?.turnEnded(turn.text);
     if (!heard || this.floorHeld) return;
     const history = this.history.slice();
     this.history.push({ role: 'user', content: turn.text });
-    this.guard(this.reply({ history, message: turn.text }, turn));
+    this.life.guard(this.reply({ history, message: turn.text }, turn));
   }
 
   /**
@@ -223,10 +191,10 @@ export class CallSession {
     if (this.floorHeld || this.handover.active) return;
     const now = this.parts.clock.now();
     const text = `[pressed ${keys}]`;
-    this.report({ role: 'user', text, startedAt: now, endedAt: now, interrupted: false, metrics: {} });
+    this.life.report({ role: 'user', text, startedAt: now, endedAt: now, interrupted: false, metrics: {} });
     const history = this.history.slice();
     this.history.push({ role: 'user', content: text });
-    this.guard(this.reply({ history, message: text }, undefined, this.current?.interruptible !== false));
+    this.life.guard(this.reply({ history, message: text }, undefined, this.current?.interruptible !== false));
   }
 
   private async reply(input: { history: HistoryEntry[]; message: string }, turn?: UserTurn, interruptCurrent = true): Promise<void> {
@@ -264,7 +232,7 @@ export class CallSession {
     let commit: () => void = () => undefined;
     const utterance: Utterance = { handle, interruptible, committed: new Promise((resolve) => { commit = resolve; }) };
     this.current = utterance;
-    this.silenceTimer?.cancel();
+    this.life.cancelSilence();
     const startedAt = clock.now();
     try {
       const timings = await run(handle);
@@ -274,13 +242,13 @@ export class CallSession {
         this.history.push({ role: 'assistant', content: text });
         const metrics = metricsOf(timings);
         if (timings.ttsFirstChunkAt !== undefined && timings.ttsRequestedAt !== undefined) metrics.tts_first_byte_ms = timings.ttsFirstChunkAt - timings.ttsRequestedAt;
-        this.report({ role: 'assistant', text, startedAt, endedAt: clock.now(), interrupted: handle.interrupted, metrics });
+        this.life.report({ role: 'assistant', text, startedAt, endedAt: clock.now(), interrupted: handle.interrupted, metrics });
       }
     } finally {
       if (this.current === utterance) this.current = undefined;
-      this.anyoneSpokeAt = clock.now();
+      this.life.anyoneSpokeAt = clock.now();
       commit();
-      this.armSilence();
+      this.life.armSilence();
     }
   }
 
@@ -295,21 +263,9 @@ export class CallSession {
     }
   }
 
-  private armSilence(): void {
-    this.silenceTimer?.cancel();
-    if (this.floorHeld || this.handover.active || this.current) return;
-    const { clock, settings } = this.parts;
-    const next = nextSilenceAction(settings, { callerSpokeAt: this.callerSpokeAt, anyoneSpokeAt: this.anyoneSpokeAt });
-    this.silenceTimer = clock.setTimeout(() => {
-      if (this.current || this.ending || this.handover.active) return;
-      if (next.action === 'end') this.guard(this.hangUp('silence_timeout', GOODBYES.silence_timeout));
-      else this.guard(this.reply({ history: this.history.slice(), message: settings.reengagementPrompt ?? REENGAGE_INSTRUCTION }));
-    }, next.at - clock.now());
-  }
-
   /** Ending, or a machine answered: nothing is answered and no silence is filled any more. */
   private get floorHeld(): boolean {
-    return this.ending || this.screening?.answeredBy === 'machine';
+    return this.life.ending || this.screening?.answeredBy === 'machine';
   }
 
   /**
@@ -319,10 +275,10 @@ export class CallSession {
    */
   private judged(verdict: Verdict): void {
     this.parts.hooks.onAnsweredBy?.(verdict);
-    if (verdict.answeredBy !== 'machine' || this.ending) return;
+    if (verdict.answeredBy !== 'machine' || this.life.ending) return;
     const { settings, reply } = this.parts;
     const message = settings.endCallOnVoicemail ? '' : voicemailLine(reply.profile, reply.variables, settings.voicemailMessage);
-    this.guard(message ? this.leaveMessage(message) : this.hangUp('voicemail'));
+    this.life.guard(message ? this.leaveMessage(message) : this.hangUp('voicemail'));
   }
 
   private async leaveMessage(message: string): Promise<void> {
@@ -333,28 +289,11 @@ export class CallSession {
 
   /** Stops the silence timer and what is being said, once it is committed. */
   private async quiet(): Promise<void> {
-    this.silenceTimer?.cancel();
+    this.life.cancelSilence();
     const current = this.current;
     if (current) {
       this.interrupt();
       await current.committed;
     }
-  }
-
-  /** Work started from an event or a timer: an unexpected failure ends the call as an error instead of going unheard. */
-  private guard(work: Promise<void>): void {
-    work.catch((error: unknown) => {
-      this.parts.logger.error({ err: error }, 'the call session failed');
-      void this.endNow('error');
-    });
-  }
-
-  private cancelTimers(): void {
-    this.silenceTimer?.cancel();
-    this.limitTimer?.cancel();
-  }
-
-  private report(turn: MeasuredTurn): void {
-    this.parts.hooks.onTurn?.(callTurn(this.answer, turn));
   }
 }

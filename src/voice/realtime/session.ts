@@ -3,23 +3,20 @@
  * of the pipeline, with the same surface as CallSession (hear, markHeard, hangUp, endNow, state, ended) and
  * the same hooks. The model's own voice activity detection takes the caller's turns; the session plays the
  * model's audio through the pacer (playback.ts), stops it on barge-in and truncates the model's history at
- * what the caller heard, runs the assistant's tools (the AgentTool objects of the pipeline), and keeps the
- * call's timers: the time limit and the silence rules.
+ * what the caller heard, and runs the assistant's tools (the AgentTool objects of the pipeline). The call's
+ * timers (the time limit, the silence rules) and its ending are the lifecycle both sessions share
+ * (session-lifecycle.ts).
  */
 import type { AgentPorts } from '../../agent/ports.ts';
 import type { AgentProfile } from '../../agent/profile.ts';
 import { dialogueTools, openingLine } from '../../agent/turn-input.ts';
-import type { Logger } from '../../logger.ts';
 import type { RealtimeConnection, RealtimeEvent, RealtimeModel } from '../../providers/realtime/types.ts';
 import { INTERNAL_SAMPLE_RATE } from '../audio/frames.ts';
 import { Resampler } from '../audio/resampler.ts';
-import type { VoiceClock } from '../clock.ts';
-import type { CallHooks, EndReason } from '../hooks.ts';
-import { GOODBYES, REENGAGE_INSTRUCTION, type SessionState } from '../session.ts';
-import type { VoiceSettings } from '../settings.ts';
+import type { EndReason } from '../hooks.ts';
+import { SessionLifecycle, type LifecycleParts } from '../session-lifecycle.ts';
+import type { SessionState } from '../session-parts.ts';
 import type { OutputPacer } from '../transports/pacer.ts';
-import { callTurn, type AnswerTime, type MeasuredTurn } from '../turn-record.ts';
-import { nextSilenceAction } from '../turns/silence.ts';
 import { realtimeOptions, sayVerbatim } from './options.ts';
 import { RealtimePlayback, type HeardPart, type SpokenItem } from './playback.ts';
 import { RealtimeTools } from './tools.ts';
@@ -32,22 +29,13 @@ export const REALTIME_OUTPUT_FRAMES = 3000;
 /** The longest the engine waits for a farewell to be spoken before it closes anyway. */
 const FAREWELL_WAIT_MS = 15_000;
 
-export interface RealtimeSessionParts {
+export interface RealtimeSessionParts extends LifecycleParts {
   model: RealtimeModel;
   modelName: string;
-  settings: VoiceSettings;
   profile: AgentProfile;
   ports: AgentPorts;
   variables: Record<string, unknown>;
   pacer: OutputPacer;
-  maxCallMs: number;
-  /** Which limit `maxCallMs` is, so the goodbye says why the call ends (as in voice/session.ts). */
-  limitReason: 'max_duration' | 'balance_exhausted';
-  hooks: CallHooks;
-  clock: VoiceClock;
-  logger: Logger;
-  /** Releases the transport, the pacer and the recorder once the session has ended. */
-  close: (reason: EndReason) => Promise<void>;
 }
 
 /** One answer of the model. */
@@ -66,7 +54,7 @@ export class RealtimeCallSession {
   private playback: RealtimePlayback | undefined;
   private readonly tools: RealtimeTools;
   private readonly controller = new AbortController();
-  private readonly answer: AnswerTime;
+  private readonly life: SessionLifecycle;
   private connection: RealtimeConnection | undefined;
   private upsampler: Resampler | undefined;
   private readonly replies = new Map<string, Reply>();
@@ -75,40 +63,52 @@ export class RealtimeCallSession {
   private awaitingReply = false;
   private readonly speech = new Map<string, { startedAt: number; endedAt: number | undefined }>();
   private lastSpeechEnd: number | undefined;
-  private callerSpokeAt: number;
-  private anyoneSpokeAt: number;
-  private silenceTimer: { cancel(): void } | undefined;
-  private limitTimer: { cancel(): void } | undefined;
   private idleWaiters: (() => void)[] = [];
-  private ending = false;
-  private finished = false;
-  private resolveEnded: ((reason: EndReason) => void) | undefined;
   readonly ended: Promise<EndReason>;
 
   constructor(parts: RealtimeSessionParts) {
     this.parts = parts;
-    this.answer = { clockMs: parts.clock.now(), at: new Date() };
-    this.callerSpokeAt = this.answer.clockMs;
-    this.anyoneSpokeAt = this.answer.clockMs;
+    this.life = new SessionLifecycle(parts, {
+      wrapUp: async (farewell) => {
+        this.stopSpeaking(true);
+        if (farewell && this.connection && !this.life.finished) {
+          const spoken = this.untilIdle();
+          this.ask(sayVerbatim(farewell));
+          await spoken;
+        }
+      },
+      drop: (reason) => {
+        this.commitHeard(this.playback?.interrupt(false) ?? []);
+        return reason;
+      },
+      silent: () => this.idle,
+      reengage: (instruction) => this.ask(instruction),
+      release: () => {
+        this.playback?.close();
+        this.controller.abort();
+        this.connection?.close();
+        for (const resolve of this.idleWaiters.splice(0)) resolve();
+      },
+    }, 'the realtime call session failed');
+    this.ended = this.life.ended;
     this.tools = new RealtimeTools(dialogueTools(parts.ports, parts.profile), this.controller.signal);
-    this.ended = new Promise((resolve) => { this.resolveEnded = resolve; });
   }
 
   get state(): SessionState {
-    if (this.finished) return 'ended';
+    if (this.life.finished) return 'ended';
     if (this.playback?.playing.some((item) => item.sentMs > 0)) return 'speaking';
     return this.idle ? 'listening' : 'thinking';
   }
 
   /** Connects to the model and serves the call until it ends. */
   start(): void {
-    this.limitTimer = this.parts.clock.setTimeout(() => this.guard(this.hangUp(this.parts.limitReason, GOODBYES[this.parts.limitReason])), this.parts.maxCallMs);
-    this.guard(this.run());
+    this.life.startLimit();
+    this.life.guard(this.run());
   }
 
   /** One frame of caller audio at the internal rate. */
   hear(frame: Int16Array): void {
-    if (this.connection && this.upsampler && !this.finished) this.connection.appendAudio(this.upsampler.process(frame));
+    if (this.connection && this.upsampler && !this.life.finished) this.connection.appendAudio(this.upsampler.process(frame));
   }
 
   markHeard(name: string): void {
@@ -122,32 +122,19 @@ export class RealtimeCallSession {
     if (item.text.trim()) {
       const latency = reply?.answers !== undefined && item.firstDueAt !== undefined ? item.firstDueAt - reply.answers : undefined;
       if (reply) reply.answers = undefined;
-      this.report({ role: 'assistant', text: item.text.trim(), startedAt: reply?.startedAt ?? now, endedAt: now, interrupted: false, metrics: latency === undefined ? {} : { end_of_speech_to_first_audio_ms: latency } });
+      this.life.report({ role: 'assistant', text: item.text.trim(), startedAt: reply?.startedAt ?? now, endedAt: now, interrupted: false, metrics: latency === undefined ? {} : { end_of_speech_to_first_audio_ms: latency } });
     }
     this.settle();
   }
 
   /** Ends the call: what plays stops, `farewell` is said when given, then the session closes with `reason`. */
-  async hangUp(reason: EndReason, farewell?: string): Promise<void> {
-    if (this.ending) return;
-    this.ending = true;
-    this.cancelTimers();
-    this.stopSpeaking(true);
-    if (farewell && this.connection && !this.finished) {
-      const spoken = this.untilIdle();
-      this.ask(sayVerbatim(farewell));
-      await spoken;
-    }
-    await this.finish(reason);
+  hangUp(reason: EndReason, farewell?: string): Promise<void> {
+    return this.life.hangUp(reason, farewell);
   }
 
   /** The stream ended or the engine failed: no more words, it closes now. */
-  async endNow(reason: EndReason): Promise<void> {
-    if (this.finished) return;
-    this.ending = true;
-    this.cancelTimers();
-    this.commitHeard(this.playback?.interrupt(false) ?? []);
-    await this.finish(reason);
+  endNow(reason: EndReason): Promise<void> {
+    return this.life.endNow(reason);
   }
 
   private async run(): Promise<void> {
@@ -155,22 +142,22 @@ export class RealtimeCallSession {
     try {
       this.connection = await parts.model.connect(realtimeOptions(parts, this.tools.definitions, this.controller.signal));
     } catch (error) {
-      if (this.finished) return;
+      if (this.life.finished) return;
       parts.logger.warn({ err: error }, 'the realtime model could not be reached');
       await this.endNow('error');
       return;
     }
-    if (this.finished) return;
+    if (this.life.finished) return;
     this.upsampler = new Resampler(INTERNAL_SAMPLE_RATE, this.connection.sampleRate);
     const playback = new RealtimePlayback({ pacer: parts.pacer, clock: parts.clock, modelRate: this.connection.sampleRate, onHeard: (item) => this.heard(item) });
     this.playback = playback;
-    parts.hooks.onAnswered?.(this.answer.at);
+    parts.hooks.onAnswered?.(this.life.answer.at);
     const opening = openingLine(parts.profile, parts.variables);
     if (!parts.settings.waitForCustomer && opening) this.ask(sayVerbatim(opening));
-    else this.armSilence();
+    else this.life.armSilence();
     for await (const event of this.connection.events) await this.handle(event, playback);
     // The events end when the session closes them; otherwise the provider went away.
-    if (!this.finished) await this.endNow('error');
+    if (!this.life.finished) await this.endNow('error');
   }
 
   private async handle(event: RealtimeEvent, playback: RealtimePlayback): Promise<void> {
@@ -178,23 +165,22 @@ export class RealtimeCallSession {
     switch (event.type) {
       case 'speech_started':
         this.speech.set(event.itemId, { startedAt: now, endedAt: undefined });
-        this.callerSpokeAt = now;
-        this.anyoneSpokeAt = now;
-        this.silenceTimer?.cancel();
-        if (this.parts.settings.allowInterruptions && !this.ending) this.stopSpeaking(true);
+        this.life.callerSpoke(now);
+        this.life.cancelSilence();
+        if (this.parts.settings.allowInterruptions && !this.life.ending) this.stopSpeaking(true);
         return;
       case 'speech_stopped': {
         const speech = this.speech.get(event.itemId);
         if (speech) speech.endedAt = now;
         this.lastSpeechEnd = now;
-        this.callerSpokeAt = now;
+        this.life.callerSpokeAt = now;
         return;
       }
       case 'user_transcript': {
         const speech = this.speech.get(event.itemId);
         this.speech.delete(event.itemId);
-        if (!event.text.trim() || this.ending) return;
-        this.report({ role: 'user', text: event.text.trim(), startedAt: speech?.startedAt ?? now, endedAt: speech?.endedAt ?? now, interrupted: false, metrics: {} });
+        if (!event.text.trim() || this.life.ending) return;
+        this.life.report({ role: 'user', text: event.text.trim(), startedAt: speech?.startedAt ?? now, endedAt: speech?.endedAt ?? now, interrupted: false, metrics: {} });
         return;
       }
       case 'response_started':
@@ -202,7 +188,7 @@ export class RealtimeCallSession {
         this.activeReply = event.responseId;
         this.replies.set(event.responseId, { startedAt: now, answers: this.lastSpeechEnd, interrupted: false, done: false, madeCalls: false });
         this.lastSpeechEnd = undefined;
-        this.silenceTimer?.cancel();
+        this.life.cancelSilence();
         return;
       case 'audio':
         if (!this.replies.get(event.responseId)?.interrupted) await playback.audio(event.responseId, event.itemId, event.pcm);
@@ -237,9 +223,9 @@ export class RealtimeCallSession {
     const reply = this.replies.get(responseId);
     if (reply) reply.madeCalls = true;
     const deliver = (output: string) => {
-      if (!this.finished) this.connection?.sendFunctionResult(callId, output);
+      if (!this.life.finished) this.connection?.sendFunctionResult(callId, output);
     };
-    this.guard(this.tools.run(responseId, name, rawArguments, deliver).then(() => this.continueAfterTools(responseId)));
+    this.life.guard(this.tools.run(responseId, name, rawArguments, deliver).then(() => this.continueAfterTools(responseId)));
   }
 
   /** Once an answer that called tools is done and every result is in, the model speaks about the results. */
@@ -248,14 +234,14 @@ export class RealtimeCallSession {
     if (!reply?.done || this.tools.busy(responseId) || !reply.madeCalls) return;
     reply.madeCalls = false;
     // The caller spoke meanwhile and the model already answers that, with the results in its history.
-    if (this.activeReply !== undefined || this.finished) return;
+    if (this.activeReply !== undefined || this.life.finished) return;
     this.ask();
   }
 
   /** Asks the model to answer now; `instructions` for this answer only. */
   private ask(instructions?: string): void {
     this.awaitingReply = true;
-    this.silenceTimer?.cancel();
+    this.life.cancelSilence();
     this.connection?.createResponse(instructions);
   }
 
@@ -277,7 +263,7 @@ export class RealtimeCallSession {
     for (const part of parts) {
       const reply = this.replies.get(part.item.responseId);
       if (reply) reply.interrupted = true;
-      if (part.text) this.report({ role: 'assistant', text: part.text, startedAt: reply?.startedAt ?? now, endedAt: now, interrupted: true, metrics: {} });
+      if (part.text) this.life.report({ role: 'assistant', text: part.text, startedAt: reply?.startedAt ?? now, endedAt: now, interrupted: true, metrics: {} });
     }
   }
 
@@ -288,19 +274,19 @@ export class RealtimeCallSession {
 
   /** Called when something finished: once idle, an end-call ends the call and the silence clocks run again. */
   private settle(): void {
-    if (!this.idle || this.finished) return;
-    this.anyoneSpokeAt = this.parts.clock.now();
+    if (!this.idle || this.life.finished) return;
+    this.life.anyoneSpokeAt = this.parts.clock.now();
     // Every answer so far is over: heard, cut off, or followed by the answer about its tools' results.
     this.replies.clear();
     const waiters = this.idleWaiters;
     this.idleWaiters = [];
     for (const resolve of waiters) resolve();
     // The model called end-call: the call ends once its closing words have been heard.
-    if (this.tools.endRequested && !this.ending) {
-      this.guard(this.hangUp('assistant_end_call'));
+    if (this.tools.endRequested && !this.life.ending) {
+      this.life.guard(this.hangUp('assistant_end_call'));
       return;
     }
-    this.armSilence();
+    this.life.armSilence();
   }
 
   private untilIdle(): Promise<void> {
@@ -311,51 +297,5 @@ export class RealtimeCallSession {
         resolve();
       });
     });
-  }
-
-  private armSilence(): void {
-    this.silenceTimer?.cancel();
-    if (this.ending || !this.idle) return;
-    const { clock, settings } = this.parts;
-    const next = nextSilenceAction(settings, { callerSpokeAt: this.callerSpokeAt, anyoneSpokeAt: this.anyoneSpokeAt });
-    this.silenceTimer = clock.setTimeout(() => {
-      if (!this.idle || this.ending) return;
-      if (next.action === 'end') this.guard(this.hangUp('silence_timeout', GOODBYES.silence_timeout));
-      else this.ask(settings.reengagementPrompt ?? REENGAGE_INSTRUCTION);
-    }, next.at - clock.now());
-  }
-
-  private async finish(reason: EndReason): Promise<void> {
-    if (this.finished) return;
-    this.finished = true;
-    this.cancelTimers();
-    this.playback?.close();
-    this.controller.abort();
-    this.connection?.close();
-    for (const resolve of this.idleWaiters.splice(0)) resolve();
-    try {
-      await this.parts.close(reason);
-    } catch (error) {
-      this.parts.logger.warn({ err: error }, 'closing the call session failed');
-    }
-    this.parts.hooks.onEnded?.(reason);
-    this.resolveEnded?.(reason);
-  }
-
-  /** Work started from an event or a timer: an unexpected failure ends the call as an error instead of going unheard. */
-  private guard(work: Promise<void>): void {
-    work.catch((error: unknown) => {
-      this.parts.logger.error({ err: error }, 'the realtime call session failed');
-      void this.endNow('error');
-    });
-  }
-
-  private cancelTimers(): void {
-    this.silenceTimer?.cancel();
-    this.limitTimer?.cancel();
-  }
-
-  private report(turn: MeasuredTurn): void {
-    this.parts.hooks.onTurn?.(callTurn(this.answer, turn));
   }
 }
