@@ -82,11 +82,16 @@ function stopLeftover(pidFile: string, logger: Logger): void {
   fs.rmSync(pidFile, { force: true });
 }
 
-async function waitUntilServing(address: string, child: ChildProcess, timeoutMs: number): Promise<void> {
+/** How many of the server's last output lines an early exit quotes: its reason is in them. */
+const QUOTED_LINES = 10;
+
+async function waitUntilServing(address: string, child: ChildProcess, output: string[], timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`the Temporal dev server exited with code ${child.exitCode}`);
+    if (child.exitCode !== null) {
+      throw new Error(`the Temporal dev server exited with code ${child.exitCode}: ${output.slice(-QUOTED_LINES).join(' | ') || 'it said nothing'}`);
+    }
     try {
       const connection = await Connection.connect({ address, connectTimeout: 1000 });
       try {
@@ -129,8 +134,14 @@ export async function startTemporalDevServer(options: {
   const child = spawn(options.cliPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   if (options.pidFile && child.pid) fs.writeFileSync(options.pidFile, String(child.pid));
   const childLogger = logger.child({ component: 'temporal-dev-server' });
+  const output: string[] = [];
   const forward = (chunk: Buffer) => {
-    for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) childLogger.debug(line.trim());
+    for (const line of chunk.toString('utf8').split('\n')) {
+      if (!line.trim()) continue;
+      childLogger.debug(line.trim());
+      output.push(line.trim());
+      if (output.length > QUOTED_LINES) output.shift();
+    }
   };
   child.stdout?.on('data', forward);
   child.stderr?.on('data', forward);
@@ -151,7 +162,7 @@ export async function startTemporalDevServer(options: {
     if (options.pidFile) fs.rmSync(options.pidFile, { force: true });
   };
   try {
-    await waitUntilServing(address, child, 60_000);
+    await waitUntilServing(address, child, output, 60_000);
   } catch (error) {
     await stop();
     throw error;

@@ -44,19 +44,22 @@ function transferringCarrier() {
 describe('transfers of phone calls to numbers', () => {
   let platform: TestPlatform;
   let owner: TestUser;
+  /** The owner's number: its own, as on PostgreSQL the test files share one database and its numbers. */
+  let ownNumber: string;
   const carrier = transferringCarrier();
 
   beforeAll(async () => {
     platform = await startTestPlatform({ env: { PUBLIC_URL }, providers: { telephony: carrier.telephony } });
     owner = await createTestUser(platform.database.knex, { balanceUsd: 5 });
-    await platform.database.knex('phone_numbers').insert({ userId: owner.id, phoneNumber: '+14155550100', countryCode: 'US', type: 'normal', status: 'active' });
+    ownNumber = `+16283${String(owner.id).padStart(6, '0').slice(-6)}`;
+    await platform.database.knex('phone_numbers').insert({ userId: owner.id, phoneNumber: ownNumber, countryCode: 'US', type: 'normal', status: 'active' });
   });
   afterAll(() => platform.close());
 
   const knex = () => platform.database.knex;
   const liveCall = async (providerCallId: string | null = `CA${crypto.randomUUID().replace(/-/g, '')}`) => {
     const [row] = await knex()('calls').insert({
-      userId: owner.id, assistantName: 'Receptionist', type: 'inbound', status: 'in-progress', assistantPhoneNumber: '+14155550100', clientPhoneNumber: '+14155550123', providerCallId,
+      userId: owner.id, assistantName: 'Receptionist', type: 'inbound', status: 'in-progress', assistantPhoneNumber: ownNumber, clientPhoneNumber: '+14155550123', providerCallId,
     }).returning('id');
     return Number((row as { id: number }).id);
   };
@@ -87,7 +90,7 @@ describe('transfers of phone calls to numbers', () => {
     expect(carrier.transfers.at(-1)).toEqual({
       providerCallId: 'CA00000000000000000000000000000042',
       request: {
-        to: '+14155550142', callerId: '+14155550100', ringTimeoutSeconds: 30,
+        to: '+14155550142', callerId: ownNumber, ringTimeoutSeconds: 30,
         whisperUrl: `${PUBLIC_URL}/api/telephony/twilio/whisper?call_id=${callId}`, outcomeUrl: `${PUBLIC_URL}/api/telephony/twilio/transfer?call_id=${callId}`,
       },
     });

@@ -18,8 +18,10 @@ describe('the dialing allow-list', () => {
     // A language model is configured (never asked: no worker runs the calls here); calls are placed only where one is.
     platform = await startTestPlatform({ env: { LLM_BASE_URL: 'http://127.0.0.1:9', LLM_API_KEY: 'test' } });
     owner = await createTestUser(platform.database.knex, { balanceUsd: 5 });
+    // A number of this owner's own: on PostgreSQL the test files share one database, and the numbers they use.
+    const ownNumber = `+16282${String(owner.id).padStart(6, '0').slice(-6)}`;
     const [number] = await platform.database.knex('phone_numbers')
-      .insert({ userId: owner.id, phoneNumber: '+14155550100', countryCode: 'US', type: 'normal', smsCapable: true, status: 'active' }).returning('id');
+      .insert({ userId: owner.id, phoneNumber: ownNumber, countryCode: 'US', type: 'normal', smsCapable: true, status: 'active' }).returning('id');
     assistantId = (await createTestAssistant(platform, owner, { phone_number_id: (number as { id: number }).id })).id;
   });
   afterAll(async () => {

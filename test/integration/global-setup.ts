@@ -27,11 +27,13 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const logger = createLogger({ log: { level: 'warn', pretty: false } });
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-test-'));
 
-  const temporal = await startTemporalDevServer({
-    cliPath: ensureTemporalCli(process.env.TEMPORAL_CLI, logger),
-    port: await freePort(),
-    uiPort: await freePort(),
-    logger,
+  const cliPath = ensureTemporalCli(process.env.TEMPORAL_CLI, logger);
+  const startTemporal = async () => startTemporalDevServer({ cliPath, port: await freePort(), uiPort: await freePort(), logger });
+  // A free port can be taken by another process before the server binds it (other runs share the machine):
+  // the server then exits at once, and fresh ports are tried once more.
+  const temporal = await startTemporal().catch((error: unknown) => {
+    logger.warn({ err: error }, 'the Temporal dev server did not start; trying other ports');
+    return startTemporal();
   });
 
   const serverUrl = process.env.DATABASE_URL || undefined;
