@@ -91,7 +91,7 @@ export function apiRoutes(deps: ApiRouteDeps): RouteDefinition[] {
     ...knowledgebaseRoutes({ knex, temporal, storage, embeddings }),
     ...documentRoutes({ knex, temporal, storage, logger }),
     ...callRoutes({ knex, storage, temporal, secrets, publicUrl: config.publicUrl, now: guards.clock }),
-    ...campaignRoutes({ knex, now: guards.clock }),
+    ...campaignRoutes({ knex, temporal, now: guards.clock }),
     ...leadRoutes({ knex, publicUrl: config.publicUrl }),
     ...makeCallRoutes({ knex, temporal, logger, model: deps.providers.llm }),
     ...conversationRoutes({
