@@ -63,7 +63,7 @@ export async function campaignWorkflow(input: CampaignInput): Promise<CampaignRe
       // Abandoned, not terminated, when this run ends: a call in progress is never cut off by the campaign's run.
       const call = await startChild(callLifecycleWorkflow, {
         workflowId: workflowIds.call(callId),
-        args: [{ callId }],
+        args: [{ callId, ...(input.callTiming ? { timing: input.callTiming } : {}) }],
         parentClosePolicy: ParentClosePolicy.ABANDON,
         typedSearchAttributes: [
           { key: searchAttributes.userId, value: placed.userId },
@@ -83,8 +83,12 @@ export async function campaignWorkflow(input: CampaignInput): Promise<CampaignRe
   }
 
   for (;;) {
-    for (const callId of state.takeFinished()) await bookkeeping.settleLeadCall({ callId });
+    // Begun before the settling: a call that ends while its predecessors settle marks the round changed, so
+    // the round's wait cannot sleep past it.
     state.beginRound();
+    for (let ended = state.takeFinished(); ended.length > 0; ended = state.takeFinished()) {
+      for (const callId of ended) await bookkeeping.settleLeadCall({ callId });
+    }
     const round = await bookkeeping.campaignRound({ campaignId, inFlight: state.inFlight.size });
     const step = state.next(round, Date.now());
     switch (step.kind) {

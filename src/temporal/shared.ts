@@ -142,6 +142,8 @@ export interface CampaignInput {
   campaignId: number;
   dialsPerRun?: number;
   noSlotWaitMs?: number;
+  /** Handed to each call's lifecycle, to shorten its waits in tests (a ring that is never answered); production starts never set it. */
+  callTiming?: Partial<CallLifecycleTiming>;
 }
 
 /** What the campaign's `progress` query answers: this run's view. */
