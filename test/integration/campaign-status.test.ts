@@ -46,11 +46,14 @@ describe('POST /user/campaigns/update-status', () => {
     expect(await update(user, { campaign_id: campaignId, action: 'start' })).toMatchObject({ status: 200 });
     const again = await platform.temporal.client.workflow.getHandle(workflowIds.campaign(campaignId)).describe();
     expect(again.runId).toBe(described.runId);
+    // A running campaign hears of new leads and new settings.
+    expect(await platform.request('POST', '/user/lead', { token: user.token, body: { campaign_id: campaignId, phone_number: '+14155550177' } })).toMatchObject({ status: 200 });
+    expect(await platform.request('PUT', `/user/campaigns/${campaignId}`, { token: user.token, body: { max_calls_in_parallel: 1 } })).toMatchObject({ status: 200 });
 
     const stopped = await update(user, { campaign_id: campaignId, action: 'stop' });
     expect(stopped).toMatchObject({ status: 200, body: { message: 'Campaign stopped successfully.', success: true, data: { campaign_id: campaignId, status: 'stopped' } } });
     expect(await status(campaignId)).toBe('stopped');
-    expect(await signalNames(campaignId)).toEqual(['resume', 'resume', 'stop']);
+    expect(await signalNames(campaignId)).toEqual(['resume', 'resume', 'leadsAdded', 'settingsChanged', 'stop']);
   });
 
   it('answers the texts of §7.3: invalid action, not found, not yours, insufficient balance with data; and needs leads', async () => {

@@ -67,3 +67,12 @@ export async function changeCampaignStatus(deps: CampaignStatusDeps, userId: num
   }
   return { outcome: 'changed', campaignId, status: 'in-progress' };
 }
+
+/**
+ * Tells a running campaign's workflow that it has new leads to look at (created, imported, or updated back
+ * to `created`), so it dials them now rather than at its next round. A campaign not running needs nothing.
+ */
+export async function tellLeadsAdded(deps: CampaignStatusDeps, campaignId: number): Promise<void> {
+  const campaign = await Campaign.query(deps.knex).findById(campaignId).select('status');
+  if (campaign?.status === 'in-progress') await signalCampaign(deps.temporal, campaignId, 'leadsAdded');
+}
