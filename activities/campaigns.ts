@@ -17,7 +17,6 @@ export interface CampaignActivityDependencies {
 const DIALABLE = ['scheduled', 'rescheduled'];
 
 interface EndedCall {
-  leadId: number | null;
   status: string;
   answeredBy: CallOutcome['answeredBy'];
   evaluation: Record<string, unknown> | null;
@@ -27,21 +26,72 @@ interface EndedCall {
 /** The campaign's side of its workflow: what a round reads, how an ended call settles its lead, and the end. */
 export function createCampaignActivities(deps: CampaignActivityDependencies) {
   const { knex, config } = deps;
+
+  /**
+   * Settles a `processing` lead whose latest call is `callId` (null: its call record was deleted). A call that
+   * never recorded its end (its workflow failed), or whose record is gone, counts as failed.
+   */
+  async function settleLead(leadId: number, callId: number | null): Promise<LeadSettlement | null> {
+    return knex.transaction(async (trx) => {
+      const lead = await trx('leads').where({ id: leadId }).forUpdate().first<Lead | undefined>();
+      if (!lead || lead.status !== 'processing' || (lead.lastCallId === null ? null : Number(lead.lastCallId)) !== callId) return null;
+      const campaign = await Campaign.query(trx).findById(lead.campaignId);
+      if (!campaign) return null;
+      const call = callId === null ? undefined : await trx('calls').where({ id: callId })
+        .first<EndedCall | undefined>('status', 'answeredBy', 'evaluation', 'endedAt');
+      const now = new Date();
+      const outcome: CallOutcome = call?.endedAt
+        ? { status: call.status, answeredBy: call.answeredBy, evaluation: call.evaluation }
+        : { status: 'failed', answeredBy: null, evaluation: null };
+      const next = nextForLead({
+        maxRetries: campaign.maxRetries,
+        retryIntervalMs: campaign.retryInterval * config.campaignRetryUnitMs,
+        retryOnVoicemail: campaign.retryOnVoicemail,
+        retryOnGoalIncomplete: campaign.retryOnGoalIncomplete,
+        goalCompletionVariable: campaign.goalCompletionVariable,
+      }, lead.attempts, outcome, call?.endedAt ?? now);
+      const status = next.kind === 'completed' ? 'completed' : next.kind === 'retry' ? 'rescheduled' : 'reached-max-retries';
+      await trx('leads').where({ id: lead.id }).update({ status, nextAttemptAt: next.kind === 'retry' ? next.at : null, updatedAt: now });
+      if (next.kind === 'exhausted') await scheduleNextContact(trx, lead, now);
+      return { leadId: Number(lead.id), status, reason: next.reason };
+    });
+  }
+
+  /**
+   * Leads `processing` in calls the run does not follow (a run that was terminated left them): those whose call
+   * has ended, or whose record is gone, are settled now; those still live are counted against the places.
+   */
+  async function adoptStranded(campaignId: number, following: number[]): Promise<number> {
+    const stranded: { id: number; callId: number | null; endedAt: Date | null }[] = await knex('leads as l')
+      .leftJoin('calls as c', 'c.id', 'l.last_call_id')
+      .where({ 'l.campaign_id': campaignId, 'l.status': 'processing' })
+      .where((unfollowed) => unfollowed.whereNull('l.last_call_id').orWhereNotIn('l.last_call_id', following))
+      .select('l.id', 'c.id as call_id', 'c.ended_at');
+    let live = 0;
+    for (const lead of stranded) {
+      if (lead.callId !== null && lead.endedAt === null) live += 1;
+      else await settleLead(Number(lead.id), lead.callId === null ? null : Number(lead.callId));
+    }
+    return live;
+  }
+
   return {
     ...createLeadCallActivities({ knex }),
 
     /**
      * Reads what the campaign's next step depends on, at this moment: the campaign, its window, up to the free
      * places' worth of due leads (oldest due first), when the next waiting lead falls due, and the open leads.
+     * `following` are the calls the run follows; the leads of any other call still `processing` are adopted.
      */
-    async campaignRound({ campaignId, inFlight }: { campaignId: number; inFlight: number }): Promise<CampaignRound> {
-      const now = new Date();
+    async campaignRound({ campaignId, following }: { campaignId: number; following: number[] }): Promise<CampaignRound> {
       const campaign = await Campaign.query(knex).findById(campaignId);
       if (!campaign) return { campaign: null, windowOpensAt: null, windowNeverOpens: false, due: [], nextDueAt: null, open: 0 };
+      const strandedLive = await adoptStranded(campaignId, following);
+      const now = new Date();
       const window = { timeZone: campaign.timezone, days: campaign.allowedDays, start: campaign.allowedHoursStartTime, end: campaign.allowedHoursEndTime };
       const inside = isWithinWindow(window, now);
       const opens = inside ? null : nextWindowOpening(window, now);
-      const free = Math.max(campaign.maxCallsInParallel - inFlight, 0);
+      const free = Math.max(campaign.maxCallsInParallel - following.length - strandedLive, 0);
       const due: DueLead[] = inside && free > 0
         ? (await knex('leads').where({ campaignId })
           .where((dialable) => dialable.whereIn('status', DIALABLE).orWhere((fresh) => fresh.where({ status: 'created' }).whereNull('primaryLeadId')))
@@ -68,31 +118,8 @@ export function createCampaignActivities(deps: CampaignActivityDependencies) {
      * the lead's latest call, while the lead is `processing`, settles it: a retried settling changes nothing.
      */
     async settleLeadCall({ callId }: { callId: number }): Promise<{ settled: LeadSettlement | null }> {
-      return knex.transaction(async (trx) => {
-        const call = await trx('calls').where({ id: callId })
-          .first<EndedCall | undefined>('leadId', 'status', 'answeredBy', 'evaluation', 'endedAt');
-        if (!call?.leadId) return { settled: null };
-        const lead = await trx('leads').where({ id: call.leadId }).forUpdate().first<Lead | undefined>();
-        if (!lead || lead.status !== 'processing' || Number(lead.lastCallId) !== callId) return { settled: null };
-        const campaign = await Campaign.query(trx).findById(lead.campaignId);
-        if (!campaign) return { settled: null };
-        const now = new Date();
-        // A call whose workflow is over without an end recorded (it failed) will never end: it failed.
-        const outcome: CallOutcome = call.endedAt
-          ? { status: call.status, answeredBy: call.answeredBy, evaluation: call.evaluation }
-          : { status: 'failed', answeredBy: null, evaluation: null };
-        const next = nextForLead({
-          maxRetries: campaign.maxRetries,
-          retryIntervalMs: campaign.retryInterval * config.campaignRetryUnitMs,
-          retryOnVoicemail: campaign.retryOnVoicemail,
-          retryOnGoalIncomplete: campaign.retryOnGoalIncomplete,
-          goalCompletionVariable: campaign.goalCompletionVariable,
-        }, lead.attempts, outcome, call.endedAt ?? now);
-        const status = next.kind === 'completed' ? 'completed' : next.kind === 'retry' ? 'rescheduled' : 'reached-max-retries';
-        await trx('leads').where({ id: lead.id }).update({ status, nextAttemptAt: next.kind === 'retry' ? next.at : null, updatedAt: now });
-        if (next.kind === 'exhausted') await scheduleNextContact(trx, lead, now);
-        return { settled: { leadId: Number(lead.id), status, reason: next.reason } };
-      });
+      const call = await knex('calls').where({ id: callId }).first<{ leadId: number | null } | undefined>('leadId');
+      return { settled: call?.leadId ? await settleLead(Number(call.leadId), callId) : null };
     },
 
     /** Ends a running campaign with `status` (a stopped or deleted one stays as it is). */

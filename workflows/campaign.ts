@@ -89,7 +89,7 @@ export async function campaignWorkflow(input: CampaignInput): Promise<CampaignRe
     for (let ended = state.takeFinished(); ended.length > 0; ended = state.takeFinished()) {
       for (const callId of ended) await bookkeeping.settleLeadCall({ callId });
     }
-    const round = await bookkeeping.campaignRound({ campaignId, inFlight: state.inFlight.size });
+    const round = await bookkeeping.campaignRound({ campaignId, following: [...state.inFlight] });
     const step = state.next(round, Date.now());
     switch (step.kind) {
       case 'dial':

@@ -45,7 +45,7 @@ describe('campaign activities', () => {
 
   it('places one call per attempt however often it is asked, from one of the campaign numbers; no slot writes nothing', async () => {
     const { user, campaignId, leads, numbers } = await running(['+14155550101', '+14155550102']);
-    const round = await activities.campaignRound({ campaignId, inFlight: 0 });
+    const round = await activities.campaignRound({ campaignId, following: [] });
     expect(round).toMatchObject({ campaign: { status: 'in-progress', maxCallsInParallel: 3 }, windowOpensAt: null, open: 2, nextDueAt: null });
     expect(round.due).toEqual(leads.map((l) => ({ leadId: l.id, attempts: 0 })));
 
@@ -86,7 +86,7 @@ describe('campaign activities', () => {
     expect(rescheduled).toMatchObject({ status: 'rescheduled', attempts: 1 });
     // retry_interval 10, in seconds here, after the call's end.
     expect(new Date(rescheduled.nextAttemptAt).getTime()).toBeGreaterThanOrEqual(before + 9000);
-    const waiting = await activities.campaignRound({ campaignId, inFlight: 0 });
+    const waiting = await activities.campaignRound({ campaignId, following: [] });
     expect(waiting).toMatchObject({ due: [], open: 1, nextDueAt: new Date(rescheduled.nextAttemptAt).toISOString() });
 
     await knex()('leads').where({ id: leads[1]!.id }).update({ nextAttemptAt: new Date(Date.now() - 1000) });
@@ -95,14 +95,14 @@ describe('campaign activities', () => {
     expect(await activities.settleLeadCall({ callId: again })).toMatchObject({ settled: { status: 'reached-max-retries' } });
     const contact = await knex()('leads').where({ primaryLeadId: leads[1]!.id }).first();
     expect(contact).toMatchObject({ status: 'scheduled', attempts: 0 });
-    expect((await activities.campaignRound({ campaignId, inFlight: 0 })).due).toEqual([{ leadId: contact.id, attempts: 0 }]);
+    expect((await activities.campaignRound({ campaignId, following: [] })).due).toEqual([{ leadId: contact.id, attempts: 0 }]);
   });
 
   it('outside the window: no due leads, and when it opens; a number in a country the account does not call is never dialed', async () => {
     const hour = new Date().getUTCHours();
     const at = (h: number) => `${String((h + 24) % 24).padStart(2, '0')}:00`;
     const closed = await running(['+14155550104'], { allowed_hours_start_time: at(hour + 2), allowed_hours_end_time: at(hour + 3) });
-    const round = await activities.campaignRound({ campaignId: closed.campaignId, inFlight: 0 });
+    const round = await activities.campaignRound({ campaignId: closed.campaignId, following: [] });
     expect(round).toMatchObject({ due: [], open: 1, windowNeverOpens: false });
     expect(new Date(round.windowOpensAt as string).getUTCHours()).toBe((hour + 2) % 24);
 
@@ -111,5 +111,23 @@ describe('campaign activities', () => {
     expect(await lead(abroad.leads[0]!.id)).toMatchObject({ status: 'reached-max-retries', attempts: 0 });
     expect(await knex()('leads').where({ primaryLeadId: abroad.leads[0]!.id }).first()).toMatchObject({ status: 'scheduled' });
     expect(await knex()('calls').where({ campaignId: abroad.campaignId })).toHaveLength(0);
+  });
+
+  it("adopts the leads of calls its run does not follow: a live one takes a place, an ended or deleted one is settled", async () => {
+    const { campaignId, leads } = await running(['+14155550105', '+14155550106', '+14155550107', '+14155550108'], { max_calls_in_parallel: 3 });
+    const place = async (leadId: number) => (await activities.placeLeadCall({ campaignId, leadId, attempts: 0 }) as { callId: number }).callId;
+    const live = await place(leads[0]!.id);
+    const ended = await place(leads[1]!.id);
+    const deleted = await place(leads[2]!.id);
+    await endCall(ended, 'ended_by_customer', 'human');
+    await knex()('calls').where({ id: deleted }).delete();
+    // A run that follows none of them: the live call takes one of the 3 places.
+    const round = await activities.campaignRound({ campaignId, following: [] });
+    expect(round.due).toEqual([{ leadId: leads[3]!.id, attempts: 0 }]);
+    expect(await lead(leads[0]!.id)).toMatchObject({ status: 'processing' });
+    expect(await lead(leads[1]!.id)).toMatchObject({ status: 'completed' });
+    expect(await lead(leads[2]!.id)).toMatchObject({ status: 'rescheduled', lastCallId: null });
+    // The run that follows the live call counts it once.
+    expect((await activities.campaignRound({ campaignId, following: [live] })).due).toHaveLength(1);
   });
 });

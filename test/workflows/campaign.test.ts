@@ -26,9 +26,9 @@ function fakeCampaign(options: { leads: number; maxCallsInParallel: number; open
   const fake = { leads, status: 'in-progress', live: 0, maxLive: 0, placedAt: [] as number[], noSlotAnswers: 0 };
   let gateIndex = 0;
   const stubs = {
-    campaignRound: ({ inFlight }: { inFlight: number }): Promise<CampaignRound> => {
+    campaignRound: ({ following }: { following: number[] }): Promise<CampaignRound> => {
       const closed = options.opensAt !== undefined && Date.now() < options.opensAt;
-      const free = Math.max(options.maxCallsInParallel - inFlight, 0);
+      const free = Math.max(options.maxCallsInParallel - following.length, 0);
       return Promise.resolve({
         campaign: { status: fake.status, maxCallsInParallel: options.maxCallsInParallel, markCompleteWhenNoLeads: true },
         windowOpensAt: closed ? new Date(options.opensAt as number).toISOString() : null,

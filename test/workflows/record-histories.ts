@@ -98,11 +98,11 @@ function campaignSteps(leads: number, firstCallId: number, hold?: { entered: () 
       status = 'stopped';
     },
     stubs: {
-      campaignRound: ({ inFlight }) => Promise.resolve({
+      campaignRound: ({ following }) => Promise.resolve({
         campaign: { status, maxCallsInParallel: 1, markCompleteWhenNoLeads: true },
         windowOpensAt: null,
         windowNeverOpens: false,
-        due: inFlight === 0 ? pending.slice(0, 1).map((leadId) => ({ leadId, attempts: 0 })) : [],
+        due: following.length === 0 ? pending.slice(0, 1).map((leadId) => ({ leadId, attempts: 0 })) : [],
         nextDueAt: null,
         open,
       }),
