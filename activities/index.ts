@@ -4,6 +4,7 @@ import type { Logger } from '../src/logger.ts';
 import type { Providers } from '../src/providers/index.ts';
 import { createAutoRecharger } from '../src/billing/auto-recharge.ts';
 import { createCallActivities } from './calls.ts';
+import { createCampaignActivities } from './campaigns.ts';
 import { createDocumentActivities } from './documents.ts';
 import { createPhoneCallActivities } from './phone-calls.ts';
 import { createPhoneNumberActivities } from './phone-numbers.ts';
@@ -13,7 +14,7 @@ import { createSelfCheckActivities } from './self-check.ts';
 export interface ActivityDependencies {
   knex: Knex;
   logger: Logger;
-  config: Pick<Config, 'fetch' | 'ingestion' | 'llm' | 'subscriptionPeriod' | 'publicUrl' | 'media'>;
+  config: Pick<Config, 'fetch' | 'ingestion' | 'llm' | 'subscriptionPeriod' | 'publicUrl' | 'media' | 'campaignRetryUnitMs'>;
   providers: Pick<Providers, 'storage' | 'fetch' | 'embeddings' | 'llm' | 'mediaControl' | 'payments' | 'telephony' | 'secrets'>;
 }
 
@@ -28,6 +29,7 @@ export function createActivities(deps: ActivityDependencies) {
     ...createCallActivities({ ...deps, afterCharge: createAutoRecharger({ knex: deps.knex, payments: deps.providers.payments, logger: deps.logger }) }),
     ...createPhoneCallActivities(deps),
     ...createPhoneNumberActivities({ ...deps, subscriptionPeriod: deps.config.subscriptionPeriod }),
+    ...createCampaignActivities(deps),
   });
 }
 

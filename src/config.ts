@@ -134,6 +134,11 @@ export interface Config {
   subscriptionPeriod: SubscriptionPeriod;
   /** The deployment's region as the numbers list shows it (REGION). */
   region: string;
+  /**
+   * What one unit of a campaign's `retry_interval` lasts: a minute, or a second under CAMPAIGN_RETRY_UNIT=second,
+   * a setting for tests and demos where a campaign's retries have to pass in seconds.
+   */
+  campaignRetryUnitMs: number;
   /** Bounds on one document's ingestion, so a hostile or huge file fails alone instead of starving the service. */
   ingestion: {
     /** Characters of extracted text beyond which a document fails (docs/decisions.md: fail, never truncate). */
@@ -251,6 +256,7 @@ export function loadConfig(env: Env = process.env): Config {
     payments: readPayments(read),
     telephony: readTelephony(read),
     region: read.string('REGION') ?? 'us1',
+    campaignRetryUnitMs: readRetryUnit(read.string('CAMPAIGN_RETRY_UNIT')),
     subscriptionPeriod: read.string('SUBSCRIPTION_PERIOD') === undefined ? MONTHLY : { ms: read.duration('SUBSCRIPTION_PERIOD', 1) * 1000 },
     speech: {
       dir: path.resolve(read.string('SPEECH_DIR') ?? '.tools/speech'),
@@ -298,4 +304,10 @@ function readEmbeddings(read: Reader): Config['embeddings'] {
     apiKey: read.string('EMBEDDINGS_API_KEY'),
     batchSize: read.integer('EMBEDDINGS_BATCH_SIZE', 64, 1, 2048),
   };
+}
+
+function readRetryUnit(unit: string | undefined): number {
+  if (unit === undefined || unit === 'minute') return 60_000;
+  if (unit === 'second') return 1000;
+  throw new ConfigError('CAMPAIGN_RETRY_UNIT', `must be minute or second, got "${unit}".`);
 }

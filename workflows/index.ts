@@ -2,3 +2,4 @@ export { platformSelfCheckWorkflow } from './platform-self-check.ts';
 export { documentIngestionWorkflow } from './document-ingestion.ts';
 export { callLifecycleWorkflow } from './call-lifecycle.ts';
 export { phoneNumberSubscriptionWorkflow } from './phone-number-subscription.ts';
+export { campaignWorkflow } from './campaign.ts';

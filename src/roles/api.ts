@@ -16,6 +16,7 @@ import { authRoutes } from '../resources/auth/routes.ts';
 import { balanceRoutes } from '../resources/balance/routes.ts';
 import { callRoutes } from '../resources/calls/routes.ts';
 import { campaignRoutes } from '../resources/campaigns/routes.ts';
+import { tellLeadsAdded } from '../resources/campaigns/status.ts';
 import { catalogRoutes } from '../resources/catalogs/routes.ts';
 import type { OfferedSpeech } from '../resources/catalogs/service.ts';
 import { conversationRoutes } from '../resources/conversations/routes.ts';
@@ -91,8 +92,8 @@ export function apiRoutes(deps: ApiRouteDeps): RouteDefinition[] {
     ...knowledgebaseRoutes({ knex, temporal, storage, embeddings }),
     ...documentRoutes({ knex, temporal, storage, logger }),
     ...callRoutes({ knex, storage, temporal, secrets, publicUrl: config.publicUrl, now: guards.clock }),
-    ...campaignRoutes({ knex, now: guards.clock }),
-    ...leadRoutes({ knex, publicUrl: config.publicUrl }),
+    ...campaignRoutes({ knex, temporal, now: guards.clock }),
+    ...leadRoutes({ knex, publicUrl: config.publicUrl, leadsAdded: (campaignId) => tellLeadsAdded({ knex, temporal }, campaignId) }),
     ...makeCallRoutes({ knex, temporal, logger, model: deps.providers.llm }),
     ...conversationRoutes({
       knex,

@@ -16,4 +16,5 @@ export const workflowIds = {
   document: (documentId: number) => `document-${documentId}`,
   call: (callId: number) => `call-${callId}`,
   phoneNumber: (phoneNumberId: number) => `phone-number-${phoneNumberId}`,
+  campaign: (campaignId: number) => `campaign-${campaignId}`,
 };

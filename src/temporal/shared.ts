@@ -9,6 +9,7 @@ export const workflowTypes = {
   documentIngestion: 'documentIngestionWorkflow',
   callLifecycle: 'callLifecycleWorkflow',
   phoneNumberSubscription: 'phoneNumberSubscriptionWorkflow',
+  campaign: 'campaignWorkflow',
 } as const;
 
 export interface SelfCheckResult {
@@ -119,6 +120,78 @@ export interface CallLifecycleResult {
 
 /** What `callPhaseQuery` answers: where the call's lifecycle is. */
 export type CallPhase = 'preparing' | 'dialing' | 'connecting' | 'in-progress' | 'ending' | 'finalizing' | 'evaluating' | 'done';
+
+/** The signals a campaign's workflow takes, by name; none carries a payload (the campaign's row says the rest). */
+export const campaignSignals = {
+  /** The campaign was started (again): dial, even if a stop was asked before. */
+  resume: 'resume',
+  /** The campaign was stopped: end the calls in progress politely, dial nothing new. */
+  stop: 'stop',
+  /** Leads were added: look for due leads now. */
+  leadsAdded: 'leadsAdded',
+  /** The campaign's settings changed: read them again now. */
+  settingsChanged: 'settingsChanged',
+} as const;
+
+/**
+ * A campaign's workflow takes the campaign's id; its leads and settings stay in the database. `dialsPerRun`
+ * bounds each run's history (tests lower it); `noSlotWaitMs` is how long a due lead waits for a free slot of
+ * the account before it is tried again when no call of the campaign ends first.
+ */
+export interface CampaignInput {
+  campaignId: number;
+  dialsPerRun?: number;
+  noSlotWaitMs?: number;
+  /** Handed to each call's lifecycle, to shorten its waits in tests (a ring that is never answered); production starts never set it. */
+  callTiming?: Partial<CallLifecycleTiming>;
+}
+
+/** What the campaign's `progress` query answers: this run's view. */
+export interface CampaignRunProgress {
+  phase: 'starting' | 'dialing' | 'waiting-for-window' | 'waiting' | 'stopping' | 'done';
+  /** The calls of the campaign this run is following now. */
+  callsInFlight: number[];
+  /** Calls placed by this run (a continued run starts again from 0). */
+  dialed: number;
+  /** ISO 8601: when the window opens, while the run sleeps until then. */
+  windowOpensAt?: string;
+}
+
+/** A lead due for its next call, as a round found it: `attempts` is its count of calls before this one. */
+export interface DueLead {
+  leadId: number;
+  attempts: number;
+}
+
+/**
+ * What a campaign's round reads from the database: the campaign (null once deleted), whether its calling
+ * window is open now (the activity's clock decides, so the workflow stays free of time zones), the leads
+ * due now (at most the free places), when the next waiting lead falls due, and how many leads are not done.
+ */
+export interface CampaignRound {
+  campaign: { status: string; maxCallsInParallel: number; markCompleteWhenNoLeads: boolean } | null;
+  /** ISO 8601 while the window is closed: when it opens next; null inside the window. */
+  windowOpensAt: string | null;
+  /** True when the window is closed and no allowed day ever opens it. */
+  windowNeverOpens: boolean;
+  due: DueLead[];
+  /** ISO 8601: the earliest scheduled retry or contact not due yet; null when there is none. */
+  nextDueAt: string | null;
+  /** Leads still to call or being called (neither completed, nor out of retries, nor blacklisted). */
+  open: number;
+}
+
+/** How placing a lead's call went: placed (its call row created, a slot taken), no free slot, nothing to place, or the campaign cannot dial. */
+export type PlacedLeadCall =
+  | { outcome: 'placed'; callId: number; userId: number; assistantId: number }
+  | { outcome: 'no-slot' }
+  | { outcome: 'skipped'; reason: string }
+  | { outcome: 'halt'; reason: string };
+
+export interface CampaignResult {
+  /** Why the run ended: stopped, every lead done (`completed`), or the campaign deleted. */
+  reason: 'stopped' | 'completed' | 'deleted';
+}
 
 /** The signals a number's subscription workflow takes, by name. */
 export const subscriptionSignals = {

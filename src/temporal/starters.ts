@@ -1,10 +1,10 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
-import type { callLifecycleWorkflow, documentIngestionWorkflow, platformSelfCheckWorkflow } from '../../workflows/index.ts';
+import type { callLifecycleWorkflow, campaignWorkflow, documentIngestionWorkflow, platformSelfCheckWorkflow } from '../../workflows/index.ts';
 import type { Logger } from '../logger.ts';
 import type { TemporalClient } from './client.ts';
 import { searchAttributes, workflowIds } from './names.ts';
 import {
-  subscriptionSignals, workflowTypes, type PaymentSettledSignal, type PhoneNumberSubscriptionInput, type PurchaseOutcome, type SelfCheckResult,
+  campaignSignals, subscriptionSignals, workflowTypes, type CampaignInput, type PaymentSettledSignal, type PhoneNumberSubscriptionInput, type PurchaseOutcome, type SelfCheckResult,
 } from './shared.ts';
 
 /**
@@ -61,6 +61,35 @@ export async function startCallLifecycle(
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
     const running = await temporal.client.workflow.getHandle(workflowId).describe().catch(() => undefined);
     logger.warn({ workflowId, runId: running?.runId }, 'call lifecycle already running: not started again');
+  }
+}
+
+/**
+ * Starts a campaign's workflow (`campaign-<id>`), or tells the running one that the campaign was started again
+ * (it may be ending the calls of a stop): one signal-with-start, so a start and a stop racing leave one run.
+ */
+export async function startCampaign(temporal: TemporalClient, campaign: { id: number; userId: number; assistantId: number }): Promise<void> {
+  await temporal.client.workflow.signalWithStart<typeof campaignWorkflow, []>(workflowTypes.campaign, {
+    taskQueue: temporal.taskQueue,
+    workflowId: workflowIds.campaign(campaign.id),
+    args: [{ campaignId: campaign.id } satisfies CampaignInput],
+    signal: campaignSignals.resume,
+    signalArgs: [],
+    typedSearchAttributes: [
+      { key: searchAttributes.userId, value: campaign.userId },
+      { key: searchAttributes.campaignId, value: campaign.id },
+      { key: searchAttributes.assistantId, value: campaign.assistantId },
+    ],
+  });
+}
+
+/** Tells a campaign's workflow of a stop, new leads or new settings; a campaign not running needs nothing. */
+export async function signalCampaign(temporal: TemporalClient, campaignId: number, signal: keyof typeof campaignSignals): Promise<void> {
+  try {
+    await temporal.client.workflow.getHandle(workflowIds.campaign(campaignId)).signal(campaignSignals[signal]);
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return;
+    throw error;
   }
 }
 

@@ -26,6 +26,10 @@ const activityNames = Object.keys({
   markNumberPastDue: true,
   failPurchase: true,
   releasePhoneNumber: true,
+  campaignRound: true,
+  placeLeadCall: true,
+  settleLeadCall: true,
+  finishCampaign: true,
 } satisfies Record<keyof Activities, true>) as (keyof Activities)[];
 
 /** One activity attempt, as a stub saw it. */

@@ -25,7 +25,7 @@ import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { createTemporalClient, type TemporalClient } from '../../src/temporal/client.ts';
 import { ensureTemporalCli, startTemporalDevServer } from '../../src/temporal/dev-server.ts';
-import { callSignals, workflowTypes } from '../../src/temporal/shared.ts';
+import { callSignals, campaignSignals, workflowTypes } from '../../src/temporal/shared.ts';
 import { startWorker, workflowsPath } from '../../src/temporal/worker.ts';
 import { historyToJson } from '../support/history-json.ts';
 import { freePort } from '../support/ports.ts';
@@ -84,7 +84,78 @@ function webCall(end?: { reason: string }): Scenario['run'] {
   };
 }
 
+/**
+ * A campaign of `leads` leads dialed one at a time, each completed by its first call; a call lasts as long as its
+ * `prepareCall` (until `hold` resolves, when given), then ends refused.
+ */
+function campaignSteps(leads: number, firstCallId: number, hold?: { entered: () => void; released: Promise<void> }) {
+  const pending = Array.from({ length: leads }, (_, index) => index + 1);
+  let status = 'in-progress';
+  let calls = 0;
+  let open = leads;
+  return {
+    stop: () => {
+      status = 'stopped';
+    },
+    stubs: {
+      campaignRound: ({ following }) => Promise.resolve({
+        campaign: { status, maxCallsInParallel: 1, markCompleteWhenNoLeads: true },
+        windowOpensAt: null,
+        windowNeverOpens: false,
+        due: following.length === 0 ? pending.slice(0, 1).map((leadId) => ({ leadId, attempts: 0 })) : [],
+        nextDueAt: null,
+        open,
+      }),
+      placeLeadCall: ({ leadId }) => {
+        pending.splice(pending.indexOf(leadId), 1);
+        return Promise.resolve({ outcome: 'placed' as const, callId: firstCallId + calls++, userId: 1, assistantId: 1 });
+      },
+      prepareCall: async () => {
+        if (hold) {
+          hold.entered();
+          await hold.released;
+        }
+        return { outcome: 'refused' as const, reason: 'insufficient_balance' as const };
+      },
+      finalizeCall: () => Promise.resolve({ status: 'failed' as const, evaluate: false }),
+      settleLeadCall: () => {
+        open -= 1;
+        return Promise.resolve({ settled: null });
+      },
+      finishCampaign: () => Promise.resolve(),
+    } satisfies Partial<Activities>,
+  };
+}
+
+const campaignCompleted = campaignSteps(2, 101);
+const stopping = { entered: Promise.withResolvers<void>(), released: Promise.withResolvers<void>() };
+const campaignStopped = campaignSteps(2, 201, { entered: () => stopping.entered.resolve(), released: stopping.released.promise });
+
 const scenarios: Record<string, Scenario> = {
+  'campaign-completed': {
+    stubs: campaignCompleted.stubs,
+    async run(temporal, workflowId) {
+      const handle = await temporal.client.workflow.start(workflowTypes.campaign, { taskQueue: temporal.taskQueue, workflowId, args: [{ campaignId: 1 }] });
+      await handle.result();
+      return handle;
+    },
+  },
+  'campaign-stopped': {
+    stubs: campaignStopped.stubs,
+    async run(temporal, workflowId) {
+      const handle = await temporal.client.workflow.start(workflowTypes.campaign, { taskQueue: temporal.taskQueue, workflowId, args: [{ campaignId: 2 }] });
+      await stopping.entered.promise;
+      campaignStopped.stop();
+      await handle.signal(campaignSignals.stop);
+      // The call in progress (the first, call-201) is asked to end; once it has heard that, its step is let go.
+      const call = temporal.client.workflow.getHandle('call-201');
+      const heard = async () => ((await call.fetchHistory()).events ?? []).some((event) => event.workflowExecutionSignaledEventAttributes?.signalName === callSignals.endCall);
+      while (!(await heard())) await new Promise((resolve) => setTimeout(resolve, 100));
+      stopping.released.resolve();
+      await handle.result();
+      return handle;
+    },
+  },
   'document-ingestion-active': { stubs: steps, run: ingestDocument },
   'document-ingestion-failed': {
     stubs: { ...steps, extractDocumentText: () => Promise.reject(ApplicationFailure.nonRetryable('No text could be extracted from the file.', 'rejected')) },

@@ -15,9 +15,11 @@ describe('recorded workflow histories', () => {
     Runtime.install({ logger: new DefaultLogger('WARN') });
   });
 
-  it('cover each way a document ingestion ends, the main ways a call ends, and the self-check', () => {
+  it('cover each way a document ingestion ends, the main ways a call ends, a campaign completed and stopped, and the self-check', () => {
     expect(histories).toEqual(expect.arrayContaining([
       'call-lifecycle-customer-hangup.json',
+      'campaign-completed.json',
+      'campaign-stopped.json',
       'call-lifecycle-never-connected.json',
       'call-lifecycle-time-limit.json',
       'document-ingestion-active.json',

@@ -31,11 +31,43 @@ interface CallingAssistant {
   phoneNumber: string | null;
 }
 
+/** An outbound call to create: who calls whom, with the caller's variables, for a campaign's lead or not. */
+export interface OutboundCall {
+  userId: number;
+  assistant: { id: number; name: string; variables: Record<string, unknown> | null };
+  /** E.164: the number called from, and the number called. */
+  from: string;
+  to: string;
+  variables: Record<string, unknown>;
+  campaign?: { id: number; name: string; leadId: number };
+}
+
+/**
+ * Takes one of the owner's concurrent-call slots (or refuses with 429, UsageLimitError) and creates the call
+ * `initiated` in the same transaction: its variables are the assistant's, then the caller's, then
+ * `customer_phone`. Its lifecycle, started after the transaction commits, dials it.
+ */
+export async function createOutboundCall(trx: Knex.Transaction, call: OutboundCall): Promise<number> {
+  await claimCallSlot(trx, call.userId, 'owner');
+  const [row] = await trx('calls').insert({
+    userId: call.userId,
+    assistantId: call.assistant.id,
+    assistantName: call.assistant.name,
+    type: 'outbound',
+    status: 'initiated',
+    assistantPhoneNumber: call.from,
+    clientPhoneNumber: call.to,
+    variables: JSON.stringify({ ...call.assistant.variables, ...call.variables, customer_phone: call.to }),
+    ...(call.campaign ? { campaignId: call.campaign.id, campaignName: call.campaign.name, leadId: call.campaign.leadId } : {}),
+  }).returning<{ id: number }[]>('id');
+  return Number(row?.id);
+}
+
 /**
  * Places an outbound call: the customer's number must be E.164 in a country the account calls, the
  * assistant the caller's own with a number to call from, the balance must pay a first minute, and the
- * account must be under its plan's concurrent calls. The call is created `initiated` (the assistant's
- * variables, then the caller's, then `customer_phone`) and its lifecycle, which dials it, is started.
+ * account must be under its plan's concurrent calls. The call is created `initiated` (createOutboundCall)
+ * and its lifecycle, which dials it, is started.
  */
 export async function makeCall(deps: MakeCallDeps, userId: number, request: { phoneNumber: string; assistantId: number; variables: Record<string, unknown> }): Promise<{ callId: number }> {
   const { knex } = deps;
@@ -57,20 +89,8 @@ export async function makeCall(deps: MakeCallDeps, userId: number, request: { ph
   }
   if (!(await ownerCanAffordCall(knex, userId))) throw new CallUnaffordableError();
 
-  const callId = await knex.transaction(async (trx) => {
-    await claimCallSlot(trx, userId, 'owner');
-    const [row] = await trx('calls').insert({
-      userId,
-      assistantId: assistant.id,
-      assistantName: assistant.name,
-      type: 'outbound',
-      status: 'initiated',
-      assistantPhoneNumber: assistant.phoneNumber,
-      clientPhoneNumber: parsed.number,
-      variables: JSON.stringify({ ...assistant.variables, ...request.variables, customer_phone: parsed.number }),
-    }).returning<{ id: number }[]>('id');
-    return Number(row?.id);
-  });
+  const from = assistant.phoneNumber;
+  const callId = await knex.transaction((trx) => createOutboundCall(trx, { userId, assistant, from, to: parsed.number, variables: request.variables }));
   try {
     await startCallLifecycle(deps.temporal, { id: callId, userId, assistantId: assistant.id }, deps.logger);
   } catch (error) {

@@ -1,14 +1,18 @@
 import type { Knex } from 'knex';
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type RouteDefinition } from '../../api/routing.ts';
-import { IdParams, MessageBody, ValidationErrorBody } from '../../api/schemas.ts';
+import { IdField, IdParams, MessageBody, ValidationErrorBody } from '../../api/schemas.ts';
 import type { Clock } from '../../lib/clock.ts';
+import type { TemporalClient } from '../../temporal/client.ts';
+import { signalCampaign } from '../../temporal/starters.ts';
 import { Campaign, CampaignCreated, CampaignUpdated, CampaignWithProgress, CreateCampaignBody, UpdateCampaignBody } from './schemas.ts';
 import { campaignItem, campaignWithProgress } from './serialize.ts';
 import { campaignTexts, createCampaign, deleteCampaign, getCampaign, listCampaigns, updateCampaign, type CampaignView } from './service.ts';
+import { changeCampaignStatus, statusTexts } from './status.ts';
 
 export interface CampaignRouteDeps {
   knex: Knex;
+  temporal: TemporalClient;
   /** The instant the next calling window is reckoned from. */
   now: Clock;
 }
@@ -16,12 +20,21 @@ export interface CampaignRouteDeps {
 const TAG = 'Campaigns';
 const respond = ({ campaign, phoneNumberIds }: CampaignView) => campaignItem(campaign, phoneNumberIds);
 
+const UpdateStatusBody = Type.Object({
+  campaign_id: IdField({ description: 'One of your campaigns.' }),
+  action: Type.String({ maxLength: 32, description: '`start` or `stop`.', examples: ['start'] }),
+});
+
+const StatusData = Type.Object({ campaign_id: Type.Integer(), status: Type.String() });
+const StatusChanged = Type.Object({ message: Type.String(), success: Type.Literal(true), data: StatusData }, { title: 'CampaignStatusChanged' });
+const StatusRefused = Type.Object({ message: Type.String(), success: Type.Literal(false), data: Type.Optional(StatusData) }, { title: 'CampaignStatusRefused' });
+
 /**
- * The campaign resource (anchor §7). Starting and stopping (`POST /user/campaigns/update-status`) come with
- * the campaign workflow, which they start and signal.
+ * The campaign resource (anchor §7). Starting and stopping start and signal the campaign's workflow
+ * (`campaign-<id>`, workflows/campaign.ts).
  */
 export function campaignRoutes(deps: CampaignRouteDeps): RouteDefinition[] {
-  const { knex } = deps;
+  const { knex, temporal } = deps;
   // Both paths are published: `/user/campaign` by Autocalls, `/user/campaigns` by Famulor.
   const create = (path: string) => defineRoute({
     method: 'POST',
@@ -53,12 +66,38 @@ export function campaignRoutes(deps: CampaignRouteDeps): RouteDefinition[] {
       404: { description: `No such campaign of the caller: \`${campaignTexts.notFound}\``, schema: MessageBody },
     },
     async handle({ auth, params }) {
-      await deleteCampaign(knex, auth.user.id, params.id);
+      await deleteCampaign(knex, temporal, auth.user.id, params.id);
       return { body: { message: 'Campaign deleted successfully' } };
     },
   });
 
   return [
+    // First, so that no `/user/campaigns/{id}` route of another method is ever tried for this path.
+    defineRoute({
+      method: 'POST',
+      path: '/user/campaigns/update-status',
+      tag: TAG,
+      summary: 'Start or stop a campaign',
+      description: 'Starting needs leads still to call and a balance that pays a first minute; the campaign\'s workflow '
+        + '(`campaign-<id>` in the Temporal UI) then dials them. Stopping ends the calls in progress politely and dials nothing new.',
+      auth: 'bearer',
+      body: UpdateStatusBody,
+      responses: {
+        200: { description: `\`${statusTexts.started}\` or \`${statusTexts.stopped}\``, schema: StatusChanged },
+        400: { description: `\`${statusTexts.invalidAction}\`, \`${statusTexts.insufficientBalance}\` (with \`data\`), \`${statusTexts.noLeads}\`, \`${statusTexts.noAssistant}\``, schema: StatusRefused },
+        403: { description: `\`${statusTexts.notYours}\``, schema: StatusRefused },
+        404: { description: `\`${statusTexts.notFound}\``, schema: StatusRefused },
+        422: { description: 'Validation failed', schema: ValidationErrorBody },
+      },
+      async handle({ auth, body }) {
+        const change = await changeCampaignStatus({ knex, temporal }, auth.user.id, body.campaign_id, body.action);
+        if (change.outcome === 'refused') {
+          return { status: change.httpStatus, body: { message: change.message, success: false as const, ...(change.data ? { data: change.data } : {}) } };
+        }
+        const message = change.status === 'in-progress' ? statusTexts.started : statusTexts.stopped;
+        return { body: { message, success: true as const, data: { campaign_id: change.campaignId, status: change.status } } };
+      },
+    }),
     create('/user/campaign'),
     create('/user/campaigns'),
     defineRoute({
@@ -102,7 +141,9 @@ export function campaignRoutes(deps: CampaignRouteDeps): RouteDefinition[] {
         422: { description: 'Validation failed', schema: ValidationErrorBody },
       },
       async handle({ auth, params, body }) {
-        return { body: { message: 'Campaign updated successfully', data: respond(await updateCampaign(knex, auth.user.id, params.id, body)) } };
+        const updated = await updateCampaign(knex, auth.user.id, params.id, body);
+        if (updated.campaign.status === 'in-progress') await signalCampaign(temporal, params.id, 'settingsChanged');
+        return { body: { message: 'Campaign updated successfully', data: respond(updated) } };
       },
     }),
     remove('/user/campaign/{id}'),

@@ -7,6 +7,8 @@ import { attributeName } from '../../api/validation.ts';
 import type { PostCallField } from '../assistants/model.ts';
 import { PhoneNumber } from '../phone-numbers/model.ts';
 import { User } from '../users/model.ts';
+import type { TemporalClient } from '../../temporal/client.ts';
+import { signalCampaign } from '../../temporal/starters.ts';
 import { Campaign } from './model.ts';
 import { assignPhoneNumbers, leadCounts, liveCallCount, phoneNumberIdsOf } from './queries.ts';
 import type { CreateCampaignBody, UpdateCampaignBody } from './schemas.ts';
@@ -209,8 +211,13 @@ export async function updateCampaign(knex: Knex, userId: number, id: number, inp
   });
 }
 
-/** Deletes the campaign; its leads and its number assignments go with it (migrations' cascades). */
-export async function deleteCampaign(knex: Knex, userId: number, id: number): Promise<void> {
+/**
+ * Deletes the campaign; its leads and its number assignments go with it (migrations' cascades). A running
+ * campaign is stopped first (anchor §7.4): its workflow ends the calls in progress, and finds the campaign gone.
+ */
+export async function deleteCampaign(knex: Knex, temporal: TemporalClient, userId: number, id: number): Promise<void> {
+  const campaign = await findCampaign(knex, userId, id);
+  if (campaign.status === 'in-progress') await signalCampaign(temporal, id, 'stop');
   const deleted = await Campaign.query(knex).delete().where({ id, userId });
   if (deleted === 0) throw new NotFoundError(campaignTexts.notFound);
 }

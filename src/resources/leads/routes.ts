@@ -12,6 +12,8 @@ import { createLead, deleteLead, leadTexts, listLeads, updateLead } from './serv
 
 export interface LeadRouteDeps {
   knex: Knex;
+  /** Tells the campaign, if it is running, that it has leads to look at. */
+  leadsAdded: (campaignId: number) => Promise<void>;
   /** Base URL of the API's clients, for page links. */
   publicUrl: string;
 }
@@ -40,6 +42,8 @@ export function leadRoutes(deps: LeadRouteDeps): RouteDefinition[] {
     },
     async handle({ auth, params, body }) {
       await updateLead(knex, auth.user.id, params.id, body);
+      const updated = await knex('leads').where({ id: params.id }).first<{ campaignId: number } | undefined>('campaignId');
+      if (updated) await deps.leadsAdded(Number(updated.campaignId));
       return { body: { message: 'Lead updated successfully' } };
     },
   });
@@ -59,7 +63,9 @@ export function leadRoutes(deps: LeadRouteDeps): RouteDefinition[] {
       },
       errors: ['not_found'],
       async handle({ auth, body }) {
-        return { body: { message: 'Lead created successfully', data: leadItem(await createLead(knex, auth.user.id, body)) } };
+        const created = await createLead(knex, auth.user.id, body);
+        await deps.leadsAdded(created.lead.campaignId);
+        return { body: { message: 'Lead created successfully', data: leadItem(created) } };
       },
     }),
     defineRoute({
@@ -114,6 +120,7 @@ export function leadRoutes(deps: LeadRouteDeps): RouteDefinition[] {
       async handle({ auth, params, query, bodyStream }) {
         if (!bodyStream) throw new Error('The import route reads a streamed body.');
         const report = await importLeads(knex, auth.user.id, params.id, bodyStream, { allowDuplicates: query.allow_dupplicate ?? false });
+        if (report.created > 0) await deps.leadsAdded(params.id);
         const { reasonsOmitted, ...counts } = report;
         return { body: { message: 'Leads imported', ...counts, reasons_omitted: reasonsOmitted } };
       },

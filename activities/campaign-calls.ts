@@ -1,0 +1,110 @@
+import type { Knex } from 'knex';
+import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
+import { ownerCanAffordCall } from '../src/billing/call-affordability.ts';
+import { UsageLimitError } from '../src/lib/errors.ts';
+import { createOutboundCall } from '../src/resources/calls/make-call.ts';
+import { Campaign } from '../src/resources/campaigns/model.ts';
+import { dialingCountryList } from '../src/resources/dialing-countries/service.ts';
+import type { Lead } from '../src/resources/leads/model.ts';
+import type { PlacedLeadCall } from '../src/temporal/shared.ts';
+
+interface CallingAssistant {
+  id: number;
+  name: string;
+  variables: Record<string, unknown> | null;
+  phoneNumber: string | null;
+}
+
+/**
+ * After a lead (or contact) ran out of retries, its next secondary contact in `contact_order` falls due now.
+ * Called with the lead's row locked, so two settlings cannot both schedule a contact.
+ */
+export async function scheduleNextContact(trx: Knex.Transaction, lead: Lead, now: Date): Promise<void> {
+  const next = await trx('leads').where({ primaryLeadId: lead.primaryLeadId ?? lead.id, status: 'created' })
+    .where('contactOrder', '>', lead.contactOrder).orderBy('contactOrder').first<{ id: number } | undefined>('id');
+  if (next) await trx('leads').where({ id: next.id }).update({ status: 'scheduled', nextAttemptAt: now, updatedAt: now });
+}
+
+function dialable(lead: Lead): boolean {
+  return lead.status === 'scheduled' || lead.status === 'rescheduled' || (lead.status === 'created' && lead.primaryLeadId === null);
+}
+
+/** The numbers the campaign calls from, in rotation order; without any, the assistant's own. */
+async function callingNumbers(knex: Knex, campaignId: number, assistant: CallingAssistant): Promise<string[]> {
+  const rotation: { phoneNumber: string }[] = await knex('campaign_phone_numbers as c').join('phone_numbers as n', 'n.id', 'c.phone_number_id')
+    .where('c.campaign_id', campaignId).whereIn('n.status', ['active', 'past_due']).orderBy('c.position').select('n.phone_number');
+  if (rotation.length > 0) return rotation.map((number) => number.phoneNumber);
+  return assistant.phoneNumber ? [assistant.phoneNumber] : [];
+}
+
+/** Placing a campaign's calls: one call row per attempt of a lead, made once whatever retries the activity. */
+export function createLeadCallActivities(deps: { knex: Knex }) {
+  const { knex } = deps;
+
+  /** The campaign cannot dial at all: it is stopped, and the workflow dials nothing more. */
+  async function halt(campaignId: number, reason: string): Promise<PlacedLeadCall> {
+    await Campaign.query(knex).patch({ status: 'stopped', updatedAt: new Date() }).where({ id: campaignId, status: 'in-progress' });
+    return { outcome: 'halt', reason };
+  }
+
+  return {
+    /**
+     * Creates the call of a lead's next attempt (`attempts` calls made before it) and takes an account slot for
+     * it, in one transaction under the lead's lock that also moves the lead to `processing` with the call as
+     * its latest: the lead's attempt count is the attempt's key. A try that finds the attempt made (an earlier
+     * try committed, its answer lost) answers with that call, so a lead is never dialed twice for one attempt.
+     * No free slot in the account: nothing is written, and the lead stays due (not an attempt). Numbers of
+     * `phone_number_ids` rotate by lead and attempt. A number in a country the account does not call is never
+     * dialed: the lead is out of retries at once and its next contact is due.
+     */
+    async placeLeadCall({ campaignId, leadId, attempts }: { campaignId: number; leadId: number; attempts: number }): Promise<PlacedLeadCall> {
+      const campaign = await Campaign.query(knex).findById(campaignId);
+      if (!campaign || campaign.status !== 'in-progress') return { outcome: 'skipped', reason: 'the campaign is not running' };
+      if (campaign.assistantId === null) return halt(campaignId, 'the campaign has no assistant');
+      const assistant = await knex('assistants as a')
+        .leftJoin('phone_numbers as n', function heldNumber() {
+          this.on('n.id', 'a.phone_number_id').andOnIn('n.status', ['active', 'past_due']);
+        })
+        .where('a.id', campaign.assistantId)
+        .first<CallingAssistant | undefined>('a.id', 'a.name', 'a.variables', 'n.phone_number');
+      if (!assistant) return halt(campaignId, 'the campaign has no assistant');
+      const numbers = await callingNumbers(knex, campaignId, assistant);
+      if (numbers.length === 0) return halt(campaignId, 'no number to call from');
+      if (!(await ownerCanAffordCall(knex, campaign.userId))) return halt(campaignId, 'insufficient balance');
+      const allowed = await dialingCountryList(knex, campaign.userId);
+
+      return knex.transaction(async (trx): Promise<PlacedLeadCall> => {
+        const lead = await trx('leads').where({ id: leadId, campaignId }).forUpdate().first<Lead | undefined>();
+        if (!lead) return { outcome: 'skipped', reason: 'the lead is gone' };
+        const placed = { userId: campaign.userId, assistantId: assistant.id };
+        if (lead.attempts === attempts + 1 && lead.status === 'processing' && lead.lastCallId !== null) {
+          return { outcome: 'placed', callId: Number(lead.lastCallId), ...placed };
+        }
+        if (lead.attempts !== attempts || !dialable(lead)) return { outcome: 'skipped', reason: 'the attempt is made or the lead settled' };
+        const now = new Date();
+        if (!allowed.countries.includes(parsePhoneNumberFromString(lead.phoneNumber)?.country ?? 'unknown')) {
+          await trx('leads').where({ id: lead.id }).update({ status: 'reached-max-retries', nextAttemptAt: null, updatedAt: now });
+          await scheduleNextContact(trx, lead, now);
+          return { outcome: 'skipped', reason: 'a country the account does not call' };
+        }
+        let callId: number;
+        try {
+          callId = await createOutboundCall(trx, {
+            userId: campaign.userId,
+            assistant,
+            from: numbers[(Number(lead.id) + lead.attempts) % numbers.length] as string,
+            to: lead.phoneNumber,
+            variables: lead.variables,
+            campaign: { id: campaignId, name: campaign.name, leadId: Number(lead.id) },
+          });
+        } catch (error) {
+          if (error instanceof UsageLimitError) return { outcome: 'no-slot' };
+          throw error;
+        }
+        await trx('leads').where({ id: lead.id })
+          .update({ status: 'processing', attempts: attempts + 1, lastCallId: callId, nextAttemptAt: null, updatedAt: now });
+        return { outcome: 'placed', callId, ...placed };
+      });
+    },
+  };
+}

@@ -1,0 +1,137 @@
+import type { Knex } from 'knex';
+import { nextForLead, type CallOutcome } from '../src/campaigns/retries.ts';
+import { isWithinWindow, nextWindowOpening } from '../src/campaigns/window.ts';
+import type { Config } from '../src/config.ts';
+import { Campaign } from '../src/resources/campaigns/model.ts';
+import { openLeads } from '../src/resources/campaigns/queries.ts';
+import type { Lead } from '../src/resources/leads/model.ts';
+import type { CampaignRound, DueLead } from '../src/temporal/shared.ts';
+import { createLeadCallActivities, scheduleNextContact } from './campaign-calls.ts';
+
+export interface CampaignActivityDependencies {
+  knex: Knex;
+  config: Pick<Config, 'campaignRetryUnitMs'>;
+}
+
+/** Statuses of a lead that a round may dial when its time has come (a `created` contact waits for its turn). */
+const DIALABLE = ['scheduled', 'rescheduled'];
+
+interface EndedCall {
+  status: string;
+  answeredBy: CallOutcome['answeredBy'];
+  evaluation: Record<string, unknown> | null;
+  endedAt: Date | null;
+}
+
+/** The campaign's side of its workflow: what a round reads, how an ended call settles its lead, and the end. */
+export function createCampaignActivities(deps: CampaignActivityDependencies) {
+  const { knex, config } = deps;
+
+  /**
+   * Settles a `processing` lead whose latest call is `callId` (null: its call record was deleted). A call that
+   * never recorded its end (its workflow failed), or whose record is gone, counts as failed.
+   */
+  async function settleLead(leadId: number, callId: number | null): Promise<LeadSettlement | null> {
+    return knex.transaction(async (trx) => {
+      const lead = await trx('leads').where({ id: leadId }).forUpdate().first<Lead | undefined>();
+      if (!lead || lead.status !== 'processing' || (lead.lastCallId === null ? null : Number(lead.lastCallId)) !== callId) return null;
+      const campaign = await Campaign.query(trx).findById(lead.campaignId);
+      if (!campaign) return null;
+      const call = callId === null ? undefined : await trx('calls').where({ id: callId })
+        .first<EndedCall | undefined>('status', 'answeredBy', 'evaluation', 'endedAt');
+      const now = new Date();
+      const outcome: CallOutcome = call?.endedAt
+        ? { status: call.status, answeredBy: call.answeredBy, evaluation: call.evaluation }
+        : { status: 'failed', answeredBy: null, evaluation: null };
+      const next = nextForLead({
+        maxRetries: campaign.maxRetries,
+        retryIntervalMs: campaign.retryInterval * config.campaignRetryUnitMs,
+        retryOnVoicemail: campaign.retryOnVoicemail,
+        retryOnGoalIncomplete: campaign.retryOnGoalIncomplete,
+        goalCompletionVariable: campaign.goalCompletionVariable,
+      }, lead.attempts, outcome, call?.endedAt ?? now);
+      const status = next.kind === 'completed' ? 'completed' : next.kind === 'retry' ? 'rescheduled' : 'reached-max-retries';
+      await trx('leads').where({ id: lead.id }).update({ status, nextAttemptAt: next.kind === 'retry' ? next.at : null, updatedAt: now });
+      if (next.kind === 'exhausted') await scheduleNextContact(trx, lead, now);
+      return { leadId: Number(lead.id), status, reason: next.reason };
+    });
+  }
+
+  /**
+   * Leads `processing` in calls the run does not follow (a run that was terminated left them): those whose call
+   * has ended, or whose record is gone, are settled now; those still live are counted against the places.
+   */
+  async function adoptStranded(campaignId: number, following: number[]): Promise<number> {
+    const stranded: { id: number; callId: number | null; endedAt: Date | null }[] = await knex('leads as l')
+      .leftJoin('calls as c', 'c.id', 'l.last_call_id')
+      .where({ 'l.campaign_id': campaignId, 'l.status': 'processing' })
+      .where((unfollowed) => unfollowed.whereNull('l.last_call_id').orWhereNotIn('l.last_call_id', following))
+      .select('l.id', 'c.id as call_id', 'c.ended_at');
+    let live = 0;
+    for (const lead of stranded) {
+      if (lead.callId !== null && lead.endedAt === null) live += 1;
+      else await settleLead(Number(lead.id), lead.callId === null ? null : Number(lead.callId));
+    }
+    return live;
+  }
+
+  return {
+    ...createLeadCallActivities({ knex }),
+
+    /**
+     * Reads what the campaign's next step depends on, at this moment: the campaign, its window, up to the free
+     * places' worth of due leads (oldest due first), when the next waiting lead falls due, and the open leads.
+     * `following` are the calls the run follows; the leads of any other call still `processing` are adopted.
+     */
+    async campaignRound({ campaignId, following }: { campaignId: number; following: number[] }): Promise<CampaignRound> {
+      const campaign = await Campaign.query(knex).findById(campaignId);
+      if (!campaign) return { campaign: null, windowOpensAt: null, windowNeverOpens: false, due: [], nextDueAt: null, open: 0 };
+      const strandedLive = await adoptStranded(campaignId, following);
+      const now = new Date();
+      const window = { timeZone: campaign.timezone, days: campaign.allowedDays, start: campaign.allowedHoursStartTime, end: campaign.allowedHoursEndTime };
+      const inside = isWithinWindow(window, now);
+      const opens = inside ? null : nextWindowOpening(window, now);
+      const free = Math.max(campaign.maxCallsInParallel - following.length - strandedLive, 0);
+      const due: DueLead[] = inside && free > 0
+        ? (await knex('leads').where({ campaignId })
+          .where((dialable) => dialable.whereIn('status', DIALABLE).orWhere((fresh) => fresh.where({ status: 'created' }).whereNull('primaryLeadId')))
+          .where((time) => time.whereNull('nextAttemptAt').orWhere('nextAttemptAt', '<=', now))
+          .orderByRaw('next_attempt_at asc nulls first, id asc').limit(free)
+          .select<{ id: number; attempts: number }[]>('id', 'attempts')).map((lead) => ({ leadId: Number(lead.id), attempts: lead.attempts }))
+        : [];
+      const later = await knex('leads').where({ campaignId }).whereIn('status', DIALABLE).where('nextAttemptAt', '>', now)
+        .min<{ at: Date | string | null }>('nextAttemptAt as at').first();
+      const [open] = await openLeads(knex, campaignId).count<{ count: string }[]>('id as count');
+      return {
+        campaign: { status: campaign.status, maxCallsInParallel: campaign.maxCallsInParallel, markCompleteWhenNoLeads: campaign.markCompleteWhenNoLeads },
+        windowOpensAt: opens?.toISOString() ?? null,
+        windowNeverOpens: !inside && opens === null,
+        due,
+        nextDueAt: later?.at ? new Date(later.at).toISOString() : null,
+        open: Number(open?.count ?? 0),
+      };
+    },
+
+    /**
+     * Settles the lead of a call that ended, by the campaign's retry rules (src/campaigns/retries.ts): completed,
+     * rescheduled after `retry_interval`, or out of retries, which makes its next secondary contact due. Only
+     * the lead's latest call, while the lead is `processing`, settles it: a retried settling changes nothing.
+     */
+    async settleLeadCall({ callId }: { callId: number }): Promise<{ settled: LeadSettlement | null }> {
+      const call = await knex('calls').where({ id: callId }).first<{ leadId: number | null } | undefined>('leadId');
+      return { settled: call?.leadId ? await settleLead(Number(call.leadId), callId) : null };
+    },
+
+    /** Ends a running campaign with `status` (a stopped or deleted one stays as it is). */
+    async finishCampaign({ campaignId, status }: { campaignId: number; status: 'completed' }): Promise<void> {
+      await Campaign.query(knex).patch({ status, updatedAt: new Date() }).where({ id: campaignId, status: 'in-progress' });
+    },
+  };
+}
+
+/** How a call settled its lead, for the workflow's history. */
+export interface LeadSettlement {
+  leadId: number;
+  status: string;
+  reason: string;
+}

@@ -1,0 +1,116 @@
+import {
+  condition, continueAsNew, defineQuery, defineSignal, log, ParentClosePolicy, proxyActivities, setHandler, startChild, type ChildWorkflowHandle,
+} from '@temporalio/workflow';
+import type { Activities } from '../activities/index.ts';
+import { searchAttributes, workflowIds } from '../src/temporal/names.ts';
+import {
+  callSignals, campaignSignals, nonRetryableErrorTypes, type CampaignInput, type CampaignResult, type CampaignRunProgress, type DueLead, type EndCallSignal,
+} from '../src/temporal/shared.ts';
+import { callLifecycleWorkflow } from './call-lifecycle.ts';
+import { CampaignState } from './campaign-state.ts';
+
+export const resumeSignal = defineSignal(campaignSignals.resume);
+export const stopSignal = defineSignal(campaignSignals.stop);
+export const leadsAddedSignal = defineSignal(campaignSignals.leadsAdded);
+export const settingsChangedSignal = defineSignal(campaignSignals.settingsChanged);
+export const campaignProgressQuery = defineQuery<CampaignRunProgress>('progress');
+const endCallSignal = defineSignal<[EndCallSignal]>(callSignals.endCall);
+
+/** Calls placed by one run before it continues as new: its history stays a few thousand events. */
+const DIALS_PER_RUN = 500;
+/** How long a due lead waits when the account had no free slot and no call of the campaign ends first. */
+const NO_SLOT_WAIT_MS = 5_000;
+/** The end reason of a call the campaign's stop ends. */
+const STOP_REASON = 'campaign_stopped';
+
+// Reading and writing the campaign's rows: quick, and worth patience when the database restarts.
+const bookkeeping = proxyActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 20, nonRetryableErrorTypes },
+});
+
+/**
+ * One campaign (`campaign-<id>`): rounds that settle the leads of the calls that ended, read the campaign and
+ * its due leads from the database, and do what CampaignState decides: dial (each call a child `callLifecycle`,
+ * `call-<id>`, after an activity created its row and took an account slot), ask the calls in progress to end
+ * when stopped, sleep until the window opens or the next lead falls due, complete, or continue as new after
+ * DIALS_PER_RUN calls. The leads' state is in the database; the run holds only the calls it follows.
+ */
+export async function campaignWorkflow(input: CampaignInput): Promise<CampaignResult> {
+  const { campaignId } = input;
+  const state = new CampaignState(input.dialsPerRun ?? DIALS_PER_RUN, input.noSlotWaitMs ?? NO_SLOT_WAIT_MS);
+  const calls = new Map<number, ChildWorkflowHandle<typeof callLifecycleWorkflow>>();
+  setHandler(resumeSignal, () => state.resume());
+  setHandler(stopSignal, () => state.stop());
+  setHandler(leadsAddedSignal, () => state.wake());
+  setHandler(settingsChangedSignal, () => state.wake());
+  setHandler(campaignProgressQuery, () => state.progress);
+
+  async function dial(leads: DueLead[]): Promise<void> {
+    for (const lead of leads) {
+      const placed = await bookkeeping.placeLeadCall({ campaignId, ...lead });
+      if (placed.outcome === 'no-slot') {
+        state.noSlot(Date.now());
+        return;
+      }
+      if (placed.outcome === 'halt') {
+        log.warn('the campaign cannot dial: stopped', { campaignId, reason: placed.reason });
+        state.stop();
+        return;
+      }
+      if (placed.outcome === 'skipped') continue;
+      const { callId } = placed;
+      // Abandoned, not terminated, when this run ends: a call in progress is never cut off by the campaign's run.
+      const call = await startChild(callLifecycleWorkflow, {
+        workflowId: workflowIds.call(callId),
+        args: [{ callId, ...(input.callTiming ? { timing: input.callTiming } : {}) }],
+        parentClosePolicy: ParentClosePolicy.ABANDON,
+        typedSearchAttributes: [
+          { key: searchAttributes.userId, value: placed.userId },
+          { key: searchAttributes.assistantId, value: placed.assistantId },
+          { key: searchAttributes.campaignId, value: campaignId },
+        ],
+      });
+      calls.set(callId, call);
+      state.placed(callId);
+      // The call's row says how it ended; its workflow failing (it should not) settles the lead all the same.
+      void call.result().catch((error: unknown) => log.warn('a call of the campaign failed', { campaignId, callId, error: String(error) }))
+        .finally(() => {
+          calls.delete(callId);
+          state.callEnded(callId);
+        });
+    }
+  }
+
+  for (;;) {
+    // Begun before the settling: a call that ends while its predecessors settle marks the round changed, so
+    // the round's wait cannot sleep past it.
+    state.beginRound();
+    for (let ended = state.takeFinished(); ended.length > 0; ended = state.takeFinished()) {
+      for (const callId of ended) await bookkeeping.settleLeadCall({ callId });
+    }
+    const round = await bookkeeping.campaignRound({ campaignId, following: [...state.inFlight] });
+    const step = state.next(round, Date.now());
+    switch (step.kind) {
+      case 'dial':
+        await dial(step.leads);
+        break;
+      case 'end-calls':
+        for (const callId of step.callIds) {
+          state.endRequested(callId);
+          await calls.get(callId)?.signal(endCallSignal, { reason: STOP_REASON })
+            .catch((error: unknown) => log.warn('a call of the campaign could not be asked to end', { campaignId, callId, error: String(error) }));
+        }
+        break;
+      case 'wait':
+        if (step.untilMs === null) await condition(() => state.changed);
+        else if (step.untilMs > Date.now()) await condition(() => state.changed, step.untilMs - Date.now());
+        break;
+      case 'continue-as-new':
+        return continueAsNew<typeof campaignWorkflow>(input);
+      case 'finish':
+        if (step.reason === 'completed') await bookkeeping.finishCampaign({ campaignId, status: 'completed' });
+        return { reason: step.reason };
+    }
+  }
+}
