@@ -26,6 +26,8 @@ export async function setUpCallingAccount(options: {
   /** The plan's concurrent calls; null for none. */
   maxCallsInParallel: number | null;
   initialMessage: string;
+  /** Which voice the assistant speaks with, by its catalog name; a Piper voice by default. */
+  voice?: (name: string) => boolean;
 }): Promise<CallingAccount> {
   const { knex } = options;
   const request = apiRequest(options.baseUrl);
@@ -43,7 +45,7 @@ export async function setUpCallingAccount(options: {
 
   const english = ((await request('GET', '/user/assistants/languages', { token })).body as { id: number; iso_2: string }[]).find((language) => language.iso_2 === 'en')?.id;
   const voices = (await request('GET', `/user/assistants/voices?mode=pipeline&language_id=${english}`, { token })).body as { id: number; name: string }[];
-  const voice = voices.find((entry) => /piper/i.test(entry.name)) ?? voices[0];
+  const voice = voices.find((entry) => (options.voice ?? ((name) => /piper/i.test(name)))(entry.name)) ?? voices[0];
   const assistant = await createTestAssistant({ request }, { token }, {
     voice_id: voice?.id,
     initial_message: options.initialMessage,

@@ -1,0 +1,98 @@
+/**
+ * The campaign dispatcher's throughput: one campaign of `--leads` leads at `max_calls_in_parallel` `--parallel`
+ * (the account's plan and MEDIA_MAX_CALLS admit as many), imported as CSV and started with update-status. The
+ * whole platform runs in this process as in bench/dial.ts (embedded PGlite, or a database of the bench's own on
+ * the server of DATABASE_URL), with speech through the fake hosted providers (Deepgram, OpenAI speech) and the
+ * fake language model, so speech costs next to nothing. Every lead is the sandbox carrier's quickest callee that
+ * answers: 98–99, which answers about 1.2 s after the dial and hangs up 2 s later without a word, so each lead is
+ * `completed` with one call of about 3 s and the figure measures the dispatcher, not a conversation.
+ *
+ * It prints leads per minute, the slot utilisation (calls in flight, time-averaged from the first call's record
+ * to the last call's end, ÷ `--parallel`; a call holds its slot from its record's creation to its end), the delay
+ * from a slot freeing (a call's end) to the next dial (the next call record created), the most calls live at
+ * once, and the leads' statuses. It exits non-zero when more than `--parallel` calls were live at once, a lead
+ * is not in a final status, or a lead has more calls than attempts.
+ *
+ *   npm run bench:campaign-dispatch -- [--leads 10000] [--parallel 50]
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../src/config.ts';
+import { createLogger } from '../src/logger.ts';
+import { startPlatform } from '../src/platform.ts';
+import { startFakeDeepgramServer } from '../test/fakes/deepgram-server.ts';
+import { startFakeLlmServer } from '../test/fakes/llm-server.ts';
+import { startFakeSpeechServer } from '../test/fakes/speech-server.ts';
+import { createScratchDatabase } from '../test/support/scratch-database.ts';
+import { setUpCallingAccount } from './calls/account.ts';
+import { auditCampaign, campaignCompleted, createCampaign, spread, startCampaign, statusTally } from './calls/campaign.ts';
+import { calleeNumber } from './calls/callees.ts';
+import { benchEnv } from './platform-env.ts';
+
+const { values } = parseArgs({ options: { 'leads': { type: 'string', default: '10000' }, 'parallel': { type: 'string', default: '50' } } });
+const leadCount = Number(values.leads);
+const parallel = Number(values.parallel);
+if (!(leadCount >= 1 && leadCount <= 10_000)) throw new Error('--leads: 1 to 10000 (each lead has a number of its own)');
+if (!(parallel >= 1 && parallel <= 1000)) throw new Error('--parallel: 1 to 1000, as max_calls_in_parallel');
+const load = () => `load average ${os.loadavg()[0]!.toFixed(1)} on ${os.availableParallelism()} cores`;
+
+const llm = await startFakeLlmServer({ chunkSize: 8 });
+llm.respond((request) => (request.tool_choice
+  ? { toolCalls: [{ name: 'record_call_evaluation', arguments: { status: true, summary: 'Bench call.' } }] }
+  : { reply: 'Goodbye!' }));
+const deepgram = await startFakeDeepgramServer({ idleTimeoutMs: 60_000 });
+const speech = await startFakeSpeechServer();
+const scratch = process.env.DATABASE_URL ? await createScratchDatabase(process.env.DATABASE_URL, 'parley_bench') : undefined;
+if (process.env.DATABASE_URL && !scratch) throw new Error('The bench creates a database of its own on DATABASE_URL\'s server, and may not.');
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-campaign-bench-'));
+const { env, baseUrl } = await benchEnv({
+  dataDir,
+  llmUrl: llm.baseUrl,
+  extra: {
+    MEDIA_MAX_CALLS: String(parallel),
+    STT_PROVIDER: 'deepgram', DEEPGRAM_URL: deepgram.url, DEEPGRAM_API_KEY: deepgram.apiKey,
+    TTS_PROVIDER: 'openai', OPENAI_TTS_BASE_URL: speech.openaiBaseUrl, OPENAI_TTS_API_KEY: speech.openaiKey,
+    ...(scratch ? { DATABASE_URL: scratch.url } : {}),
+  },
+});
+const config = loadConfig(env);
+const running = await startPlatform({ config, logger: createLogger(config), role: 'all' });
+const knex = running.database.knex;
+let exitCode = 0;
+
+try {
+  const account = await setUpCallingAccount({
+    knex, baseUrl, maxCallsInParallel: parallel, initialMessage: 'Hello.', voice: (name) => /\(OpenAI\)$/.test(name),
+  });
+  const campaignId = await createCampaign(account, { name: 'Dispatch bench', maxCallsInParallel: parallel, maxRetries: 1, retryInterval: 10 });
+  const csv = ['phone_number', ...Array.from({ length: leadCount }, (_, index) => calleeNumber(index, 'silent-hang-up'))].join('\n');
+  const imported = await account.request<{ created: number }>('POST', `/user/campaigns/${campaignId}/leads/import`, {
+    token: account.token, body: csv, headers: { 'content-type': 'text/csv' },
+  });
+  if (imported.status !== 200 || imported.body.created !== leadCount) throw new Error(`importing the leads: HTTP ${imported.status} ${imported.text}`);
+  console.log(`${leadCount} leads, max_calls_in_parallel ${parallel} (plan and MEDIA_MAX_CALLS ${parallel}); callees answer ~1.2 s after the dial and hang up 2 s later; ` +
+    `${config.database.url ? 'PostgreSQL' : 'embedded PGlite'}, STT ${config.stt.provider}, TTS ${config.tts.provider} (fakes); ${load()}`);
+
+  const startedAt = await startCampaign(account, campaignId);
+  // Far more than the calls need at a quarter of the slots: a campaign that does not finish is a failure.
+  const completed = await campaignCompleted(knex, campaignId, Math.max(10 * 60_000, (leadCount / parallel) * 4 * 3500 + 60_000));
+  const wallMs = Date.now() - startedAt;
+  const audit = await auditCampaign(knex, campaignId, parallel);
+
+  console.log(`campaign ${completed ? 'completed' : 'NOT completed'} ${(wallMs / 1000).toFixed(1)} s after update-status: ${(audit.leads / (wallMs / 60_000)).toFixed(0)} leads per minute ` +
+    `(${(audit.calls / (audit.spanMs / 60_000)).toFixed(0)} calls per minute from the first call to the last call's end, ${(audit.spanMs / 1000).toFixed(1)} s)`);
+  console.log(`slot utilisation (time-averaged calls in flight ÷ ${parallel}): ${audit.utilisation.toFixed(2)} (goal > 0.9); ` +
+    `most calls live at once: ${audit.mostAtOnce} (at most ${parallel})`);
+  console.log(`slot freed → next dial, over ${audit.slotToDialMs.length} freed slots: ${spread(audit.slotToDialMs)}`);
+  console.log(`leads: ${statusTally(audit.statuses)}; not in a final status: ${audit.open}; calls ${audit.calls}, still live ${audit.callsLive}; ` +
+    `leads with more calls than attempts ${audit.moreCallsThanAttempts}, fewer ${audit.fewerCallsThanAttempts}; ${load()}`);
+  if (!completed || audit.mostAtOnce > parallel || audit.open > 0 || audit.moreCallsThanAttempts > 0 || audit.callsLive > 0) exitCode = 1;
+} finally {
+  await running.stop();
+  await Promise.all([llm.close(), deepgram.close(), speech.close()]);
+  await scratch?.drop();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+}
+process.exit(exitCode);
