@@ -42,7 +42,6 @@ describe.skipIf(!speechInstalled)(`the sandbox softphone in a browser${speechIns
   let inboundNumber: string;
   let scratch: string;
 
-
   beforeAll(async () => {
     scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-softphone-'));
     llm = await startFakeLlmServer();
