@@ -3,9 +3,11 @@
  * (the account's plan and MEDIA_MAX_CALLS admit as many), imported as CSV and started with update-status. The
  * whole platform runs in this process as in bench/dial.ts (embedded PGlite, or a database of the bench's own on
  * the server of DATABASE_URL), with speech through the fake hosted providers (Deepgram, OpenAI speech) and the
- * fake language model, so speech costs next to nothing. Every lead is the sandbox carrier's quickest callee that
- * answers: 98–99, which answers about 1.2 s after the dial and hangs up 2 s later without a word, so each lead is
- * `completed` with one call of about 3 s and the figure measures the dispatcher, not a conversation.
+ * fake language model, so speech costs next to nothing. The sandbox carrier runs at its instant pace
+ * (SANDBOX_CARRIER_PACE=instant) and every lead is its silent callee, 98–99, which then answers at the dial and
+ * hangs up a second later without a word: each lead is `completed` with one call that is mostly Parley's own
+ * work (its workflow, the dial, the media stream, the bill), so the figures measure the dispatcher, not a
+ * conversation.
  *
  * It prints leads per minute, the slot utilisation (calls in flight, time-averaged from the first call's record
  * to the last call's end, ÷ `--parallel`; a call holds its slot from its record's creation to its end), the delay
@@ -51,7 +53,7 @@ const { env, baseUrl } = await benchEnv({
   dataDir,
   llmUrl: llm.baseUrl,
   extra: {
-    MEDIA_MAX_CALLS: String(parallel),
+    MEDIA_MAX_CALLS: String(parallel), SANDBOX_CARRIER_PACE: 'instant',
     STT_PROVIDER: 'deepgram', DEEPGRAM_URL: deepgram.url, DEEPGRAM_API_KEY: deepgram.apiKey,
     TTS_PROVIDER: 'openai', OPENAI_TTS_BASE_URL: speech.openaiBaseUrl, OPENAI_TTS_API_KEY: speech.openaiKey,
     ...(scratch ? { DATABASE_URL: scratch.url } : {}),
@@ -72,7 +74,7 @@ try {
     token: account.token, body: csv, headers: { 'content-type': 'text/csv' },
   });
   if (imported.status !== 200 || imported.body.created !== leadCount) throw new Error(`importing the leads: HTTP ${imported.status} ${imported.text}`);
-  console.log(`${leadCount} leads, max_calls_in_parallel ${parallel} (plan and MEDIA_MAX_CALLS ${parallel}); callees answer ~1.2 s after the dial and hang up 2 s later; ` +
+  console.log(`${leadCount} leads, max_calls_in_parallel ${parallel} (plan and MEDIA_MAX_CALLS ${parallel}); callees answer at the dial and hang up 1 s later; ` +
     `${config.database.url ? 'PostgreSQL' : 'embedded PGlite'}, STT ${config.stt.provider}, TTS ${config.tts.provider} (fakes); ${load()}`);
 
   const startedAt = await startCampaign(account, campaignId);

@@ -6,7 +6,11 @@ import type { Reader } from './reader.ts';
  * carrier, state in the database, or Twilio with the account's credentials. The auth token is never logged.
  */
 export type TelephonyConfig =
-  | { provider: 'sandbox' }
+  | {
+    provider: 'sandbox';
+    /** How quickly the sandbox's scripted callees pick up and hang up: as on a phone network, or at once (benches). */
+    pace: SandboxPace;
+  }
   | {
     provider: 'twilio';
     accountSid: string;
@@ -15,9 +19,11 @@ export type TelephonyConfig =
     apiBase: string | undefined;
   };
 
+export type SandboxPace = 'phone' | 'instant';
+
 export function readTelephony(read: Reader): TelephonyConfig {
   const provider = read.oneOf('TELEPHONY_PROVIDER', ['sandbox', 'twilio'] as const, 'sandbox');
-  if (provider === 'sandbox') return { provider };
+  if (provider === 'sandbox') return { provider, pace: read.oneOf('SANDBOX_CARRIER_PACE', ['phone', 'instant'] as const, 'phone') };
   const accountSid = read.string('TWILIO_ACCOUNT_SID');
   if (accountSid === undefined || !/^AC[0-9a-f]{32}$/i.test(accountSid)) {
     throw new ConfigError('TWILIO_ACCOUNT_SID', 'is required when TELEPHONY_PROVIDER is twilio: the Account SID, AC followed by 32 hex digits.');

@@ -52,6 +52,18 @@ export const timings = {
   bridgedTalkMs: 2000,
 };
 
+export type CalleeTimings = typeof timings;
+
+/**
+ * The timings at a pace: `phone` as above; `instant` (SANDBOX_CARRIER_PACE, for benches) picks up, reports busy
+ * or fails at the dial, and the silent callee hangs up a second after answering, so a call is mostly Parley's
+ * own work. Conversations (turns, voicemail, transfers) keep their pace: they are speech, not ringing.
+ */
+export function timingsAt(pace: 'phone' | 'instant'): CalleeTimings {
+  if (pace === 'phone') return timings;
+  return { ...timings, ringAfterMs: 0, answerAfterMs: 0, busyAfterMs: 0, failAfterMs: 0, silentHangUpAfterMs: 1000 };
+}
+
 /**
  * Waits for the far end of `line` to finish a turn: sound after now, then `quietMs` of quiet; gives up after
  * `waitMs` without sound, or when the call ends.

@@ -3,7 +3,7 @@ import { pause } from '../../../lib/abort.ts';
 import type { Logger } from '../../../logger.ts';
 import { callbackRouting } from '../routing.ts';
 import type { CallRequest, TransferRequest, WarmTransferRequest } from '../types.ts';
-import { calleeFor, DEFAULT_SCRIPT, farEndTurn, timings, VOICEMAIL_GREETING, type CalleeKind } from './callees.ts';
+import { calleeFor, DEFAULT_SCRIPT, farEndTurn, timingsAt, VOICEMAIL_GREETING, type CalleeKind, type CalleeTimings } from './callees.ts';
 import { Line } from './line.ts';
 import { newCallSid, type SimulatedCall } from './simulated-call.ts';
 import { CallReports, type ReportedAs, type Webhooks } from './reports.ts';
@@ -57,15 +57,18 @@ export class SandboxCarrier {
   readonly softphones: Softphones;
 
   private readonly parleyUrl: () => string;
+  private readonly timings: CalleeTimings;
 
   /**
    * `owned` says whether a Parley user holds a number, which no softphone may claim; `observe` is told each
-   * change of a call's status or verdict. The account SID is made from the token unless given.
+   * change of a call's status or verdict. The account SID is made from the token unless given. `pace` is the
+   * scripted callees' (callees.ts `timingsAt`), `phone` unless given.
    */
   constructor(options: {
     logger: Logger; token: () => string; parleyUrl: () => string; owned: (phoneNumber: string) => Promise<boolean>;
-    accountSid?: string; reach?: (url: string) => string; observe?: (call: SimulatedCall) => void;
+    accountSid?: string; reach?: (url: string) => string; observe?: (call: SimulatedCall) => void; pace?: 'phone' | 'instant';
   }) {
+    this.timings = timingsAt(options.pace ?? 'phone');
     this.logger = options.logger.child({ component: 'sandbox-carrier' });
     this.webhooks = { token: options.token, reach: options.reach, logger: this.logger };
     this.observe = options.observe;
@@ -191,7 +194,7 @@ export class SandboxCarrier {
   private async play(run: Running): Promise<void> {
     const { call, ending } = run;
     await run.reports.status('initiated');
-    if (!await pause(timings.ringAfterMs, ending.signal)) return this.finish(run, 'canceled');
+    if (!await pause(this.timings.ringAfterMs, ending.signal)) return this.finish(run, 'canceled');
     await run.reports.status('ringing');
     const outcome = await this.ringing(run);
     if (outcome !== 'in-progress') return this.finish(run, outcome);
@@ -211,11 +214,11 @@ export class SandboxCarrier {
       return answer === 'answered' ? 'in-progress' : answer;
     }
     const ringing: Partial<Record<CalleeKind, [number, string]>> = {
-      'busy': [timings.busyAfterMs, 'busy'],
-      'failed': [timings.failAfterMs, 'failed'],
+      'busy': [this.timings.busyAfterMs, 'busy'],
+      'failed': [this.timings.failAfterMs, 'failed'],
       'no-answer': [ringTimeoutMs, 'no-answer'],
     };
-    const [ringMs, outcome] = ringing[call.callee] ?? [timings.answerAfterMs, 'in-progress'];
+    const [ringMs, outcome] = ringing[call.callee] ?? [this.timings.answerAfterMs, 'in-progress'];
     return await pause(ringMs, ending.signal) ? outcome : 'canceled';
   }
 
@@ -243,7 +246,7 @@ export class SandboxCarrier {
           return new Int16Array(0);
         });
         await run.page.play(call.sid, message, run.ending.signal);
-      } else await pause(timings.silentHangUpAfterMs, run.ending.signal);
+      } else await pause(this.timings.silentHangUpAfterMs, run.ending.signal);
       return this.finish(run, 'completed');
     }
     // Rejected, or no usable answer: the caller hears a busy line, as Twilio plays for <Reject>.
@@ -263,7 +266,7 @@ export class SandboxCarrier {
     const line = run.line;
     const closed = new AbortController();
     // A scripted callee hangs up at its cap; the person at a softphone whenever they like.
-    const talking = AbortSignal.any([ending.signal, closed.signal, ...run.page ? [] : [AbortSignal.timeout(timings.personCapMs)]]);
+    const talking = AbortSignal.any([ending.signal, closed.signal, ...run.page ? [] : [AbortSignal.timeout(this.timings.personCapMs)]]);
     // The stream ending ends the call, unless it ended because the call is being handed over.
     line.closed.then(() => (run.handover || run.hold ? closed.abort() : ending.abort()), () => undefined);
     await this.talk(run, line, talking);
@@ -286,7 +289,7 @@ export class SandboxCarrier {
     const { callee: kind, request } = run.call;
     if (run.page) return run.page.bridge(run.call.sid, line, signal);
     if (kind === 'silent-hang-up') {
-      await pause(timings.silentHangUpAfterMs, signal);
+      await pause(this.timings.silentHangUpAfterMs, signal);
       return;
     }
     if (kind === 'voicemail') {
@@ -298,22 +301,22 @@ export class SandboxCarrier {
       // As Twilio's DetectMessageEnd: a machine, known once its greeting ended with the beep.
       run.reports.verdict('machine_end_beep', Date.now() - (run.call.answeredAt ?? Date.now()));
       const recordingFrom = line.soundMs;
-      const recording = AbortSignal.any([signal, AbortSignal.timeout(timings.voicemailRecordMs)]);
+      const recording = AbortSignal.any([signal, AbortSignal.timeout(this.timings.voicemailRecordMs)]);
       // The message left, then a long enough pause: the box hangs up, as boxes do.
-      await farEndTurn(line, recording, timings.voicemailRecordMs, 3000);
+      await farEndTurn(line, recording, this.timings.voicemailRecordMs, 3000);
       box.recordedMs = line.soundMs - recordingFrom;
       return;
     }
-    await farEndTurn(line, signal, timings.turnWaitMs);
+    await farEndTurn(line, signal, this.timings.turnWaitMs);
     const callee = run.call.direction === 'inbound' ? request.from : request.to;
     for (const text of this.scripts.get(callee) ?? DEFAULT_SCRIPT) {
       if (signal.aborted) return;
       await line.say(await this.voice.speak(text));
       // As Twilio's detection: a person, known by a short greeting and the silence after it.
       if (!signal.aborted) run.reports.verdict('human', Date.now() - (run.call.answeredAt ?? Date.now()));
-      await farEndTurn(line, signal, timings.turnWaitMs);
+      await farEndTurn(line, signal, this.timings.turnWaitMs);
     }
-    await pause(timings.goodbyeHangUpMs, signal);
+    await pause(this.timings.goodbyeHangUpMs, signal);
   }
 
   private async finish(run: Running, status: string): Promise<void> {
