@@ -6,13 +6,20 @@ import { createOutboundCall } from '../src/resources/calls/make-call.ts';
 import { Campaign } from '../src/resources/campaigns/model.ts';
 import { dialingCountryList } from '../src/resources/dialing-countries/service.ts';
 import type { Lead } from '../src/resources/leads/model.ts';
-import type { PlacedLeadCall } from '../src/temporal/shared.ts';
+import type { DueLead, PlacedLeadCall } from '../src/temporal/shared.ts';
 
 interface CallingAssistant {
   id: number;
   name: string;
   variables: Record<string, unknown> | null;
   phoneNumber: string | null;
+}
+
+interface CallingSetup {
+  campaign: Campaign;
+  assistant: CallingAssistant;
+  numbers: string[];
+  countries: string[];
 }
 
 /**
@@ -47,64 +54,85 @@ export function createLeadCallActivities(deps: { knex: Knex }) {
     return { outcome: 'halt', reason };
   }
 
+  /** What every lead of a batch is called with: the campaign's assistant, its numbers and the countries it may call. */
+  async function callingSetup(campaignId: number): Promise<CallingSetup | PlacedLeadCall> {
+    const campaign = await Campaign.query(knex).findById(campaignId);
+    if (!campaign || campaign.status !== 'in-progress') return { outcome: 'skipped', reason: 'the campaign is not running' };
+    if (campaign.assistantId === null) return halt(campaignId, 'the campaign has no assistant');
+    const assistant = await knex('assistants as a')
+      .leftJoin('phone_numbers as n', function heldNumber() {
+        this.on('n.id', 'a.phone_number_id').andOnIn('n.status', ['active', 'past_due']);
+      })
+      .where('a.id', campaign.assistantId)
+      .first<CallingAssistant | undefined>('a.id', 'a.name', 'a.variables', 'n.phone_number');
+    if (!assistant) return halt(campaignId, 'the campaign has no assistant');
+    const numbers = await callingNumbers(knex, campaignId, assistant);
+    if (numbers.length === 0) return halt(campaignId, 'no number to call from');
+    if (!(await ownerCanAffordCall(knex, campaign.userId))) return halt(campaignId, 'insufficient balance');
+    return { campaign, assistant, numbers, countries: (await dialingCountryList(knex, campaign.userId)).countries };
+  }
+
+  /**
+   * Creates the call of a lead's next attempt (`attempts` calls made before it) and takes an account slot for
+   * it, in one transaction under the lead's lock that also moves the lead to `processing` with the call as
+   * its latest: the lead's attempt count is the attempt's key. A try that finds the attempt made (an earlier
+   * try committed, its answer lost) answers with that call, so a lead is never dialed twice for one attempt.
+   * No free slot in the account: nothing is written, and the lead stays due (not an attempt). Numbers of
+   * `phone_number_ids` rotate by lead and attempt. A number in a country the account does not call is never
+   * dialed: the lead is out of retries at once and its next contact is due.
+   */
+  async function placeLead(setup: CallingSetup, { leadId, attempts }: DueLead): Promise<PlacedLeadCall> {
+    const { campaign, assistant, numbers } = setup;
+    return knex.transaction(async (trx): Promise<PlacedLeadCall> => {
+      const lead = await trx('leads').where({ id: leadId, campaignId: campaign.id }).forUpdate().first<Lead | undefined>();
+      if (!lead) return { outcome: 'skipped', reason: 'the lead is gone' };
+      const placed = { userId: campaign.userId, assistantId: assistant.id };
+      if (lead.attempts === attempts + 1 && lead.status === 'processing' && lead.lastCallId !== null) {
+        return { outcome: 'placed', callId: Number(lead.lastCallId), ...placed };
+      }
+      if (lead.attempts !== attempts || !dialable(lead)) return { outcome: 'skipped', reason: 'the attempt is made or the lead settled' };
+      const now = new Date();
+      if (!setup.countries.includes(parsePhoneNumberFromString(lead.phoneNumber)?.country ?? 'unknown')) {
+        await trx('leads').where({ id: lead.id }).update({ status: 'reached-max-retries', nextAttemptAt: null, updatedAt: now });
+        await scheduleNextContact(trx, lead, now);
+        return { outcome: 'skipped', reason: 'a country the account does not call' };
+      }
+      let callId: number;
+      try {
+        callId = await createOutboundCall(trx, {
+          userId: campaign.userId,
+          assistant,
+          from: numbers[(Number(lead.id) + lead.attempts) % numbers.length] as string,
+          to: lead.phoneNumber,
+          variables: lead.variables,
+          campaign: { id: campaign.id, name: campaign.name, leadId: Number(lead.id) },
+        });
+      } catch (error) {
+        if (error instanceof UsageLimitError) return { outcome: 'no-slot' };
+        throw error;
+      }
+      await trx('leads').where({ id: lead.id })
+        .update({ status: 'processing', attempts: attempts + 1, lastCallId: callId, nextAttemptAt: null, updatedAt: now });
+      return { outcome: 'placed', callId, ...placed };
+    });
+  }
+
   return {
     /**
-     * Creates the call of a lead's next attempt (`attempts` calls made before it) and takes an account slot for
-     * it, in one transaction under the lead's lock that also moves the lead to `processing` with the call as
-     * its latest: the lead's attempt count is the attempt's key. A try that finds the attempt made (an earlier
-     * try committed, its answer lost) answers with that call, so a lead is never dialed twice for one attempt.
-     * No free slot in the account: nothing is written, and the lead stays due (not an attempt). Numbers of
-     * `phone_number_ids` rotate by lead and attempt. A number in a country the account does not call is never
-     * dialed: the lead is out of retries at once and its next contact is due.
+     * Places the calls of `leads` in order (placeLead: each lead in a transaction of its own, keyed by its
+     * attempt), what they share read once. Stops at the first lead without a free slot, or when the campaign
+     * cannot dial at all: the answer has one outcome per lead tried, the leads after it untouched and still due.
      */
-    async placeLeadCall({ campaignId, leadId, attempts }: { campaignId: number; leadId: number; attempts: number }): Promise<PlacedLeadCall> {
-      const campaign = await Campaign.query(knex).findById(campaignId);
-      if (!campaign || campaign.status !== 'in-progress') return { outcome: 'skipped', reason: 'the campaign is not running' };
-      if (campaign.assistantId === null) return halt(campaignId, 'the campaign has no assistant');
-      const assistant = await knex('assistants as a')
-        .leftJoin('phone_numbers as n', function heldNumber() {
-          this.on('n.id', 'a.phone_number_id').andOnIn('n.status', ['active', 'past_due']);
-        })
-        .where('a.id', campaign.assistantId)
-        .first<CallingAssistant | undefined>('a.id', 'a.name', 'a.variables', 'n.phone_number');
-      if (!assistant) return halt(campaignId, 'the campaign has no assistant');
-      const numbers = await callingNumbers(knex, campaignId, assistant);
-      if (numbers.length === 0) return halt(campaignId, 'no number to call from');
-      if (!(await ownerCanAffordCall(knex, campaign.userId))) return halt(campaignId, 'insufficient balance');
-      const allowed = await dialingCountryList(knex, campaign.userId);
-
-      return knex.transaction(async (trx): Promise<PlacedLeadCall> => {
-        const lead = await trx('leads').where({ id: leadId, campaignId }).forUpdate().first<Lead | undefined>();
-        if (!lead) return { outcome: 'skipped', reason: 'the lead is gone' };
-        const placed = { userId: campaign.userId, assistantId: assistant.id };
-        if (lead.attempts === attempts + 1 && lead.status === 'processing' && lead.lastCallId !== null) {
-          return { outcome: 'placed', callId: Number(lead.lastCallId), ...placed };
-        }
-        if (lead.attempts !== attempts || !dialable(lead)) return { outcome: 'skipped', reason: 'the attempt is made or the lead settled' };
-        const now = new Date();
-        if (!allowed.countries.includes(parsePhoneNumberFromString(lead.phoneNumber)?.country ?? 'unknown')) {
-          await trx('leads').where({ id: lead.id }).update({ status: 'reached-max-retries', nextAttemptAt: null, updatedAt: now });
-          await scheduleNextContact(trx, lead, now);
-          return { outcome: 'skipped', reason: 'a country the account does not call' };
-        }
-        let callId: number;
-        try {
-          callId = await createOutboundCall(trx, {
-            userId: campaign.userId,
-            assistant,
-            from: numbers[(Number(lead.id) + lead.attempts) % numbers.length] as string,
-            to: lead.phoneNumber,
-            variables: lead.variables,
-            campaign: { id: campaignId, name: campaign.name, leadId: Number(lead.id) },
-          });
-        } catch (error) {
-          if (error instanceof UsageLimitError) return { outcome: 'no-slot' };
-          throw error;
-        }
-        await trx('leads').where({ id: lead.id })
-          .update({ status: 'processing', attempts: attempts + 1, lastCallId: callId, nextAttemptAt: null, updatedAt: now });
-        return { outcome: 'placed', callId, ...placed };
-      });
+    async placeLeadCalls({ campaignId, leads }: { campaignId: number; leads: DueLead[] }): Promise<{ outcomes: PlacedLeadCall[] }> {
+      const setup = await callingSetup(campaignId);
+      if ('outcome' in setup) return { outcomes: [setup] };
+      const outcomes: PlacedLeadCall[] = [];
+      for (const lead of leads) {
+        const outcome = await placeLead(setup, lead);
+        outcomes.push(outcome);
+        if (outcome.outcome === 'no-slot') break;
+      }
+      return { outcomes };
     },
   };
 }

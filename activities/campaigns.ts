@@ -5,13 +5,19 @@ import type { Config } from '../src/config.ts';
 import { Campaign } from '../src/resources/campaigns/model.ts';
 import { openLeads } from '../src/resources/campaigns/queries.ts';
 import type { Lead } from '../src/resources/leads/model.ts';
-import type { CampaignRound, DueLead } from '../src/temporal/shared.ts';
+import type { CampaignRound, DueLead, LeadSettlement } from '../src/temporal/shared.ts';
 import { createLeadCallActivities, scheduleNextContact } from './campaign-calls.ts';
 
 export interface CampaignActivityDependencies {
   knex: Knex;
   config: Pick<Config, 'campaignRetryUnitMs'>;
 }
+
+/**
+ * How long after its end a followed call's workflow may take to say it finished (its evaluation and the
+ * carrier's price are retried for minutes) before the round counts it finished without that.
+ */
+const FOLLOWED_CALL_GRACE_MS = 30 * 60_000;
 
 /** Statuses of a lead that a round may dial when its time has come (a `created` contact waits for its turn). */
 const DIALABLE = ['scheduled', 'rescheduled'];
@@ -79,15 +85,30 @@ export function createCampaignActivities(deps: CampaignActivityDependencies) {
     ...createLeadCallActivities({ knex }),
 
     /**
-     * Reads what the campaign's next step depends on, at this moment: the campaign, its window, up to the free
-     * places' worth of due leads (oldest due first), when the next waiting lead falls due, and the open leads.
-     * `following` are the calls the run follows; the leads of any other call still `processing` are adopted.
+     * Settles the leads of the calls in `settle` (settleLead: only a lead's latest call, while the lead is
+     * `processing`, settles it, so a retried round changes nothing twice), then reads what the campaign's next
+     * step depends on, at this moment: the campaign, its window, up to the free places' worth of due leads
+     * (oldest due first), when the next waiting lead falls due, and the open leads. The run follows the calls
+     * `following` (holding places) and `ended` (places free, still evaluated); the leads of any other call still
+     * `processing` are adopted, and a followed call that ended long ago without its workflow saying it finished
+     * (terminated by an operator) is answered as `overdue`.
      */
-    async campaignRound({ campaignId, following }: { campaignId: number; following: number[] }): Promise<CampaignRound> {
+    async campaignRound({ campaignId, following, ended = [], settle = [] }: {
+      campaignId: number; following: number[]; ended?: number[]; settle?: number[];
+    }): Promise<CampaignRound> {
+      const settled: LeadSettlement[] = [];
+      for (const callId of settle) {
+        const call = await knex('calls').where({ id: callId }).first<{ leadId: number | null } | undefined>('leadId');
+        const settlement = call?.leadId ? await settleLead(Number(call.leadId), callId) : null;
+        if (settlement) settled.push(settlement);
+      }
       const campaign = await Campaign.query(knex).findById(campaignId);
-      if (!campaign) return { campaign: null, windowOpensAt: null, windowNeverOpens: false, due: [], nextDueAt: null, open: 0 };
-      const strandedLive = await adoptStranded(campaignId, following);
+      if (!campaign) return { campaign: null, windowOpensAt: null, windowNeverOpens: false, due: [], nextDueAt: null, open: 0, settled, overdue: [] };
+      const followed = [...following, ...ended];
+      const strandedLive = await adoptStranded(campaignId, followed);
       const now = new Date();
+      const overdue = followed.length === 0 ? [] : (await knex('calls').whereIn('id', followed)
+        .where('endedAt', '<', new Date(now.getTime() - FOLLOWED_CALL_GRACE_MS)).pluck('id')).map(Number);
       const window = { timeZone: campaign.timezone, days: campaign.allowedDays, start: campaign.allowedHoursStartTime, end: campaign.allowedHoursEndTime };
       const inside = isWithinWindow(window, now);
       const opens = inside ? null : nextWindowOpening(window, now);
@@ -109,17 +130,9 @@ export function createCampaignActivities(deps: CampaignActivityDependencies) {
         due,
         nextDueAt: later?.at ? new Date(later.at).toISOString() : null,
         open: Number(open?.count ?? 0),
+        settled,
+        overdue,
       };
-    },
-
-    /**
-     * Settles the lead of a call that ended, by the campaign's retry rules (src/campaigns/retries.ts): completed,
-     * rescheduled after `retry_interval`, or out of retries, which makes its next secondary contact due. Only
-     * the lead's latest call, while the lead is `processing`, settles it: a retried settling changes nothing.
-     */
-    async settleLeadCall({ callId }: { callId: number }): Promise<{ settled: LeadSettlement | null }> {
-      const call = await knex('calls').where({ id: callId }).first<{ leadId: number | null } | undefined>('leadId');
-      return { settled: call?.leadId ? await settleLead(Number(call.leadId), callId) : null };
     },
 
     /** Ends a running campaign with `status` (a stopped or deleted one stays as it is). */
@@ -129,9 +142,3 @@ export function createCampaignActivities(deps: CampaignActivityDependencies) {
   };
 }
 
-/** How a call settled its lead, for the workflow's history. */
-export interface LeadSettlement {
-  leadId: number;
-  status: string;
-  reason: string;
-}

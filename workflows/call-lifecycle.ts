@@ -1,10 +1,11 @@
 import {
-  ActivityFailure, ApplicationFailure, condition, defineQuery, defineSignal, log, proxyActivities, setHandler,
+  ActivityFailure, ApplicationFailure, condition, defineQuery, defineSignal, getExternalWorkflowHandle, log, proxyActivities, setHandler,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import type { HangUpOutcome } from '../src/providers/media-control/index.ts';
+import { workflowIds } from '../src/temporal/names.ts';
 import {
-  callSignals, nonRetryableErrorTypes, type AnsweredBySignal, type CallAnsweredSignal, type CallEndedSignal, type CallLifecycleInput,
+  callSignals, campaignSignals, nonRetryableErrorTypes, type CampaignCallSignal, type AnsweredBySignal, type CallAnsweredSignal, type CallEndedSignal, type CallLifecycleInput,
   type CallLifecycleResult, type CallLifecycleTiming, type CallPhase, type CarrierStatusSignal, type EndCallSignal,
 } from '../src/temporal/shared.ts';
 import { CallState, type CallEnd, type HangUpCause } from './call-state.ts';
@@ -14,6 +15,8 @@ export const callEndedSignal = defineSignal<[CallEndedSignal]>(callSignals.callE
 export const endCallSignal = defineSignal<[EndCallSignal]>(callSignals.endCall);
 export const carrierStatusSignal = defineSignal<[CarrierStatusSignal]>(callSignals.carrierStatus);
 export const answeredBySignal = defineSignal<[AnsweredBySignal]>(callSignals.answeredBy);
+const callEndedInCampaign = defineSignal<[CampaignCallSignal]>(campaignSignals.callEnded);
+const callFinishedInCampaign = defineSignal<[CampaignCallSignal]>(campaignSignals.callFinished);
 
 /** Where the call's lifecycle is, for the Temporal UI and for operators. */
 export const callPhaseQuery = defineQuery<CallPhase>('phase');
@@ -65,10 +68,28 @@ function isGone(error: unknown): boolean {
  * One call (`call-<id>`), from its creation to its bill: prepare it (its time limit from the assistant and the
  * balance), wait for it to connect, follow it live until its media session reports its end (or hang it up
  * when asked to, or when its time limit has passed even though the engine should have ended it), then store
- * its end, transcript, duration and cost with one ledger entry, and evaluate it. The workflow passes the
- * call's id; its activities read and write the call's row.
+ * its end, transcript, duration and cost with one ledger entry, and evaluate it; a campaign's call then tells
+ * its campaign. The workflow passes the call's id; its activities read and write the call's row.
  */
 export async function callLifecycleWorkflow(input: CallLifecycleInput): Promise<CallLifecycleResult> {
+  const result = await followCall(input);
+  if (input.campaignId !== undefined) await tellCampaign(input.campaignId, callFinishedInCampaign, input.callId);
+  return result;
+}
+
+/**
+ * Tells the call's campaign (its current run, which may have continued as new since it placed the call) that
+ * the call ended or finished. A campaign that has ended meanwhile has nothing to settle: its runs adopt such leads.
+ */
+async function tellCampaign(campaignId: number, signal: typeof callEndedInCampaign, callId: number): Promise<void> {
+  try {
+    await getExternalWorkflowHandle(workflowIds.campaign(campaignId)).signal(signal, { callId });
+  } catch (error) {
+    log.info('the campaign was not told of the call: it is not running', { campaignId, callId, signal: signal.name, error: String(error) });
+  }
+}
+
+async function followCall(input: CallLifecycleInput): Promise<CallLifecycleResult> {
   const timing = { ...defaultTiming, ...input.timing };
   const { callId } = input;
   const state = new CallState();
@@ -82,7 +103,7 @@ export async function callLifecycleWorkflow(input: CallLifecycleInput): Promise<
   try {
     const prepared = await bookkeeping.prepareCall({ callId });
     if (prepared.outcome === 'refused') {
-      return await finish(callId, state, { reason: prepared.reason, at: new Date().toISOString() });
+      return await finish(input, state, { reason: prepared.reason, at: new Date().toISOString() });
     }
     const { maxSeconds, phone, dial } = prepared;
     // Histories from before voicemail handling carry no such field: false.
@@ -91,7 +112,7 @@ export async function callLifecycleWorkflow(input: CallLifecycleInput): Promise<
     if (dial) {
       state.phase = 'dialing';
       const dialed = await carrier.dialCall({ callId, ringTimeoutSeconds: timing.ringTimeoutSeconds });
-      if (!dialed.dialed) return await finish(callId, state, { reason: 'dial_failed', at: new Date().toISOString() });
+      if (!dialed.dialed) return await finish(input, state, { reason: 'dial_failed', at: new Date().toISOString() });
     }
     state.phase = 'connecting';
     // A phone call rings until the callee answers (the carrier's `in-progress`, or its media stream starting) or
@@ -112,7 +133,7 @@ export async function callLifecycleWorkflow(input: CallLifecycleInput): Promise<
     // The carrier keeps a line up until told: whatever ended the call here ends it there too, but for a call
     // transferred to a number, whose line the carrier now bridges to that number.
     if (phone && state.carrierEnd === undefined && end.reason !== 'transferred') await dropLine(callId);
-    return await finish(callId, state, end, phone && state.answeredAt !== undefined);
+    return await finish(input, state, end, phone && state.answeredAt !== undefined);
   } catch (error) {
     if (!isGone(error)) throw error;
     state.phase = 'done';
@@ -181,12 +202,15 @@ async function hangUp(callId: number, state: CallState, timing: CallLifecycleTim
 
 /**
  * Stores the call's end and bill, then evaluates it when its assistant asks for that, and for a call the
- * carrier connected (`carried`) records what the carrier charged for it.
+ * carrier connected (`carried`) records what the carrier charged for it. A campaign's call tells its campaign
+ * once it has ended, when more is to follow: the campaign may dial in its place while it is evaluated.
  */
-async function finish(callId: number, state: CallState, end: CallEnd, carried = false): Promise<CallLifecycleResult> {
+async function finish(input: CallLifecycleInput, state: CallState, end: CallEnd, carried = false): Promise<CallLifecycleResult> {
+  const { callId, campaignId } = input;
   state.phase = 'finalizing';
   await storeVerdict(callId, state);
   const finalized = await bookkeeping.finalizeCall({ callId, reason: end.reason, endedAt: end.at });
+  if (campaignId !== undefined && (finalized.evaluate || carried)) await tellCampaign(campaignId, callEndedInCampaign, callId);
   if (finalized.evaluate) {
     state.phase = 'evaluating';
     try {

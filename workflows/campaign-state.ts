@@ -1,4 +1,4 @@
-import type { CampaignRound, CampaignRunProgress, DueLead } from '../src/temporal/shared.ts';
+import type { CampaignCarry, CampaignRound, CampaignRunProgress, DueLead } from '../src/temporal/shared.ts';
 
 /** What the campaign's workflow does next. */
 export type CampaignStep =
@@ -17,7 +17,10 @@ export type CampaignStep =
  * the run follows and what it was told; a continued run starts empty.
  */
 export class CampaignState {
+  /** Calls holding places: placed, and not ended yet. */
   readonly inFlight = new Set<number>();
+  /** Calls that ended (their places free) and are still evaluated: their leads wait for them to finish. */
+  readonly ended = new Set<number>();
   /** Something happened since the last round began: a signal, or a call ended. */
   changed = false;
   stopRequested = false;
@@ -32,9 +35,13 @@ export class CampaignState {
   private readonly dialsPerRun: number;
   private readonly noSlotWaitMs: number;
 
-  constructor(dialsPerRun: number, noSlotWaitMs: number) {
+  /** `carried`: what the run this one continues handed over (CampaignInput). */
+  constructor(dialsPerRun: number, noSlotWaitMs: number, carried?: CampaignCarry) {
     this.dialsPerRun = dialsPerRun;
     this.noSlotWaitMs = noSlotWaitMs;
+    for (const callId of carried?.following ?? []) this.inFlight.add(callId);
+    for (const callId of carried?.ended ?? []) this.ended.add(callId);
+    this.finished = [...carried?.toSettle ?? []];
   }
 
   resume(): void {
@@ -57,11 +64,24 @@ export class CampaignState {
     this.dialed += 1;
   }
 
-  /** A call of the run ended: its lead is settled before the next round, and its slot may be free again. */
+  /** A call of the run ended, and is evaluated now: its place is free, its lead waits for it to finish. */
   callEnded(callId: number): void {
     if (!this.inFlight.delete(callId)) return;
-    this.endAsked.delete(callId);
+    this.ended.add(callId);
+    this.placeFreed(callId);
+  }
+
+  /** A call of the run finished (ended, and evaluated): its lead is settled next round, its place free if it was not. */
+  callFinished(callId: number): void {
+    const holding = this.inFlight.delete(callId);
+    if (!holding && !this.ended.delete(callId)) return;
     this.finished.push(callId);
+    if (holding) this.placeFreed(callId);
+    this.changed = true;
+  }
+
+  private placeFreed(callId: number): void {
+    this.endAsked.delete(callId);
     this.noSlotUntilMs = undefined;
     this.changed = true;
   }
@@ -73,6 +93,11 @@ export class CampaignState {
   /** The account had no free slot for a due lead: wait for one of the run's calls to end, or a while. */
   noSlot(nowMs: number): void {
     this.noSlotUntilMs = nowMs + this.noSlotWaitMs;
+  }
+
+  /** What the next run takes over when this one continues as new: its calls in progress, and the finished ones not settled yet. */
+  carry(): CampaignCarry {
+    return { following: [...this.inFlight], ended: [...this.ended], toSettle: [...this.finished] };
   }
 
   /** The calls that ended since last asked, whose leads are to be settled. */
@@ -98,9 +123,9 @@ export class CampaignState {
   /**
    * The next step after a round read `round` at `nowMs`:
    * - stopped (a signal, the campaign's status, or the campaign deleted): ask each call in progress to end,
-   *   wait for them all, and finish; nothing new is dialed;
+   *   wait for them all to finish, and finish; nothing new is dialed;
    * - outside the calling window: dial nothing, and wait for it to open (calls in progress go on);
-   * - after `dialsPerRun` calls: wait for the run's calls to end, then continue as new;
+   * - after `dialsPerRun` calls: continue as new, handing the calls in progress over (`carry`);
    * - due leads and free places (and no recent refusal for want of an account slot): dial them;
    * - nothing left to call and no call in progress: complete when `mark_complete_when_no_leads`;
    * - otherwise wait for a call to end, a signal, the next lead to fall due, or the slot wait to pass.
@@ -111,7 +136,8 @@ export class CampaignState {
       this.phase = 'stopping';
       const toEnd = [...this.inFlight].filter((callId) => !this.endAsked.has(callId));
       if (toEnd.length > 0) return { kind: 'end-calls', callIds: toEnd };
-      if (this.inFlight.size > 0) return { kind: 'wait', untilMs: null };
+      // The calls still evaluated too: their leads are settled before the run ends.
+      if (this.inFlight.size > 0 || this.ended.size > 0) return { kind: 'wait', untilMs: null };
       return this.finish(campaign === null ? 'deleted' : 'stopped');
     }
     if (round.windowOpensAt !== null || round.windowNeverOpens) {
@@ -119,17 +145,14 @@ export class CampaignState {
       this.windowOpensAt = round.windowOpensAt ?? undefined;
       return { kind: 'wait', untilMs: round.windowOpensAt === null ? null : Date.parse(round.windowOpensAt) };
     }
-    if (this.dialed >= this.dialsPerRun) {
-      this.phase = 'waiting';
-      return this.inFlight.size > 0 ? { kind: 'wait', untilMs: null } : { kind: 'continue-as-new' };
-    }
+    if (this.dialed >= this.dialsPerRun) return { kind: 'continue-as-new' };
     const free = campaign.maxCallsInParallel - this.inFlight.size;
     const slotWait = this.noSlotUntilMs !== undefined && nowMs < this.noSlotUntilMs ? this.noSlotUntilMs : undefined;
     if (free > 0 && round.due.length > 0 && slotWait === undefined) {
       this.phase = 'dialing';
       return { kind: 'dial', leads: round.due.slice(0, free) };
     }
-    if (round.open === 0 && this.inFlight.size === 0) {
+    if (round.open === 0 && this.inFlight.size === 0 && this.ended.size === 0) {
       if (campaign.markCompleteWhenNoLeads) return this.finish('completed');
       this.phase = 'waiting';
       return { kind: 'wait', untilMs: null };

@@ -1,10 +1,11 @@
 import {
-  condition, continueAsNew, defineQuery, defineSignal, log, ParentClosePolicy, proxyActivities, setHandler, startChild, type ChildWorkflowHandle,
+  condition, continueAsNew, defineQuery, defineSignal, getExternalWorkflowHandle, log, ParentClosePolicy, proxyActivities, setHandler, startChild,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import { searchAttributes, workflowIds } from '../src/temporal/names.ts';
 import {
-  callSignals, campaignSignals, nonRetryableErrorTypes, type CampaignInput, type CampaignResult, type CampaignRunProgress, type DueLead, type EndCallSignal,
+  callSignals, campaignSignals, nonRetryableErrorTypes, type CampaignCallSignal, type CampaignInput, type CampaignResult, type CampaignRunProgress, type DueLead,
+  type EndCallSignal, type PlacedLeadCall,
 } from '../src/temporal/shared.ts';
 import { callLifecycleWorkflow } from './call-lifecycle.ts';
 import { CampaignState } from './campaign-state.ts';
@@ -13,6 +14,8 @@ export const resumeSignal = defineSignal(campaignSignals.resume);
 export const stopSignal = defineSignal(campaignSignals.stop);
 export const leadsAddedSignal = defineSignal(campaignSignals.leadsAdded);
 export const settingsChangedSignal = defineSignal(campaignSignals.settingsChanged);
+export const callEndedSignal = defineSignal<[CampaignCallSignal]>(campaignSignals.callEnded);
+export const callFinishedSignal = defineSignal<[CampaignCallSignal]>(campaignSignals.callFinished);
 export const campaignProgressQuery = defineQuery<CampaignRunProgress>('progress');
 const endCallSignal = defineSignal<[EndCallSignal]>(callSignals.endCall);
 
@@ -30,66 +33,65 @@ const bookkeeping = proxyActivities<Activities>({
 });
 
 /**
- * One campaign (`campaign-<id>`): rounds that settle the leads of the calls that ended, read the campaign and
- * its due leads from the database, and do what CampaignState decides: dial (each call a child `callLifecycle`,
- * `call-<id>`, after an activity created its row and took an account slot), ask the calls in progress to end
- * when stopped, sleep until the window opens or the next lead falls due, complete, or continue as new after
- * DIALS_PER_RUN calls. The leads' state is in the database; the run holds only the calls it follows.
+ * One campaign (`campaign-<id>`): rounds that settle the leads of the calls that finished and read the campaign
+ * and its due leads from the database (one activity), and do what CampaignState decides: dial (one activity
+ * creates the due leads' call rows and takes their account slots, then each call starts at once as a child
+ * `callLifecycle`, `call-<id>`), ask the calls in progress to end when stopped, sleep until the window opens or
+ * the next lead falls due, complete, or continue as new after DIALS_PER_RUN calls, handing its calls in
+ * progress to the next run. Each call tells the campaign's workflow (whichever run is current) when it ended
+ * (`callEnded`: its place is free while it is evaluated) and when it finished (`callFinished`: its lead can be
+ * settled); a child's result says it too, should its signal never come. The leads' state is in the database;
+ * the run holds only the calls it follows.
  */
 export async function campaignWorkflow(input: CampaignInput): Promise<CampaignResult> {
   const { campaignId } = input;
-  const state = new CampaignState(input.dialsPerRun ?? DIALS_PER_RUN, input.noSlotWaitMs ?? NO_SLOT_WAIT_MS);
-  const calls = new Map<number, ChildWorkflowHandle<typeof callLifecycleWorkflow>>();
+  const state = new CampaignState(input.dialsPerRun ?? DIALS_PER_RUN, input.noSlotWaitMs ?? NO_SLOT_WAIT_MS, input.carried);
   setHandler(resumeSignal, () => state.resume());
   setHandler(stopSignal, () => state.stop());
   setHandler(leadsAddedSignal, () => state.wake());
   setHandler(settingsChangedSignal, () => state.wake());
+  setHandler(callEndedSignal, ({ callId }) => state.callEnded(callId));
+  setHandler(callFinishedSignal, ({ callId }) => state.callFinished(callId));
   setHandler(campaignProgressQuery, () => state.progress);
 
+  async function startCall(placed: Extract<PlacedLeadCall, { outcome: 'placed' }>): Promise<void> {
+    const { callId } = placed;
+    state.placed(callId);
+    // Abandoned, not terminated, when this run ends: a call in progress is never cut off by the campaign's run.
+    const call = await startChild(callLifecycleWorkflow, {
+      workflowId: workflowIds.call(callId),
+      args: [{ callId, campaignId, ...(input.callTiming ? { timing: input.callTiming } : {}) }],
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+      typedSearchAttributes: [
+        { key: searchAttributes.userId, value: placed.userId },
+        { key: searchAttributes.assistantId, value: placed.assistantId },
+        { key: searchAttributes.campaignId, value: campaignId },
+      ],
+    });
+    // The call's row says how it ended; its workflow failing (it should not) settles the lead all the same.
+    void call.result().catch((error: unknown) => log.warn('a call of the campaign failed', { campaignId, callId, error: String(error) }))
+      .finally(() => state.callFinished(callId));
+  }
+
   async function dial(leads: DueLead[]): Promise<void> {
-    for (const lead of leads) {
-      const placed = await bookkeeping.placeLeadCall({ campaignId, ...lead });
-      if (placed.outcome === 'no-slot') {
-        state.noSlot(Date.now());
-        return;
-      }
-      if (placed.outcome === 'halt') {
-        log.warn('the campaign cannot dial: stopped', { campaignId, reason: placed.reason });
+    const { outcomes } = await bookkeeping.placeLeadCalls({ campaignId, leads });
+    const placed = outcomes.filter((outcome) => outcome.outcome === 'placed');
+    for (const outcome of outcomes) {
+      if (outcome.outcome === 'no-slot') state.noSlot(Date.now());
+      if (outcome.outcome === 'halt') {
+        log.warn('the campaign cannot dial: stopped', { campaignId, reason: outcome.reason });
         state.stop();
-        return;
       }
-      if (placed.outcome === 'skipped') continue;
-      const { callId } = placed;
-      // Abandoned, not terminated, when this run ends: a call in progress is never cut off by the campaign's run.
-      const call = await startChild(callLifecycleWorkflow, {
-        workflowId: workflowIds.call(callId),
-        args: [{ callId, ...(input.callTiming ? { timing: input.callTiming } : {}) }],
-        parentClosePolicy: ParentClosePolicy.ABANDON,
-        typedSearchAttributes: [
-          { key: searchAttributes.userId, value: placed.userId },
-          { key: searchAttributes.assistantId, value: placed.assistantId },
-          { key: searchAttributes.campaignId, value: campaignId },
-        ],
-      });
-      calls.set(callId, call);
-      state.placed(callId);
-      // The call's row says how it ended; its workflow failing (it should not) settles the lead all the same.
-      void call.result().catch((error: unknown) => log.warn('a call of the campaign failed', { campaignId, callId, error: String(error) }))
-        .finally(() => {
-          calls.delete(callId);
-          state.callEnded(callId);
-        });
     }
+    await Promise.all(placed.map(startCall));
   }
 
   for (;;) {
-    // Begun before the settling: a call that ends while its predecessors settle marks the round changed, so
-    // the round's wait cannot sleep past it.
+    // Begun before the settling: a call that finishes during the round marks the round changed, so the
+    // round's wait cannot sleep past it.
     state.beginRound();
-    for (let ended = state.takeFinished(); ended.length > 0; ended = state.takeFinished()) {
-      for (const callId of ended) await bookkeeping.settleLeadCall({ callId });
-    }
-    const round = await bookkeeping.campaignRound({ campaignId, following: [...state.inFlight] });
+    const round = await bookkeeping.campaignRound({ campaignId, following: [...state.inFlight], ended: [...state.ended], settle: state.takeFinished() });
+    for (const callId of round.overdue) state.callFinished(callId);
     const step = state.next(round, Date.now());
     switch (step.kind) {
       case 'dial':
@@ -98,7 +100,7 @@ export async function campaignWorkflow(input: CampaignInput): Promise<CampaignRe
       case 'end-calls':
         for (const callId of step.callIds) {
           state.endRequested(callId);
-          await calls.get(callId)?.signal(endCallSignal, { reason: STOP_REASON })
+          await getExternalWorkflowHandle(workflowIds.call(callId)).signal(endCallSignal, { reason: STOP_REASON })
             .catch((error: unknown) => log.warn('a call of the campaign could not be asked to end', { campaignId, callId, error: String(error) }));
         }
         break;
@@ -107,7 +109,7 @@ export async function campaignWorkflow(input: CampaignInput): Promise<CampaignRe
         else if (step.untilMs > Date.now()) await condition(() => state.changed, step.untilMs - Date.now());
         break;
       case 'continue-as-new':
-        return continueAsNew<typeof campaignWorkflow>(input);
+        return continueAsNew<typeof campaignWorkflow>({ ...input, carried: state.carry() });
       case 'finish':
         if (step.reason === 'completed') await bookkeeping.finishCampaign({ campaignId, status: 'completed' });
         return { reason: step.reason };

@@ -99,6 +99,8 @@ export interface EndCallSignal {
 export interface CallLifecycleInput {
   callId: number;
   timing?: Partial<CallLifecycleTiming>;
+  /** A campaign's call: the campaign's workflow (`campaign-<id>`, whichever run is current) is told when it finished. */
+  campaignId?: number;
 }
 
 export interface CallLifecycleTiming {
@@ -121,7 +123,7 @@ export interface CallLifecycleResult {
 /** What `callPhaseQuery` answers: where the call's lifecycle is. */
 export type CallPhase = 'preparing' | 'dialing' | 'connecting' | 'in-progress' | 'ending' | 'finalizing' | 'evaluating' | 'done';
 
-/** The signals a campaign's workflow takes, by name; none carries a payload (the campaign's row says the rest). */
+/** The signals a campaign's workflow takes, by name; but for its calls' none carries a payload (the campaign's row says the rest). */
 export const campaignSignals = {
   /** The campaign was started (again): dial, even if a stop was asked before. */
   resume: 'resume',
@@ -131,7 +133,15 @@ export const campaignSignals = {
   leadsAdded: 'leadsAdded',
   /** The campaign's settings changed: read them again now. */
   settingsChanged: 'settingsChanged',
+  /** A call of the campaign ended and was billed, and is being evaluated: its place is free (`CampaignCallSignal`). */
+  callEnded: 'callEnded',
+  /** A call of the campaign finished (ended, billed, evaluated): its lead can be settled (`CampaignCallSignal`). */
+  callFinished: 'callFinished',
 } as const;
+
+export interface CampaignCallSignal {
+  callId: number;
+}
 
 /**
  * A campaign's workflow takes the campaign's id; its leads and settings stay in the database. `dialsPerRun`
@@ -144,6 +154,19 @@ export interface CampaignInput {
   noSlotWaitMs?: number;
   /** Handed to each call's lifecycle, to shorten its waits in tests (a ring that is never answered); production starts never set it. */
   callTiming?: Partial<CallLifecycleTiming>;
+  /**
+   * What a run hands the run it continues as: the calls still in progress, which keep their places and tell
+   * the new run when they end and finish, the ended calls still evaluated, and the finished calls whose leads
+   * it had not settled yet.
+   */
+  carried?: CampaignCarry;
+}
+
+/** The calls a run follows: holding places, ended (places free) but still evaluated, and finished but not settled. */
+export interface CampaignCarry {
+  following: number[];
+  ended: number[];
+  toSettle: number[];
 }
 
 /** What the campaign's `progress` query answers: this run's view. */
@@ -179,6 +202,17 @@ export interface CampaignRound {
   nextDueAt: string | null;
   /** Leads still to call or being called (neither completed, nor out of retries, nor blacklisted). */
   open: number;
+  /** How the round settled the leads of the calls it was given, for the workflow's history. */
+  settled: LeadSettlement[];
+  /** Followed calls that ended long ago without their workflow saying so: finished all the same. */
+  overdue: number[];
+}
+
+/** How a call settled its lead. */
+export interface LeadSettlement {
+  leadId: number;
+  status: string;
+  reason: string;
 }
 
 /** How placing a lead's call went: placed (its call row created, a slot taken), no free slot, nothing to place, or the campaign cannot dial. */

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCampaignActivities } from '../../activities/campaigns.ts';
+import type { PlacedLeadCall } from '../../src/temporal/shared.ts';
 import { createTestAssistant } from '../support/assistants.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { createTestUser } from '../support/users.ts';
@@ -41,6 +42,9 @@ describe('campaign activities', () => {
     return { user, campaignId, leads, numbers };
   }
   const lead = async (id: number) => knex()('leads').where({ id }).first();
+  const placeOne = async (campaignId: number, leadId: number, attempts: number) =>
+    (await activities.placeLeadCalls({ campaignId, leads: [{ leadId, attempts }] })).outcomes[0];
+  const settle = async (campaignId: number, callId: number) => (await activities.campaignRound({ campaignId, following: [], settle: [callId] })).settled;
   const endCall = (callId: number, status: string, answeredBy: string | null = null) => knex()('calls').where({ id: callId }).update({ status, answeredBy, endedAt: new Date() });
 
   it('places one call per attempt however often it is asked, from one of the campaign numbers; no slot writes nothing', async () => {
@@ -49,10 +53,10 @@ describe('campaign activities', () => {
     expect(round).toMatchObject({ campaign: { status: 'in-progress', maxCallsInParallel: 3 }, windowOpensAt: null, open: 2, nextDueAt: null });
     expect(round.due).toEqual(leads.map((l) => ({ leadId: l.id, attempts: 0 })));
 
-    const first = await activities.placeLeadCall({ campaignId, leadId: leads[0]!.id, attempts: 0 });
+    const first = await placeOne(campaignId, leads[0]!.id, 0) as PlacedLeadCall;
     expect(first).toMatchObject({ outcome: 'placed', userId: user.id });
     // Asked again (a retried activity whose answer was lost): the same call, nothing more.
-    expect(await activities.placeLeadCall({ campaignId, leadId: leads[0]!.id, attempts: 0 })).toEqual(first);
+    expect(await placeOne(campaignId, leads[0]!.id, 0)).toEqual(first);
     const callId = (first as { callId: number }).callId;
     expect(await lead(leads[0]!.id)).toMatchObject({ status: 'processing', attempts: 1, lastCallId: callId });
     const calls = await knex()('calls').where({ leadId: leads[0]!.id });
@@ -60,28 +64,30 @@ describe('campaign activities', () => {
     expect(calls[0]).toMatchObject({ campaignId, leadId: leads[0]!.id, clientPhoneNumber: '+14155550101', status: 'initiated', type: 'outbound' });
     expect(numbers.map((n) => n.phoneNumber)).toContain(calls[0].assistantPhoneNumber);
     // A stale round's view of the lead places nothing.
-    expect(await activities.placeLeadCall({ campaignId, leadId: leads[0]!.id, attempts: 1 })).toMatchObject({ outcome: 'skipped' });
+    expect(await placeOne(campaignId, leads[0]!.id, 1)).toMatchObject({ outcome: 'skipped' });
 
     const planId = `one-line-${user.id}`;
     await knex()('plans').insert({ id: planId, name: 'One line', maxCallsInParallel: 1 });
     await knex()('users').where({ id: user.id }).update({ planId });
-    expect(await activities.placeLeadCall({ campaignId, leadId: leads[1]!.id, attempts: 0 })).toEqual({ outcome: 'no-slot' });
+    // A batch stops at the first lead without a slot: the leads after it are not tried.
+    const batch = leads.map((l) => ({ leadId: l.id, attempts: 0 })).reverse();
+    expect(await activities.placeLeadCalls({ campaignId, leads: batch })).toEqual({ outcomes: [{ outcome: 'no-slot' }] });
     expect(await lead(leads[1]!.id)).toMatchObject({ status: 'created', attempts: 0, lastCallId: null });
     expect(await knex()('calls').where({ leadId: leads[1]!.id })).toHaveLength(0);
   });
 
   it('settles by the retry rules once per call: rescheduled, then out of retries with the contact due; an answered call completes', async () => {
     const { campaignId, leads } = await running(['+14155550103', '+14155550181']);
-    const place = async (leadId: number, attempts: number) => (await activities.placeLeadCall({ campaignId, leadId, attempts }) as { callId: number }).callId;
+    const place = async (leadId: number, attempts: number) => (await placeOne(campaignId, leadId, attempts) as { callId: number }).callId;
     const person = await place(leads[0]!.id, 0);
     await endCall(person, 'ended_by_customer', 'human');
-    expect(await activities.settleLeadCall({ callId: person })).toEqual({ settled: { leadId: leads[0]!.id, status: 'completed', reason: 'ended_by_customer' } });
-    expect(await activities.settleLeadCall({ callId: person })).toEqual({ settled: null });
+    expect(await settle(campaignId, person)).toEqual([{ leadId: leads[0]!.id, status: 'completed', reason: 'ended_by_customer' }]);
+    expect(await settle(campaignId, person)).toEqual([]);
 
     const busy = await place(leads[1]!.id, 0);
     await endCall(busy, 'busy');
     const before = Date.now();
-    expect(await activities.settleLeadCall({ callId: busy })).toMatchObject({ settled: { status: 'rescheduled', reason: 'busy' } });
+    expect(await settle(campaignId, busy)).toMatchObject([{ status: 'rescheduled', reason: 'busy' }]);
     const rescheduled = await lead(leads[1]!.id);
     expect(rescheduled).toMatchObject({ status: 'rescheduled', attempts: 1 });
     // retry_interval 10, in seconds here, after the call's end.
@@ -92,7 +98,7 @@ describe('campaign activities', () => {
     await knex()('leads').where({ id: leads[1]!.id }).update({ nextAttemptAt: new Date(Date.now() - 1000) });
     const again = await place(leads[1]!.id, 1);
     await endCall(again, 'busy');
-    expect(await activities.settleLeadCall({ callId: again })).toMatchObject({ settled: { status: 'reached-max-retries' } });
+    expect(await settle(campaignId, again)).toMatchObject([{ status: 'reached-max-retries' }]);
     const contact = await knex()('leads').where({ primaryLeadId: leads[1]!.id }).first();
     expect(contact).toMatchObject({ status: 'scheduled', attempts: 0 });
     expect((await activities.campaignRound({ campaignId, following: [] })).due).toEqual([{ leadId: contact.id, attempts: 0 }]);
@@ -107,7 +113,7 @@ describe('campaign activities', () => {
     expect(new Date(round.windowOpensAt as string).getUTCHours()).toBe((hour + 2) % 24);
 
     const abroad = await running(['+442079460123']);
-    expect(await activities.placeLeadCall({ campaignId: abroad.campaignId, leadId: abroad.leads[0]!.id, attempts: 0 })).toMatchObject({ outcome: 'skipped' });
+    expect(await placeOne(abroad.campaignId, abroad.leads[0]!.id, 0)).toMatchObject({ outcome: 'skipped' });
     expect(await lead(abroad.leads[0]!.id)).toMatchObject({ status: 'reached-max-retries', attempts: 0 });
     expect(await knex()('leads').where({ primaryLeadId: abroad.leads[0]!.id }).first()).toMatchObject({ status: 'scheduled' });
     expect(await knex()('calls').where({ campaignId: abroad.campaignId })).toHaveLength(0);
@@ -115,10 +121,8 @@ describe('campaign activities', () => {
 
   it("adopts the leads of calls its run does not follow: a live one takes a place, an ended or deleted one is settled", async () => {
     const { campaignId, leads } = await running(['+14155550105', '+14155550106', '+14155550107', '+14155550108'], { max_calls_in_parallel: 3 });
-    const place = async (leadId: number) => (await activities.placeLeadCall({ campaignId, leadId, attempts: 0 }) as { callId: number }).callId;
-    const live = await place(leads[0]!.id);
-    const ended = await place(leads[1]!.id);
-    const deleted = await place(leads[2]!.id);
+    const placed = await activities.placeLeadCalls({ campaignId, leads: leads.slice(0, 3).map((l) => ({ leadId: l.id, attempts: 0 })) });
+    const [live, ended, deleted] = placed.outcomes.map((outcome) => (outcome as { callId: number }).callId) as [number, number, number];
     await endCall(ended, 'ended_by_customer', 'human');
     await knex()('calls').where({ id: deleted }).delete();
     // A run that follows none of them: the live call takes one of the 3 places.
@@ -129,5 +133,9 @@ describe('campaign activities', () => {
     expect(await lead(leads[2]!.id)).toMatchObject({ status: 'rescheduled', lastCallId: null });
     // The run that follows the live call counts it once.
     expect((await activities.campaignRound({ campaignId, following: [live] })).due).toHaveLength(1);
+    // A followed call that ended half an hour ago without its workflow saying so is answered as overdue.
+    expect((await activities.campaignRound({ campaignId, following: [live] })).overdue).toEqual([]);
+    await knex()('calls').where({ id: live }).update({ status: 'ended_by_customer', endedAt: new Date(Date.now() - 31 * 60_000) });
+    expect((await activities.campaignRound({ campaignId, following: [live] })).overdue).toEqual([live]);
   });
 });

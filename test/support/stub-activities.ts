@@ -27,8 +27,7 @@ const activityNames = Object.keys({
   failPurchase: true,
   releasePhoneNumber: true,
   campaignRound: true,
-  placeLeadCall: true,
-  settleLeadCall: true,
+  placeLeadCalls: true,
   finishCampaign: true,
 } satisfies Record<keyof Activities, true>) as (keyof Activities)[];
 

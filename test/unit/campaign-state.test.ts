@@ -13,6 +13,8 @@ function round(fields: Partial<CampaignRound> & { status?: string; maxCallsInPar
     due: [],
     nextDueAt: null,
     open: 0,
+    settled: [],
+    overdue: [],
     ...rest,
   };
 }
@@ -62,8 +64,8 @@ describe('CampaignState.next', () => {
     state.endRequested(1);
     state.endRequested(2);
     expect(state.next(round({ due: leads(3), open: 3 }), NOW)).toEqual({ kind: 'wait', untilMs: null });
-    state.callEnded(1);
-    state.callEnded(2);
+    state.callFinished(1);
+    state.callFinished(2);
     expect(state.takeFinished()).toEqual([1, 2]);
     expect(state.next(round({ due: leads(3), open: 1 }), NOW)).toEqual({ kind: 'finish', reason: 'stopped' });
 
@@ -86,23 +88,49 @@ describe('CampaignState.next', () => {
     expect(state.next(round({ due: leads(1), open: 1 }), NOW + 5000)).toEqual({ kind: 'dial', leads: leads(1) });
     state.noSlot(NOW);
     state.placed(9);
-    state.callEnded(9);
+    state.callFinished(9);
     expect(state.next(round({ due: leads(1), open: 1 }), NOW + 1000)).toEqual({ kind: 'dial', leads: leads(1) });
   });
 
-  it('continues as new after its dials, once its calls have ended', () => {
+  it('continues as new after its dials, handing over its calls in progress and the finished ones not settled yet', () => {
     const state = new CampaignState(2, 5000);
     state.placed(1);
     state.placed(2);
-    expect(state.next(round({ due: leads(3), open: 3 }), NOW)).toEqual({ kind: 'wait', untilMs: null });
+    state.placed(3);
+    state.callFinished(1);
+    state.callEnded(3);
+    expect(state.next(round({ due: leads(4), open: 3 }), NOW)).toEqual({ kind: 'continue-as-new' });
+    expect(state.carry()).toEqual({ following: [2], ended: [3], toSettle: [1] });
+
+    const next = new CampaignState(2, 5000, state.carry());
+    expect(next.progress).toEqual({ phase: 'starting', callsInFlight: [2], dialed: 0 });
+    expect(next.takeFinished()).toEqual([1]);
+    // The carried call in progress holds its place of the two, and its end is taken as any other call's.
+    expect(next.next(round({ due: leads(4, 5), open: 3 }), NOW)).toEqual({ kind: 'dial', leads: leads(4) });
+    next.callFinished(2);
+    next.callFinished(3);
+    expect(next.takeFinished()).toEqual([2, 3]);
+  });
+
+  it('an ended call frees its place at once; its lead is settled once it finished, and a stop waits for that', () => {
+    const state = new CampaignState(500, 5000);
+    state.placed(1);
+    expect(state.next(round({ maxCallsInParallel: 1, due: leads(2), open: 2 }), NOW)).toEqual({ kind: 'wait', untilMs: null });
     state.callEnded(1);
-    state.callEnded(2);
-    expect(state.next(round({ due: leads(3), open: 1 }), NOW)).toEqual({ kind: 'continue-as-new' });
+    expect(state.takeFinished()).toEqual([]);
+    expect(state.next(round({ maxCallsInParallel: 1, due: leads(2), open: 2 }), NOW)).toEqual({ kind: 'dial', leads: leads(2) });
+    state.stop();
+    expect(state.next(round({ open: 1 }), NOW)).toEqual({ kind: 'wait', untilMs: null });
+    state.callFinished(1);
+    state.callFinished(1);
+    expect(state.takeFinished()).toEqual([1]);
+    expect(state.next(round({ open: 0 }), NOW)).toEqual({ kind: 'finish', reason: 'stopped' });
   });
 
   it('signals and ended calls mark the run changed until the next round begins; an unknown call changes nothing', () => {
     const state = new CampaignState(500, 5000);
     state.callEnded(42);
+    state.callFinished(42);
     expect(state.changed).toBe(false);
     expect(state.takeFinished()).toEqual([]);
     state.wake();

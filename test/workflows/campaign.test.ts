@@ -20,13 +20,19 @@ interface FakeLead {
  * call. A call (its child `callLifecycle`) lasts as long as its `prepareCall` stub, held `callMs` or at a gate,
  * then ends refused; `live` counts the calls inside it, `maxLive` the most at once.
  */
-function fakeCampaign(options: { leads: number; maxCallsInParallel: number; opensAt?: number; callMs?: number; gates?: ActivityGate[]; noSlotFirst?: boolean }) {
+function fakeCampaign(options: {
+  leads: number; maxCallsInParallel: number; opensAt?: number; callMs?: number; gates?: ActivityGate[]; noSlotFirst?: boolean; evaluationGate?: ActivityGate;
+}) {
   const leads: FakeLead[] = Array.from({ length: options.leads }, (_, index) => ({ id: index + 1, attempts: 0, status: 'created' }));
   const callLeads = new Map<number, FakeLead>();
-  const fake = { leads, status: 'in-progress', live: 0, maxLive: 0, placedAt: [] as number[], noSlotAnswers: 0 };
+  const fake = { leads, status: 'in-progress', live: 0, maxLive: 0, placedAt: [] as number[], noSlotAnswers: 0, placed: 0 };
   let gateIndex = 0;
   const stubs = {
-    campaignRound: ({ following }: { following: number[] }): Promise<CampaignRound> => {
+    campaignRound: ({ following, settle = [] }: { following: number[]; settle?: number[] }): Promise<CampaignRound> => {
+      for (const callId of settle) {
+        const lead = callLeads.get(callId);
+        if (lead) lead.status = 'completed';
+      }
       const closed = options.opensAt !== undefined && Date.now() < options.opensAt;
       const free = Math.max(options.maxCallsInParallel - following.length, 0);
       return Promise.resolve({
@@ -36,21 +42,32 @@ function fakeCampaign(options: { leads: number; maxCallsInParallel: number; open
         due: closed ? [] : leads.filter((lead) => lead.status === 'created').slice(0, free).map((lead) => ({ leadId: lead.id, attempts: lead.attempts })),
         nextDueAt: null,
         open: leads.filter((lead) => lead.status !== 'completed').length,
+        settled: [],
+        overdue: [],
       });
     },
-    placeLeadCall: ({ leadId, attempts }: { leadId: number; attempts: number }): Promise<PlacedLeadCall> => {
-      if (options.noSlotFirst && fake.noSlotAnswers === 0) {
-        fake.noSlotAnswers += 1;
-        return Promise.resolve({ outcome: 'no-slot' });
+    placeLeadCalls: ({ leads: due }: { leads: { leadId: number; attempts: number }[] }): Promise<{ outcomes: PlacedLeadCall[] }> => {
+      const outcomes: PlacedLeadCall[] = [];
+      for (const { leadId, attempts } of due) {
+        if (options.noSlotFirst && fake.noSlotAnswers === 0) {
+          fake.noSlotAnswers += 1;
+          outcomes.push({ outcome: 'no-slot' });
+          break;
+        }
+        const lead = leads.find((candidate) => candidate.id === leadId);
+        if (!lead || lead.attempts !== attempts || lead.status !== 'created') {
+          outcomes.push({ outcome: 'skipped', reason: 'placed' });
+          continue;
+        }
+        const callId = ++lastCallId;
+        lead.attempts += 1;
+        lead.status = 'processing';
+        callLeads.set(callId, lead);
+        fake.placedAt.push(Date.now());
+        fake.placed += 1;
+        outcomes.push({ outcome: 'placed', callId, userId: 1, assistantId: 1 });
       }
-      const lead = leads.find((candidate) => candidate.id === leadId);
-      if (!lead || lead.attempts !== attempts || lead.status !== 'created') return Promise.resolve({ outcome: 'skipped', reason: 'placed' });
-      const callId = ++lastCallId;
-      lead.attempts += 1;
-      lead.status = 'processing';
-      callLeads.set(callId, lead);
-      fake.placedAt.push(Date.now());
-      return Promise.resolve({ outcome: 'placed', callId, userId: 1, assistantId: 1 });
+      return Promise.resolve({ outcomes });
     },
     prepareCall: async () => {
       fake.live += 1;
@@ -61,11 +78,10 @@ function fakeCampaign(options: { leads: number; maxCallsInParallel: number; open
       fake.live -= 1;
       return { outcome: 'refused' as const, reason: 'insufficient_balance' as const };
     },
-    finalizeCall: () => Promise.resolve({ status: 'failed' as const, evaluate: false }),
-    settleLeadCall: ({ callId }: { callId: number }) => {
-      const lead = callLeads.get(callId);
-      if (lead) lead.status = 'completed';
-      return Promise.resolve({ settled: lead ? { leadId: lead.id, status: 'completed', reason: 'test' } : null });
+    finalizeCall: () => Promise.resolve({ status: 'failed' as const, evaluate: options.evaluationGate !== undefined }),
+    evaluateCall: async ({ callId }: { callId: number }) => {
+      if (callId === Math.min(...callLeads.keys())) await options.evaluationGate?.pass();
+      return { evaluated: true };
     },
     finishCampaign: ({ status }: { status: string }) => {
       fake.status = status;
@@ -98,8 +114,7 @@ describe('campaignWorkflow', () => {
     expect(fake.leads.map((lead) => [lead.status, lead.attempts])).toEqual(Array(7).fill(['completed', 1]));
     expect(fake.maxLive).toBe(2);
     expect(fake.status).toBe('completed');
-    expect(count(worker, 'placeLeadCall')).toBe(7);
-    expect(count(worker, 'settleLeadCall')).toBe(7);
+    expect(fake.placed).toBe(7);
     const first = await worker.temporal.client.workflow.getHandle(handle.workflowId, firstRunId).describe();
     expect(first.status.name).toBe('CONTINUED_AS_NEW');
   });
@@ -133,8 +148,20 @@ describe('campaignWorkflow', () => {
     }
     for (const gate of gates) gate.release();
     expect(await handle.result()).toEqual({ reason: 'stopped' });
-    expect(count(worker, 'placeLeadCall')).toBe(2);
+    expect(fake.placed).toBe(2);
     expect(fake.leads.filter((lead) => lead.status === 'created')).toHaveLength(2);
+  });
+
+  it('a call being evaluated gives its place up: the next lead is dialed meanwhile, and its own lead settles once it finished', async () => {
+    const evaluationGate = activityGate();
+    const { fake, stubs } = fakeCampaign({ leads: 2, maxCallsInParallel: 1, evaluationGate, callMs: 10 });
+    const { handle } = await run(stubs);
+    await evaluationGate.entered;
+    await expect.poll(() => fake.placed, { timeout: 10_000 }).toBe(2);
+    expect(fake.leads[0]).toMatchObject({ status: 'processing' });
+    evaluationGate.release();
+    expect(await handle.result()).toEqual({ reason: 'completed' });
+    expect(fake.leads.map((lead) => lead.status)).toEqual(['completed', 'completed']);
   });
 
   it('a due lead refused for want of an account slot is tried again later, and it is no attempt', async () => {
@@ -142,7 +169,7 @@ describe('campaignWorkflow', () => {
     const { worker, handle } = await run(stubs, { noSlotWaitMs: 300 });
     expect(await handle.result()).toEqual({ reason: 'completed' });
     expect(fake.noSlotAnswers).toBe(1);
-    expect(count(worker, 'placeLeadCall')).toBe(2);
+    expect(count(worker, 'placeLeadCalls')).toBe(2);
     expect(fake.leads[0]).toMatchObject({ status: 'completed', attempts: 1 });
   });
 });

@@ -98,18 +98,25 @@ function campaignSteps(leads: number, firstCallId: number, hold?: { entered: () 
       status = 'stopped';
     },
     stubs: {
-      campaignRound: ({ following }) => Promise.resolve({
-        campaign: { status, maxCallsInParallel: 1, markCompleteWhenNoLeads: true },
-        windowOpensAt: null,
-        windowNeverOpens: false,
-        due: following.length === 0 ? pending.slice(0, 1).map((leadId) => ({ leadId, attempts: 0 })) : [],
-        nextDueAt: null,
-        open,
-      }),
-      placeLeadCall: ({ leadId }) => {
-        pending.splice(pending.indexOf(leadId), 1);
-        return Promise.resolve({ outcome: 'placed' as const, callId: firstCallId + calls++, userId: 1, assistantId: 1 });
+      campaignRound: ({ following, settle = [] }) => {
+        open -= settle.length;
+        return Promise.resolve({
+          campaign: { status, maxCallsInParallel: 1, markCompleteWhenNoLeads: true },
+          windowOpensAt: null,
+          windowNeverOpens: false,
+          due: following.length === 0 ? pending.slice(0, 1).map((leadId) => ({ leadId, attempts: 0 })) : [],
+          nextDueAt: null,
+          open,
+          settled: [],
+          overdue: [],
+        });
       },
+      placeLeadCalls: ({ leads: due }) => Promise.resolve({
+        outcomes: due.map(({ leadId }) => {
+          pending.splice(pending.indexOf(leadId), 1);
+          return { outcome: 'placed' as const, callId: firstCallId + calls++, userId: 1, assistantId: 1 };
+        }),
+      }),
       prepareCall: async () => {
         if (hold) {
           hold.entered();
@@ -118,10 +125,6 @@ function campaignSteps(leads: number, firstCallId: number, hold?: { entered: () 
         return { outcome: 'refused' as const, reason: 'insufficient_balance' as const };
       },
       finalizeCall: () => Promise.resolve({ status: 'failed' as const, evaluate: false }),
-      settleLeadCall: () => {
-        open -= 1;
-        return Promise.resolve({ settled: null });
-      },
       finishCampaign: () => Promise.resolve(),
     } satisfies Partial<Activities>,
   };
