@@ -1,5 +1,5 @@
 import {
-  ActivityFailure, ApplicationFailure, condition, defineQuery, defineSignal, log, proxyActivities, setHandler,
+  ActivityFailure, ApplicationFailure, condition, defineQuery, defineSignal, log, patched, proxyActivities, setHandler,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import type { HangUpOutcome } from '../src/providers/media-control/index.ts';
@@ -7,7 +7,9 @@ import {
   callSignals, nonRetryableErrorTypes, type AnsweredBySignal, type CallAnsweredSignal, type CallEndedSignal, type CallLifecycleInput,
   type CallLifecycleResult, type CallLifecycleTiming, type CallPhase, type CarrierStatusSignal, type EndCallSignal,
 } from '../src/temporal/shared.ts';
+import type { DeliveryPolicy } from '../src/webhooks/policy.ts';
 import { CallState, type CallEnd, type HangUpCause } from './call-state.ts';
+import { startWebhookDeliveryChild } from './webhook-delivery.ts';
 
 export const callAnsweredSignal = defineSignal<[CallAnsweredSignal]>(callSignals.callAnswered);
 export const callEndedSignal = defineSignal<[CallEndedSignal]>(callSignals.callEnded);
@@ -82,7 +84,7 @@ export async function callLifecycleWorkflow(input: CallLifecycleInput): Promise<
   try {
     const prepared = await bookkeeping.prepareCall({ callId });
     if (prepared.outcome === 'refused') {
-      return await finish(callId, state, { reason: prepared.reason, at: new Date().toISOString() });
+      return await finish(input, state, { reason: prepared.reason, at: new Date().toISOString() });
     }
     const { maxSeconds, phone, dial } = prepared;
     // Histories from before voicemail handling carry no such field: false.
@@ -91,7 +93,7 @@ export async function callLifecycleWorkflow(input: CallLifecycleInput): Promise<
     if (dial) {
       state.phase = 'dialing';
       const dialed = await carrier.dialCall({ callId, ringTimeoutSeconds: timing.ringTimeoutSeconds });
-      if (!dialed.dialed) return await finish(callId, state, { reason: 'dial_failed', at: new Date().toISOString() });
+      if (!dialed.dialed) return await finish(input, state, { reason: 'dial_failed', at: new Date().toISOString() });
     }
     state.phase = 'connecting';
     // A phone call rings until the callee answers (the carrier's `in-progress`, or its media stream starting) or
@@ -112,7 +114,7 @@ export async function callLifecycleWorkflow(input: CallLifecycleInput): Promise<
     // The carrier keeps a line up until told: whatever ended the call here ends it there too, but for a call
     // transferred to a number, whose line the carrier now bridges to that number.
     if (phone && state.carrierEnd === undefined && end.reason !== 'transferred') await dropLine(callId);
-    return await finish(callId, state, end, phone && state.answeredAt !== undefined);
+    return await finish(input, state, end, phone && state.answeredAt !== undefined);
   } catch (error) {
     if (!isGone(error)) throw error;
     state.phase = 'done';
@@ -180,10 +182,11 @@ async function hangUp(callId: number, state: CallState, timing: CallLifecycleTim
 }
 
 /**
- * Stores the call's end and bill, then evaluates it when its assistant asks for that, and for a call the
- * carrier connected (`carried`) records what the carrier charged for it.
+ * Stores the call's end and bill, then evaluates it when its assistant asks for that, for a call the carrier
+ * connected (`carried`) records what the carrier charged for it, and last sends the post-call webhook.
  */
-async function finish(callId: number, state: CallState, end: CallEnd, carried = false): Promise<CallLifecycleResult> {
+async function finish(input: CallLifecycleInput, state: CallState, end: CallEnd, carried = false): Promise<CallLifecycleResult> {
+  const { callId } = input;
   state.phase = 'finalizing';
   await storeVerdict(callId, state);
   const finalized = await bookkeeping.finalizeCall({ callId, reason: end.reason, endedAt: end.at });
@@ -204,7 +207,22 @@ async function finish(callId: number, state: CallState, end: CallEnd, carried = 
       log.warn('the carrier\'s price of the call could not be recorded', { callId, error: String(error) });
     }
   }
-  // Webhook delivery (issue 18) goes here: after the evaluation, so the payload carries it.
+  // After the evaluation, so the payload carries it. Runs of calls that ended before webhooks existed skip it.
+  if (finalized.webhook === true && patched('post-call-webhook')) await sendPostCallWebhook(callId, input.webhookPolicy);
   state.phase = 'done';
   return { status: finalized.status, reason: end.reason };
+}
+
+/**
+ * Queues the post-call webhook and starts its delivery, which outlives this run. A webhook that cannot be queued
+ * is logged: the call is over and billed all the same.
+ */
+async function sendPostCallWebhook(callId: number, policy: Partial<DeliveryPolicy> | undefined): Promise<void> {
+  try {
+    const queued = await bookkeeping.queuePostCallWebhook({ callId });
+    if (queued.outcome === 'queued') await startWebhookDeliveryChild(queued, policy);
+  } catch (error) {
+    if (isGone(error)) return;
+    log.warn('the post-call webhook could not be queued', { callId, error: String(error) });
+  }
 }

@@ -30,6 +30,8 @@ const activityNames = Object.keys({
   placeLeadCall: true,
   settleLeadCall: true,
   finishCampaign: true,
+  queuePostCallWebhook: true,
+  attemptWebhookDelivery: true,
 } satisfies Record<keyof Activities, true>) as (keyof Activities)[];
 
 /** One activity attempt, as a stub saw it. */
