@@ -21,6 +21,8 @@ export interface WebhookReceiver {
   received: ReceivedWebhook[];
   /** Answers the next requests with these, in order; after them, 200 with `{"ok":true}`. */
   script(...answers: ScriptedAnswer[]): void;
+  /** While true, every connection is dropped before an answer (a receiver that is down); nothing is recorded. */
+  down: boolean;
   /** Resolves once `count` requests have arrived in all. */
   arrived(count: number): Promise<ReceivedWebhook[]>;
   close(): Promise<void>;
@@ -31,7 +33,12 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
   const received: ReceivedWebhook[] = [];
   const answers: ScriptedAnswer[] = [];
   const waiting: { count: number; resolve: (all: ReceivedWebhook[]) => void }[] = [];
+  const state = { down: false };
   const server = http.createServer((request, response) => {
+    if (state.down) {
+      request.socket.destroy();
+      return;
+    }
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
@@ -48,6 +55,12 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
   return {
     url: `${url}/hook`,
     received,
+    get down() {
+      return state.down;
+    },
+    set down(value: boolean) {
+      state.down = value;
+    },
     script: (...scripted) => answers.push(...scripted),
     arrived: (count) => received.length >= count
       ? Promise.resolve([...received])
