@@ -13,7 +13,7 @@ import type { webhookDeliveryWorkflow } from '../../workflows/webhook-delivery.t
 import { startFakeLlmServer, type FakeLlmServer } from '../fakes/llm-server.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../fakes/webhook-receiver.ts';
 import { createTestAssistant } from '../support/assistants.ts';
-import { spokenTurns } from '../support/calls.ts';
+import { insertCall, spokenTurns } from '../support/calls.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { createTestUser, type TestUser } from '../support/users.ts';
 
@@ -139,6 +139,40 @@ describe('webhooks, delivered by the real worker to a local receiver', () => {
       attempts: [{ attempt: 1, status_code: 200, response_excerpt: '{"received":true,"crm_id":"c-7"}', error: null }],
     });
     expect(log.data[0].attempts[0].latency_ms).toBeGreaterThanOrEqual(0);
+  });
+
+  it("gives a campaign call's webhook its numbers, its lead and its campaign, at the top and inside the lead, once per call", async () => {
+    const { owner, assistant } = await ownerWithWebhook('https://crm.example.com/hooks');
+    const campaign = (await platform.request('POST', '/user/campaign', { token: owner.token, body: { name: 'Autumn', assistant_id: assistant.id } })).body.data;
+    const lead = (await platform.request('POST', '/user/lead', {
+      token: owner.token, body: { campaign_id: campaign.id, phone_number: '+14155550101', variables: { customer_name: 'Ada' } },
+    })).body.data;
+    const callId = await insertCall(knex(), owner.id, {
+      assistant_id: assistant.id, campaign_id: campaign.id, lead_id: lead.id, type: 'outbound', status: 'ended_by_customer', duration: 42,
+      client_phone_number: '+14155550101', assistant_phone_number: '+14155550199', transcript: 'AI: Hi Ada.', variables: { customer_name: 'Ada' },
+      evaluation: { status: false, summary: 'Call back later.' },
+    });
+    const activities = createActivities({ knex: knex(), logger: createLogger(platform.config), config: platform.config, providers: platform.providers });
+    const queued = await activities.queuePostCallWebhook({ callId });
+    expect(queued).toMatchObject({ outcome: 'queued', userId: owner.id, assistantId: assistant.id });
+    expect(await activities.queuePostCallWebhook({ callId })).toEqual(queued);
+
+    const stored = await knex()('webhook_deliveries').where({ callId });
+    expect(stored).toHaveLength(1);
+    const payload = JSON.parse(stored[0].payload as string) as Record<string, unknown>;
+    const campaignObject = {
+      id: campaign.id, name: 'Autumn', status: campaign.status, allowed_hours_start_time: campaign.allowed_hours_start_time,
+      allowed_hours_end_time: campaign.allowed_hours_end_time, allowed_days: campaign.allowed_days, max_calls_in_parallel: campaign.max_calls_in_parallel,
+      max_retries: campaign.max_retries, retry_interval: campaign.retry_interval, created_at: expect.any(String), updated_at: expect.any(String),
+    };
+    expect(payload).toMatchObject({
+      id: callId, customer_phone: '+14155550101', assistant_phone: '+14155550199', duration: 42, status: 'ended_by_customer',
+      extracted_variables: { status: false, summary: 'Call back later.' }, input_variables: { customer_name: 'Ada' }, transcript: 'AI: Hi Ada.',
+      recording_url: null,
+      lead: { id: lead.id, phone_number: '+14155550101', variables: { customer_name: 'Ada' }, status: 'created', created_at: expect.any(String), updated_at: expect.any(String), campaign: campaignObject },
+      campaign: campaignObject,
+    });
+    expect(Date.parse((payload.campaign as { created_at: string }).created_at)).toBe(Date.parse(campaign.created_at as string));
   });
 
   it('leaves the recording out without include_recording_in_webhook, and skips calls that never connected only with send_webhook_only_on_completed', async () => {
