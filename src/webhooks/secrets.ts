@@ -14,39 +14,46 @@ interface SecretRow {
   previousExpiresAt: Date | null;
 }
 
-/** The account's signing secret, made on first use; two concurrent first uses keep the one stored first. */
-export async function signingSecret(knex: Knex, box: SecretBox, userId: number): Promise<string> {
+/** The account's row, made with a first secret on first use; two concurrent first uses keep the one stored first. */
+async function secretRow(knex: Knex, box: SecretBox, userId: number): Promise<SecretRow> {
   const row = await knex<SecretRow>('webhook_signing_secrets').where({ userId }).first();
-  if (row) return box.decrypt(row.secret, PURPOSE);
+  if (row) return row;
   await knex('webhook_signing_secrets')
     .insert({ userId, secret: box.encrypt(generateSigningSecret(), PURPOSE) })
     .onConflict('user_id').ignore();
-  return signingSecret(knex, box, userId);
+  return secretRow(knex, box, userId);
+}
+
+/** The account's current signing secret. */
+export async function signingSecret(knex: Knex, box: SecretBox, userId: number): Promise<string> {
+  return box.decrypt((await secretRow(knex, box, userId)).secret, PURPOSE);
 }
 
 /** The secrets that sign the account's webhooks at `now`: the current one, then the previous one while it overlaps. */
 export async function signingSecrets(knex: Knex, box: SecretBox, userId: number, now: Date): Promise<string[]> {
-  const current = await signingSecret(knex, box, userId);
-  const row = await knex<SecretRow>('webhook_signing_secrets').where({ userId }).first();
-  const overlapping = row?.previousSecret && row.previousExpiresAt && row.previousExpiresAt.getTime() > now.getTime();
-  return overlapping && row.previousSecret ? [current, box.decrypt(row.previousSecret, PURPOSE)] : [current];
+  const row = await secretRow(knex, box, userId);
+  const current = box.decrypt(row.secret, PURPOSE);
+  if (!row.previousSecret || !row.previousExpiresAt || row.previousExpiresAt.getTime() <= now.getTime()) return [current];
+  return [current, box.decrypt(row.previousSecret, PURPOSE)];
 }
 
 /**
- * Issues the account a new signing secret; the one it replaces keeps signing for ROTATION_OVERLAP_MS. Rows are
- * locked, so two rotations at once leave the secret of the second and, as previous, that of the first.
+ * Issues the account a new signing secret; the one it replaces keeps signing until `previousExpiresAt`
+ * (ROTATION_OVERLAP_MS). The row is locked, so two rotations at once leave the secret of the second and, as
+ * previous, that of the first.
  */
-export async function rotateSigningSecret(knex: Knex, box: SecretBox, userId: number, now: Date): Promise<string> {
-  await signingSecret(knex, box, userId);
-  const fresh = generateSigningSecret();
+export async function rotateSigningSecret(knex: Knex, box: SecretBox, userId: number, now: Date): Promise<{ secret: string; previousExpiresAt: Date }> {
+  await secretRow(knex, box, userId);
+  const secret = generateSigningSecret();
+  const previousExpiresAt = new Date(now.getTime() + ROTATION_OVERLAP_MS);
   await knex.transaction(async (trx) => {
     const row = await trx<SecretRow>('webhook_signing_secrets').where({ userId }).forUpdate().first();
     await trx('webhook_signing_secrets').where({ userId }).update({
-      secret: box.encrypt(fresh, PURPOSE),
+      secret: box.encrypt(secret, PURPOSE),
       previousSecret: row?.secret ?? null,
-      previousExpiresAt: new Date(now.getTime() + ROTATION_OVERLAP_MS),
+      previousExpiresAt,
       updatedAt: now,
     });
   });
-  return fresh;
+  return { secret, previousExpiresAt };
 }

@@ -5,7 +5,7 @@ import type { SecretBox } from '../../lib/secrets.ts';
 import {
   attemptsOf, currentWebhookUrl, recordRedelivery, type AttemptRow, type DeliveryRow,
 } from '../../webhooks/deliveries.ts';
-import { rotateSigningSecret, ROTATION_OVERLAP_MS, signingSecret } from '../../webhooks/secrets.ts';
+import { rotateSigningSecret, signingSecret } from '../../webhooks/secrets.ts';
 import type { DeliveryListQuery } from './schemas.ts';
 
 export interface WebhookServiceDeps {
@@ -19,9 +19,8 @@ export function currentSigningSecret(deps: WebhookServiceDeps, userId: number): 
   return signingSecret(deps.knex, deps.secrets, userId);
 }
 
-export async function rotateSecret(deps: WebhookServiceDeps, userId: number, now: Date): Promise<{ secret: string; previousExpiresAt: Date }> {
-  const secret = await rotateSigningSecret(deps.knex, deps.secrets, userId, now);
-  return { secret, previousExpiresAt: new Date(now.getTime() + ROTATION_OVERLAP_MS) };
+export function rotateSecret(deps: WebhookServiceDeps, userId: number, now: Date): Promise<{ secret: string; previousExpiresAt: Date }> {
+  return rotateSigningSecret(deps.knex, deps.secrets, userId, now);
 }
 
 /** A page of the caller's deliveries, newest first, with their attempts. */
