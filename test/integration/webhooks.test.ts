@@ -243,12 +243,14 @@ describe('webhooks, delivered by the real worker to a local receiver', () => {
     expect(logged.attempts).toMatchObject([{ status_code: null, error: expect.stringContaining('private or reserved address') }]);
   });
 
-  it('stops the attempts still to come once the webhook is turned off, and will not redeliver while it is off', async () => {
+  it('stops the attempts still to come once the webhook is turned off, and redelivers neither a delivery still pending nor one whose webhook is off', async () => {
     const hooks = await receiver();
     hooks.script({ status: 500 });
     const { owner, assistant } = await ownerWithWebhook(hooks.url);
     const { deliveryId, handle } = await send(owner, assistant.id, hooks.url, { delaysMs: [1500], maxRetryAfterMs: 5000 });
     await hooks.arrived(1);
+    const early = await platform.request('POST', `/user/webhook-deliveries/${deliveryId}/redeliver`, { token: owner.token });
+    expect(early.status).toBe(409);
     const disabled = await platform.request('POST', '/user/assistants/disable-webhook', { token: owner.token, body: { assistant_id: assistant.id } });
     expect(disabled.body).toEqual({ message: 'Webhook disabled successfully', data: [] });
     expect(await handle.result()).toEqual({ status: 'cancelled', attempts: 2 });
