@@ -46,6 +46,8 @@ export interface FinalizedCall {
   status: FinalCallStatus | 'deleted';
   /** Whether the post-call evaluation runs: a connected call with words, whose assistant wants one. */
   evaluate: boolean;
+  /** Set when the call's assistant has its post-call webhook on: the lifecycle's last step queues it then. */
+  webhook?: true;
 }
 
 interface FinalizingRow {
@@ -62,6 +64,7 @@ interface FinalizingRow {
   pricePerMinuteMicros: number | null;
   planPrice: number;
   postCallEvaluation: boolean | null;
+  isWebhookActive: boolean | null;
 }
 
 /** The activity's cancellation, when it runs as one (the integration tests call activities directly). */
@@ -162,11 +165,13 @@ export function createCallActivities(deps: CallActivityDependencies) {
           .first<FinalizingRow | undefined>(
             'c.id', 'c.user_id', 'c.type', 'c.status', 'c.answered_by', 'c.answered_at', 'c.ended_at', 'c.turns', 'c.transcript',
             'c.max_seconds', 'c.price_per_minute_micros', 'p.call_price_per_minute_micros as plan_price', 'a.post_call_evaluation',
+            'a.is_webhook_active',
           );
         if (!row) return { status: 'deleted', evaluate: false };
         const answered = row.answeredAt !== null;
+        const webhook = row.isWebhookActive === true ? { webhook: true as const } : {};
         if (row.endedAt !== null) {
-          return { status: row.status as FinalCallStatus, evaluate: answered && row.postCallEvaluation === true && row.transcript !== '' };
+          return { status: row.status as FinalCallStatus, evaluate: answered && row.postCallEvaluation === true && row.transcript !== '', ...webhook };
         }
         const ended = new Date(endedAt);
         const status = finalCallStatus(reason, answered);
@@ -198,7 +203,7 @@ export function createCallActivities(deps: CallActivityDependencies) {
           mediaTokenExpiresAt: null,
           updatedAt: trx.fn.now(),
         });
-        return { status, evaluate: answered && row.postCallEvaluation === true && transcript !== '' };
+        return { status, evaluate: answered && row.postCallEvaluation === true && transcript !== '', ...webhook };
       });
       if (chargedUserId !== undefined) void deps.afterCharge?.(chargedUserId);
       return finalized;

@@ -10,6 +10,7 @@ import { createPhoneCallActivities } from './phone-calls.ts';
 import { createPhoneNumberActivities } from './phone-numbers.ts';
 import { withDomainFailures } from './failures.ts';
 import { createSelfCheckActivities } from './self-check.ts';
+import { createWebhookActivities } from './webhooks.ts';
 
 export interface ActivityDependencies {
   knex: Knex;
@@ -30,6 +31,7 @@ export function createActivities(deps: ActivityDependencies) {
     ...createPhoneCallActivities(deps),
     ...createPhoneNumberActivities({ ...deps, subscriptionPeriod: deps.config.subscriptionPeriod }),
     ...createCampaignActivities(deps),
+    ...createWebhookActivities(deps),
   });
 }
 

@@ -1,5 +1,5 @@
 import {
-  ActivityFailure, ApplicationFailure, condition, defineQuery, defineSignal, getExternalWorkflowHandle, log, proxyActivities, setHandler,
+  ActivityFailure, ApplicationFailure, condition, defineQuery, defineSignal, getExternalWorkflowHandle, log, patched, proxyActivities, setHandler,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import type { HangUpOutcome } from '../src/providers/media-control/index.ts';
@@ -8,7 +8,9 @@ import {
   callSignals, campaignSignals, nonRetryableErrorTypes, type CampaignCallSignal, type AnsweredBySignal, type CallAnsweredSignal, type CallEndedSignal, type CallLifecycleInput,
   type CallLifecycleResult, type CallLifecycleTiming, type CallPhase, type CarrierStatusSignal, type EndCallSignal,
 } from '../src/temporal/shared.ts';
+import type { DeliveryPolicy } from '../src/webhooks/policy.ts';
 import { CallState, type CallEnd, type HangUpCause } from './call-state.ts';
+import { startWebhookDeliveryChild } from './webhook-delivery.ts';
 
 export const callAnsweredSignal = defineSignal<[CallAnsweredSignal]>(callSignals.callAnswered);
 export const callEndedSignal = defineSignal<[CallEndedSignal]>(callSignals.callEnded);
@@ -201,9 +203,10 @@ async function hangUp(callId: number, state: CallState, timing: CallLifecycleTim
 }
 
 /**
- * Stores the call's end and bill, then evaluates it when its assistant asks for that, and for a call the
- * carrier connected (`carried`) records what the carrier charged for it. A campaign's call tells its campaign
- * once it has ended, when more is to follow: the campaign may dial in its place while it is evaluated.
+ * Stores the call's end and bill, then evaluates it when its assistant asks for that, for a call the carrier
+ * connected (`carried`) records what the carrier charged for it, and last sends the post-call webhook. A
+ * campaign's call tells its campaign once it has ended, when more is to follow: the campaign may dial in its
+ * place while it is evaluated.
  */
 async function finish(input: CallLifecycleInput, state: CallState, end: CallEnd, carried = false): Promise<CallLifecycleResult> {
   const { callId, campaignId } = input;
@@ -228,7 +231,22 @@ async function finish(input: CallLifecycleInput, state: CallState, end: CallEnd,
       log.warn('the carrier\'s price of the call could not be recorded', { callId, error: String(error) });
     }
   }
-  // Webhook delivery (issue 18) goes here: after the evaluation, so the payload carries it.
+  // After the evaluation, so the payload carries it. Runs of calls that ended before webhooks existed skip it.
+  if (finalized.webhook === true && patched('post-call-webhook')) await sendPostCallWebhook(callId, input.webhookPolicy);
   state.phase = 'done';
   return { status: finalized.status, reason: end.reason };
+}
+
+/**
+ * Queues the post-call webhook and starts its delivery, which outlives this run. A webhook that cannot be queued
+ * is logged: the call is over and billed all the same.
+ */
+async function sendPostCallWebhook(callId: number, policy: Partial<DeliveryPolicy> | undefined): Promise<void> {
+  try {
+    const queued = await bookkeeping.queuePostCallWebhook({ callId });
+    if (queued.outcome === 'queued') await startWebhookDeliveryChild(queued, policy);
+  } catch (error) {
+    if (isGone(error)) return;
+    log.warn('the post-call webhook could not be queued', { callId, error: String(error) });
+  }
 }

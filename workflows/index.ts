@@ -3,3 +3,4 @@ export { documentIngestionWorkflow } from './document-ingestion.ts';
 export { callLifecycleWorkflow } from './call-lifecycle.ts';
 export { phoneNumberSubscriptionWorkflow } from './phone-number-subscription.ts';
 export { campaignWorkflow } from './campaign.ts';
+export { webhookDeliveryWorkflow } from './webhook-delivery.ts';

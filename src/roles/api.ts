@@ -41,6 +41,7 @@ import { smsRoutes } from '../resources/sms/routes.ts';
 import { toolRoutes } from '../resources/tools/routes.ts';
 import { userRoutes } from '../resources/users/routes.ts';
 import { webCallRoutes } from '../resources/web-calls/routes.ts';
+import { webhookRoutes } from '../resources/webhooks/routes.ts';
 import type { TemporalClient } from '../temporal/client.ts';
 import { createAutoRecharger } from '../billing/auto-recharge.ts';
 import type { SubscriptionPaymentHandler } from '../billing/payment-events.ts';
@@ -89,6 +90,7 @@ export function apiRoutes(deps: ApiRouteDeps): RouteDefinition[] {
     ...ownedNumberRoutes({ knex, region: config.region, tellRelease: (id) => tellRelease(temporal, logger, id) }),
     ...phoneNumberPurchaseRoutes({ knex, temporal, telephony: deps.providers.telephony, payments: deps.providers.payments, subscriptionPeriod: config.subscriptionPeriod }),
     ...assistantRoutes({ knex, secrets, publicUrl: config.publicUrl }),
+    ...webhookRoutes({ knex, secrets, temporal, publicUrl: config.publicUrl, now: guards.clock }),
     ...knowledgebaseRoutes({ knex, temporal, storage, embeddings }),
     ...documentRoutes({ knex, temporal, storage, logger }),
     ...callRoutes({ knex, storage, temporal, secrets, publicUrl: config.publicUrl, now: guards.clock }),

@@ -17,4 +17,5 @@ export const workflowIds = {
   call: (callId: number) => `call-${callId}`,
   phoneNumber: (phoneNumberId: number) => `phone-number-${phoneNumberId}`,
   campaign: (campaignId: number) => `campaign-${campaignId}`,
+  webhookDelivery: (deliveryId: number) => `webhook-${deliveryId}`,
 };

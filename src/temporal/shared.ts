@@ -1,7 +1,8 @@
 /**
  * What workflows, activities and their starters share: workflow type names and the shapes that cross
- * between them. A leaf module (it imports nothing), so deterministic workflow code may import it too.
+ * between them. A leaf module (it imports only types), so deterministic workflow code may import it too.
  */
+import type { DeliveryPolicy } from '../webhooks/policy.ts';
 
 /** Workflow type names, as the API starts them: by name, so the API process never loads workflow code. */
 export const workflowTypes = {
@@ -10,6 +11,7 @@ export const workflowTypes = {
   callLifecycle: 'callLifecycleWorkflow',
   phoneNumberSubscription: 'phoneNumberSubscriptionWorkflow',
   campaign: 'campaignWorkflow',
+  webhookDelivery: 'webhookDeliveryWorkflow',
 } as const;
 
 export interface SelfCheckResult {
@@ -99,8 +101,10 @@ export interface EndCallSignal {
 export interface CallLifecycleInput {
   callId: number;
   timing?: Partial<CallLifecycleTiming>;
-  /** A campaign's call: the campaign's workflow (`campaign-<id>`, whichever run is current) is told when it finished. */
+  /** A campaign's call: the campaign's workflow (`campaign-<id>`, whichever run is current) is told when it ended and finished. */
   campaignId?: number;
+  /** Handed to the post-call webhook's delivery, to shorten its waits in tests. */
+  webhookPolicy?: Partial<DeliveryPolicy>;
 }
 
 export interface CallLifecycleTiming {
@@ -226,6 +230,35 @@ export interface CampaignResult {
   /** Why the run ended: stopped, every lead done (`completed`), or the campaign deleted. */
   reason: 'stopped' | 'completed' | 'deleted';
 }
+
+/**
+ * A webhook delivery's workflow (`webhook-<deliveryId>`) takes the delivery's id; the event, its URL and its
+ * attempts are rows (src/webhooks/deliveries.ts). `policy` shortens the waits in tests; production starts never
+ * set it.
+ */
+export interface WebhookDeliveryInput {
+  deliveryId: number;
+  policy?: Partial<DeliveryPolicy>;
+}
+
+/** How a webhook delivery ended (the delivery log's status). */
+export interface WebhookDeliveryResult {
+  status: 'delivered' | 'failed' | 'dead' | 'cancelled';
+  attempts: number;
+}
+
+/**
+ * How one attempt went, as its activity stored it: `retry` after `delayMs` (the policy's wait, or the
+ * receiver's Retry-After); anything else ends the delivery.
+ */
+export type WebhookAttemptOutcome =
+  | { outcome: 'delivered' | 'failed' | 'dead' | 'cancelled' }
+  | { outcome: 'retry'; delayMs: number };
+
+/** The post-call webhook of a call: queued as a delivery, or not sent and why. */
+export type QueuedPostCallWebhook =
+  | { outcome: 'queued'; deliveryId: number; eventId: string; userId: number; assistantId: number }
+  | { outcome: 'skipped'; reason: 'webhook_off' | 'not_completed' | 'deleted' };
 
 /** The signals a number's subscription workflow takes, by name. */
 export const subscriptionSignals = {

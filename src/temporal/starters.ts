@@ -1,5 +1,6 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
-import type { callLifecycleWorkflow, campaignWorkflow, documentIngestionWorkflow, platformSelfCheckWorkflow } from '../../workflows/index.ts';
+import type { callLifecycleWorkflow, campaignWorkflow, documentIngestionWorkflow, platformSelfCheckWorkflow, webhookDeliveryWorkflow } from '../../workflows/index.ts';
+import type { DeliveryPolicy } from '../webhooks/policy.ts';
 import type { Logger } from '../logger.ts';
 import type { TemporalClient } from './client.ts';
 import { searchAttributes, workflowIds } from './names.ts';
@@ -116,6 +117,31 @@ export async function purchasePhoneNumber(temporal: TemporalClient, number: { id
 export async function signalSubscription(temporal: TemporalClient, phoneNumberId: number, signal: keyof typeof subscriptionSignals, argument?: PaymentSettledSignal): Promise<void> {
   const handle = temporal.client.workflow.getHandle(workflowIds.phoneNumber(phoneNumberId));
   await (argument === undefined ? handle.signal(subscriptionSignals[signal]) : handle.signal(subscriptionSignals[signal], argument));
+}
+
+/**
+ * Starts the delivery of a webhook event recorded with `recordWebhookEvent` (or a redelivery), from a process
+ * that is not a workflow (the API). A second start of the same delivery finds the first and is not an error.
+ * `policy` shortens the waits in tests.
+ */
+export async function startWebhookDelivery(
+  temporal: TemporalClient,
+  delivery: { deliveryId: number; userId: number; assistantId: number | null },
+  policy?: Partial<DeliveryPolicy>,
+): Promise<void> {
+  try {
+    await temporal.client.workflow.start<typeof webhookDeliveryWorkflow>(workflowTypes.webhookDelivery, {
+      taskQueue: temporal.taskQueue,
+      workflowId: workflowIds.webhookDelivery(delivery.deliveryId),
+      args: [{ deliveryId: delivery.deliveryId, ...(policy ? { policy } : {}) }],
+      typedSearchAttributes: [
+        { key: searchAttributes.userId, value: delivery.userId },
+        ...(delivery.assistantId === null ? [] : [{ key: searchAttributes.assistantId, value: delivery.assistantId }]),
+      ],
+    });
+  } catch (error) {
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+  }
 }
 
 /** Runs the self-check workflow through a worker and waits for its answer (readiness with `deep=true`). */

@@ -29,6 +29,8 @@ const activityNames = Object.keys({
   campaignRound: true,
   placeLeadCalls: true,
   finishCampaign: true,
+  queuePostCallWebhook: true,
+  attemptWebhookDelivery: true,
 } satisfies Record<keyof Activities, true>) as (keyof Activities)[];
 
 /** One activity attempt, as a stub saw it. */

@@ -189,6 +189,29 @@ const scenarios: Record<string, Scenario> = {
     },
   },
   'call-lifecycle-customer-hangup': { stubs: callSteps, run: webCall({ reason: 'customer_hangup' }) },
+  'call-lifecycle-post-call-webhook': {
+    stubs: {
+      ...callSteps,
+      finalizeCall: () => Promise.resolve({ status: 'ended_by_customer' as const, evaluate: true, webhook: true as const }),
+      queuePostCallWebhook: () => Promise.resolve({ outcome: 'queued' as const, deliveryId: 1, eventId: '00000000-0000-4000-8000-000000000001', userId: 1, assistantId: 1 }),
+      attemptWebhookDelivery: () => Promise.resolve({ outcome: 'delivered' as const }),
+    },
+    run: webCall({ reason: 'customer_hangup' }),
+  },
+  'webhook-delivery-retried': {
+    stubs: {
+      attemptWebhookDelivery: ({ attempt }) => Promise.resolve(attempt < 3 ? { outcome: 'retry' as const, delayMs: 100 } : { outcome: 'delivered' as const }),
+    },
+    async run(temporal, workflowId) {
+      const handle = await temporal.client.workflow.start(workflowTypes.webhookDelivery, {
+        taskQueue: temporal.taskQueue,
+        workflowId,
+        args: [{ deliveryId: 2, policy: { delaysMs: [100, 100, 100], maxRetryAfterMs: 1000 } }],
+      });
+      await handle.result();
+      return handle;
+    },
+  },
   'call-lifecycle-time-limit': { stubs: callSteps, run: webCall() },
   'call-lifecycle-never-connected': {
     stubs: { ...callSteps, requestHangup: () => Promise.resolve('gone' as const), finalizeCall: () => Promise.resolve({ status: 'failed' as const, evaluate: false }) },

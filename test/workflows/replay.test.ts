@@ -15,9 +15,10 @@ describe('recorded workflow histories', () => {
     Runtime.install({ logger: new DefaultLogger('WARN') });
   });
 
-  it('cover each way a document ingestion ends, the main ways a call ends, a campaign completed and stopped, and the self-check', () => {
+  it('cover each way a document ingestion ends, the main ways a call ends (one with its post-call webhook), a campaign completed and stopped, a retried webhook delivery, and the self-check', () => {
     expect(histories).toEqual(expect.arrayContaining([
       'call-lifecycle-customer-hangup.json',
+      'call-lifecycle-post-call-webhook.json',
       'campaign-completed.json',
       'campaign-stopped.json',
       'call-lifecycle-never-connected.json',
@@ -27,6 +28,7 @@ describe('recorded workflow histories', () => {
       'document-ingestion-deleted.json',
       'document-ingestion-failed.json',
       'platform-self-check.json',
+      'webhook-delivery-retried.json',
     ]));
   });
 

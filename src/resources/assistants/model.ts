@@ -66,6 +66,7 @@ export interface AssistantSettings {
   conversationInactivityTimeout: number;
   conversationEndedRetrigger: boolean;
   conversationEndedWebhookUrl: string | null;
+  inboundWebhookUrl: string | null;
 }
 
 /** The documented defaults of every optional setting (anchor section 15). */
@@ -115,6 +116,7 @@ export const DEFAULT_SETTINGS = {
   conversationInactivityTimeout: 30,
   conversationEndedRetrigger: false,
   conversationEndedWebhookUrl: null,
+  inboundWebhookUrl: null,
 } satisfies Partial<AssistantSettings>;
 
 export const JSON_SETTINGS = ['secondaryLanguageIds', 'variables', 'tools', 'postCallSchema', 'fillerConfig'] as const;

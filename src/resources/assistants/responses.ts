@@ -77,6 +77,7 @@ export const AssistantItem = Type.Object({
   conversation_inactivity_timeout: Type.Integer(),
   conversation_ended_retrigger: Type.Boolean(),
   conversation_ended_webhook_url: nullable(Type.String()),
+  inbound_webhook_url: nullable(Type.String()),
   created_at: IsoTimestamp,
   updated_at: IsoTimestamp,
 }, { title: 'Assistant' });

@@ -4,11 +4,12 @@ import { IdParams, MessageBody } from '../../api/schemas.ts';
 import { lengthAwarePage } from '../../lib/pagination.ts';
 import type { SecretBox } from '../../lib/secrets.ts';
 import type { Knex } from 'knex';
-import { AssistantEnvelope, AssistantItem, AssistantPage, EmptyDataMessage, OutboundItem } from './responses.ts';
-import { AssistantIdBody, CreateAssistantBody, ListQuery, UpdateAssistantBody, WebhookBody } from './schemas.ts';
+import { AssistantEnvelope, AssistantItem, AssistantPage, OutboundItem } from './responses.ts';
+import { CreateAssistantBody, ListQuery, UpdateAssistantBody } from './schemas.ts';
 import { assistantItem, assistantSummary, outboundItem, type AssistantExtras } from './serialize.ts';
+import { assistantWebhookRoutes } from './webhook-routes.ts';
 import {
-  allAssistants, createAssistant, deleteAssistant, getAssistant, listAssistants, outboundAssistants, setWebhook, updateAssistant,
+  allAssistants, createAssistant, deleteAssistant, getAssistant, listAssistants, outboundAssistants, updateAssistant,
 } from './service.ts';
 
 export interface AssistantRouteDeps {
@@ -86,32 +87,7 @@ export function assistantRoutes(deps: AssistantRouteDeps): RouteDefinition[] {
         return { body: (await outboundAssistants(deps, auth.user.id)).map(outboundItem) };
       },
     }),
-    defineRoute({
-      method: 'POST',
-      path: '/user/assistants/enable-webhook',
-      tag: TAG,
-      summary: 'Turn on the post-call webhook of an assistant',
-      auth: 'bearer',
-      body: WebhookBody,
-      responses: { 200: { description: 'Enabled', schema: EmptyDataMessage('Webhook enabled successfully') }, 404: notFound },
-      async handle({ auth, body }) {
-        await setWebhook(deps, auth.user.id, body.assistant_id, body.webhook_url);
-        return { body: { message: 'Webhook enabled successfully', data: [] } };
-      },
-    }),
-    defineRoute({
-      method: 'POST',
-      path: '/user/assistants/disable-webhook',
-      tag: TAG,
-      summary: 'Turn off the post-call webhook of an assistant (its URL is cleared)',
-      auth: 'bearer',
-      body: AssistantIdBody,
-      responses: { 200: { description: 'Disabled', schema: EmptyDataMessage('Webhook disabled successfully') }, 404: notFound },
-      async handle({ auth, body }) {
-        await setWebhook(deps, auth.user.id, body.assistant_id, null);
-        return { body: { message: 'Webhook disabled successfully', data: [] } };
-      },
-    }),
+    ...assistantWebhookRoutes(deps),
     defineRoute({
       method: 'GET',
       path: '/user/assistant/{id}',

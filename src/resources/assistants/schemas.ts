@@ -116,6 +116,7 @@ const currentFields = {
   conversation_inactivity_timeout: betweenInt(1, 1440),
   conversation_ended_retrigger: Type.Boolean(),
   conversation_ended_webhook_url: orNull(WebUrl),
+  inbound_webhook_url: orNull(WebUrl),
 };
 
 const currentRequired = ['name', 'voice_id', 'language_id', 'type', 'mode', 'timezone', 'initial_message', 'system_prompt'] as const;

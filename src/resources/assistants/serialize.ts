@@ -88,6 +88,7 @@ export function assistantItem(assistant: Assistant, extras: AssistantExtras, sec
     conversation_inactivity_timeout: assistant.conversationInactivityTimeout,
     conversation_ended_retrigger: assistant.conversationEndedRetrigger,
     conversation_ended_webhook_url: assistant.conversationEndedWebhookUrl,
+    inbound_webhook_url: assistant.inboundWebhookUrl,
     created_at: isoTimestamp(assistant.createdAt),
     updated_at: isoTimestamp(assistant.updatedAt),
   };

@@ -114,9 +114,19 @@ export async function outboundAssistants(deps: AssistantDeps, userId: number): P
   return Assistant.query(deps.knex).where({ userId, type: 'outbound' }).orderBy('id');
 }
 
-export async function setWebhook(deps: AssistantDeps, userId: number, id: number, webhookUrl: string | null): Promise<void> {
+/** An assistant's webhooks: after calls (`post-call`), before an inbound call is answered, after a widget conversation. */
+export type AssistantWebhook = 'post-call' | 'inbound' | 'conversation-ended';
+
+/**
+ * Turns one of an assistant's webhooks on at `url`, or off with null (its URL cleared). Deliveries still to
+ * come read this at each attempt, so turning a webhook off stops them at once.
+ */
+export async function setWebhook(deps: AssistantDeps, userId: number, id: number, url: string | null, webhook: AssistantWebhook = 'post-call'): Promise<void> {
+  const patch = webhook === 'post-call'
+    ? { isWebhookActive: url !== null, webhookUrl: url }
+    : webhook === 'inbound' ? { inboundWebhookUrl: url } : { conversationEndedWebhookUrl: url };
   const changed = await Assistant.query(deps.knex)
-    .patch({ isWebhookActive: webhookUrl !== null, webhookUrl, updatedAt: new Date() })
+    .patch({ ...patch, updatedAt: new Date() })
     .where({ id, userId });
   if (changed === 0) throw new NotFoundError(NOT_FOUND);
 }

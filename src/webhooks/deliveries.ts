@@ -1,0 +1,164 @@
+import { randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
+
+/**
+ * The delivery log (migrations/20261127000003): what other parts of Parley call to send an event, and what the
+ * delivery activity reads and writes. Sending itself is the `webhookDelivery` workflow's (workflows/webhook-delivery.ts).
+ */
+
+/** `call.ended`: the post-call webhook (W1); `conversation.ended` (W2); `call.inbound`: before an inbound call is answered. */
+export type WebhookKind = 'call.ended' | 'conversation.ended' | 'call.inbound';
+export const WEBHOOK_KINDS: readonly WebhookKind[] = ['call.ended', 'conversation.ended', 'call.inbound'];
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'dead' | 'cancelled';
+export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'delivered', 'failed', 'dead', 'cancelled'];
+
+export interface WebhookEvent {
+  userId: number;
+  assistantId: number;
+  callId?: number | null;
+  conversationId?: number | null;
+  kind: WebhookKind;
+  url: string;
+  payload: Record<string, unknown>;
+}
+
+export interface DeliveryRow {
+  id: number;
+  eventId: string;
+  userId: number;
+  assistantId: number | null;
+  callId: number | null;
+  conversationId: number | null;
+  redeliveryOf: number | null;
+  kind: WebhookKind;
+  url: string;
+  /** The JSON body exactly as sent and signed. */
+  payload: string;
+  status: DeliveryStatus;
+  attempts: number;
+  lastError: string | null;
+  nextAttemptAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface AttemptRow {
+  id: number;
+  deliveryId: number;
+  attempt: number;
+  attemptedAt: Date;
+  statusCode: number | null;
+  latencyMs: number;
+  responseExcerpt: string;
+  error: string | null;
+}
+
+/**
+ * Records an event for delivery with a new event id, as a `pending` delivery; start its `webhookDelivery`
+ * workflow next (starters.ts `startWebhookDelivery` from the API, `startWebhookDeliveryChild` from a workflow).
+ */
+export async function recordWebhookEvent(knex: Knex, event: WebhookEvent): Promise<{ deliveryId: number; eventId: string }> {
+  const eventId = randomUUID();
+  const [row] = await knex<DeliveryRow>('webhook_deliveries').insert({
+    eventId,
+    userId: event.userId,
+    assistantId: event.assistantId,
+    callId: event.callId ?? null,
+    conversationId: event.conversationId ?? null,
+    kind: event.kind,
+    url: event.url,
+    payload: JSON.stringify(event.payload),
+  }, ['id']);
+  return { deliveryId: Number(row?.id), eventId };
+}
+
+/** A new delivery of the same event (same event id and payload) to `url`; its attempts start from none. */
+export async function recordRedelivery(knex: Knex, original: DeliveryRow, url: string): Promise<{ deliveryId: number; eventId: string }> {
+  const [row] = await knex<DeliveryRow>('webhook_deliveries').insert({
+    eventId: original.eventId,
+    userId: original.userId,
+    assistantId: original.assistantId,
+    callId: original.callId,
+    conversationId: original.conversationId,
+    redeliveryOf: original.id,
+    kind: original.kind,
+    url,
+    payload: original.payload,
+  }, ['id']);
+  return { deliveryId: Number(row?.id), eventId: original.eventId };
+}
+
+export async function findDelivery(knex: Knex, deliveryId: number): Promise<DeliveryRow | undefined> {
+  return knex<DeliveryRow>('webhook_deliveries').where({ id: deliveryId }).first();
+}
+
+/**
+ * Where the assistant's webhook of `kind` goes now, or null when it is turned off: read at each attempt, so that
+ * turning a webhook off stops the deliveries still to come at once.
+ */
+export async function currentWebhookUrl(knex: Knex, assistantId: number | null, kind: WebhookKind): Promise<string | null> {
+  if (assistantId === null) return null;
+  const assistant = await knex('assistants').where({ id: assistantId })
+    .first<{ isWebhookActive: boolean; webhookUrl: string | null; inboundWebhookUrl: string | null; conversationEndedWebhookUrl: string | null } | undefined>(
+      'isWebhookActive', 'webhookUrl', 'inboundWebhookUrl', 'conversationEndedWebhookUrl',
+    );
+  if (!assistant) return null;
+  switch (kind) {
+    case 'call.ended':
+      return assistant.isWebhookActive ? assistant.webhookUrl : null;
+    case 'call.inbound':
+      return assistant.inboundWebhookUrl;
+    case 'conversation.ended':
+      return assistant.conversationEndedWebhookUrl;
+  }
+}
+
+export interface AttemptRecord {
+  attempt: number;
+  attemptedAt: Date;
+  statusCode?: number;
+  latencyMs: number;
+  excerpt: string;
+  error?: string;
+}
+
+/**
+ * Stores one attempt and where the delivery stands after it, together; an attempt stored already (the activity
+ * was retried after it) is kept as first stored.
+ */
+export async function recordAttempt(
+  knex: Knex,
+  deliveryId: number,
+  attempt: AttemptRecord,
+  after: { status: DeliveryStatus; nextAttemptAt: Date | null },
+): Promise<void> {
+  await knex.transaction(async (trx) => {
+    await trx('webhook_delivery_attempts').insert({
+      deliveryId,
+      attempt: attempt.attempt,
+      attemptedAt: attempt.attemptedAt,
+      statusCode: attempt.statusCode ?? null,
+      latencyMs: attempt.latencyMs,
+      responseExcerpt: attempt.excerpt,
+      error: attempt.error ?? null,
+    }).onConflict(['delivery_id', 'attempt']).ignore();
+    const attempts = await trx('webhook_delivery_attempts').where({ deliveryId }).count<{ count: string }[]>('* as count');
+    await trx('webhook_deliveries').where({ id: deliveryId }).update({
+      status: after.status,
+      attempts: Number(attempts[0]?.count ?? 0),
+      lastError: attempt.error ?? (attempt.statusCode !== undefined && (attempt.statusCode < 200 || attempt.statusCode >= 300) ? `HTTP ${attempt.statusCode}` : null),
+      nextAttemptAt: after.nextAttemptAt,
+      updatedAt: new Date(),
+    });
+  });
+}
+
+/** Ends a delivery without an attempt (its webhook was turned off). */
+export async function settleDelivery(knex: Knex, deliveryId: number, status: DeliveryStatus, reason: string): Promise<void> {
+  await knex('webhook_deliveries').where({ id: deliveryId }).update({ status, lastError: reason, nextAttemptAt: null, updatedAt: new Date() });
+}
+
+export async function attemptsOf(knex: Knex, deliveryIds: number[]): Promise<AttemptRow[]> {
+  if (deliveryIds.length === 0) return [];
+  return knex<AttemptRow>('webhook_delivery_attempts').whereIn('deliveryId', deliveryIds).orderBy([{ column: 'deliveryId' }, { column: 'attempt' }]);
+}
