@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { ownerCanAffordCall } from '../src/billing/call-affordability.ts';
+import { mediaLinesFree } from '../src/billing/media-capacity.ts';
 import { UsageLimitError } from '../src/lib/errors.ts';
 import { createOutboundCall } from '../src/resources/calls/make-call.ts';
 import { Campaign } from '../src/resources/campaigns/model.ts';
@@ -44,9 +45,14 @@ async function callingNumbers(knex: Knex, campaignId: number, assistant: Calling
   return assistant.phoneNumber ? [assistant.phoneNumber] : [];
 }
 
-/** Placing a campaign's calls: one call row per attempt of a lead, made once whatever retries the activity. */
-export function createLeadCallActivities(deps: { knex: Knex }) {
-  const { knex } = deps;
+/**
+ * Placing a campaign's calls: one call row per attempt of a lead, made once whatever retries the activity.
+ * `inboundReservePercent` of the account's concurrent calls is left to inbound calls; `mediaLines` answers the
+ * media processes' free lines (mediaLinesFree unless given).
+ */
+export function createLeadCallActivities(deps: { knex: Knex; inboundReservePercent: number; mediaLines?: () => Promise<number | null> }) {
+  const { knex, inboundReservePercent } = deps;
+  const mediaLines = deps.mediaLines ?? (() => mediaLinesFree(knex));
 
   /** The campaign cannot dial at all: it is stopped, and the workflow dials nothing more. */
   async function halt(campaignId: number, reason: string): Promise<PlacedLeadCall> {
@@ -106,6 +112,7 @@ export function createLeadCallActivities(deps: { knex: Knex }) {
           to: lead.phoneNumber,
           variables: lead.variables,
           campaign: { id: campaign.id, name: campaign.name, leadId: Number(lead.id) },
+          reservePercent: inboundReservePercent,
         });
       } catch (error) {
         if (error instanceof UsageLimitError) return { outcome: 'no-slot' };
@@ -120,15 +127,23 @@ export function createLeadCallActivities(deps: { knex: Knex }) {
   return {
     /**
      * Places the calls of `leads` in order (placeLead: each lead in a transaction of its own, keyed by its
-     * attempt), what they share read once. Stops at the first lead without a free slot, or when the campaign
-     * cannot dial at all: the answer has one outcome per lead tried, the leads after it untouched and still due.
+     * attempt), what they share read once. Stops at the first lead without a free slot (of the account, or a
+     * line of the media processes), or when the campaign cannot dial at all: the answer has one outcome per lead
+     * tried, the leads after it untouched and still due.
      */
     async placeLeadCalls({ campaignId, leads }: { campaignId: number; leads: DueLead[] }): Promise<{ outcomes: PlacedLeadCall[] }> {
       const setup = await callingSetup(campaignId);
       if ('outcome' in setup) return { outcomes: [setup] };
+      // Read once for the batch: the batch's own calls are the ones that take the lines meanwhile.
+      let lines = await mediaLines();
       const outcomes: PlacedLeadCall[] = [];
       for (const lead of leads) {
+        if (lines !== null && lines <= 0) {
+          outcomes.push({ outcome: 'no-slot' });
+          break;
+        }
         const outcome = await placeLead(setup, lead);
+        if (outcome.outcome === 'placed' && lines !== null) lines -= 1;
         outcomes.push(outcome);
         if (outcome.outcome === 'no-slot') break;
       }

@@ -10,7 +10,9 @@ import { createLeadCallActivities, scheduleNextContact } from './campaign-calls.
 
 export interface CampaignActivityDependencies {
   knex: Knex;
-  config: Pick<Config, 'campaignRetryUnitMs'>;
+  config: Pick<Config, 'campaignRetryUnitMs' | 'campaignInboundReservePercent'>;
+  /** The media processes' free lines; the database's reports (src/billing/media-capacity.ts) unless given. */
+  mediaLines?: () => Promise<number | null>;
 }
 
 /**
@@ -82,7 +84,7 @@ export function createCampaignActivities(deps: CampaignActivityDependencies) {
   }
 
   return {
-    ...createLeadCallActivities({ knex }),
+    ...createLeadCallActivities({ knex, inboundReservePercent: config.campaignInboundReservePercent, mediaLines: deps.mediaLines }),
 
     /**
      * Settles the leads of the calls in `settle` (settleLead: only a lead's latest call, while the lead is

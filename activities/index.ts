@@ -15,7 +15,7 @@ import { createWebhookActivities } from './webhooks.ts';
 export interface ActivityDependencies {
   knex: Knex;
   logger: Logger;
-  config: Pick<Config, 'fetch' | 'ingestion' | 'llm' | 'subscriptionPeriod' | 'publicUrl' | 'media' | 'campaignRetryUnitMs'>;
+  config: Pick<Config, 'fetch' | 'ingestion' | 'llm' | 'subscriptionPeriod' | 'publicUrl' | 'media' | 'campaignRetryUnitMs' | 'campaignInboundReservePercent'>;
   providers: Pick<Providers, 'storage' | 'fetch' | 'embeddings' | 'llm' | 'mediaControl' | 'payments' | 'telephony' | 'secrets'>;
 }
 

@@ -1,6 +1,6 @@
 /**
  * The campaign dispatcher's throughput: one campaign of `--leads` leads at `max_calls_in_parallel` `--parallel`
- * (the account's plan and MEDIA_MAX_CALLS admit as many), imported as CSV and started with update-status. The
+ * (MEDIA_MAX_CALLS admits as many, and so does the account's plan beside the share it keeps for inbound calls), imported as CSV and started with update-status. The
  * whole platform runs in this process as in bench/dial.ts (embedded PGlite, or a database of the bench's own on
  * the server of DATABASE_URL), with speech through the fake hosted providers (Deepgram, OpenAI speech) and the
  * fake language model, so speech costs next to nothing. The sandbox carrier runs at its instant pace
@@ -60,13 +60,15 @@ const { env, baseUrl } = await benchEnv({
   },
 });
 const config = loadConfig(env);
+// The plan's lines: the campaign's `--parallel` beside the share campaigns leave to inbound calls (CAMPAIGN_INBOUND_RESERVE).
+const planLines = Math.ceil((parallel * 100) / (100 - config.campaignInboundReservePercent));
 const running = await startPlatform({ config, logger: createLogger(config), role: 'all' });
 const knex = running.database.knex;
 let exitCode = 0;
 
 try {
   const account = await setUpCallingAccount({
-    knex, baseUrl, maxCallsInParallel: parallel, initialMessage: 'Hello.', voice: (name) => /\(OpenAI\)$/.test(name),
+    knex, baseUrl, maxCallsInParallel: planLines, initialMessage: 'Hello.', voice: (name) => /\(OpenAI\)$/.test(name),
   });
   const campaignId = await createCampaign(account, { name: 'Dispatch bench', maxCallsInParallel: parallel, maxRetries: 1, retryInterval: 10 });
   const csv = ['phone_number', ...Array.from({ length: leadCount }, (_, index) => calleeNumber(index, 'silent-hang-up'))].join('\n');
@@ -74,7 +76,8 @@ try {
     token: account.token, body: csv, headers: { 'content-type': 'text/csv' },
   });
   if (imported.status !== 200 || imported.body.created !== leadCount) throw new Error(`importing the leads: HTTP ${imported.status} ${imported.text}`);
-  console.log(`${leadCount} leads, max_calls_in_parallel ${parallel} (plan and MEDIA_MAX_CALLS ${parallel}); callees answer at the dial and hang up 1 s later; ` +
+  console.log(`${leadCount} leads, max_calls_in_parallel ${parallel} (MEDIA_MAX_CALLS ${parallel}; the plan's ${planLines} lines less ` +
+    `${config.campaignInboundReservePercent}% kept for inbound calls); callees answer at the dial and hang up 1 s later; ` +
     `${config.database.url ? 'PostgreSQL' : 'embedded PGlite'}, STT ${config.stt.provider}, TTS ${config.tts.provider} (fakes); ${load()}`);
 
   const startedAt = await startCampaign(account, campaignId);

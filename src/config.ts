@@ -139,6 +139,12 @@ export interface Config {
    * a setting for tests and demos where a campaign's retries have to pass in seconds.
    */
   campaignRetryUnitMs: number;
+  /**
+   * The share of an account's concurrent calls (its plan's limit, in percent, rounded down to whole calls) that
+   * campaigns leave free for inbound and other calls (CAMPAIGN_INBOUND_RESERVE), as Retell's batch calls reserve
+   * concurrency: an account of 10 lines at 20% dials at most 8 campaign calls at once.
+   */
+  campaignInboundReservePercent: number;
   /** Bounds on one document's ingestion, so a hostile or huge file fails alone instead of starving the service. */
   ingestion: {
     /** Characters of extracted text beyond which a document fails (docs/decisions.md: fail, never truncate). */
@@ -257,6 +263,7 @@ export function loadConfig(env: Env = process.env): Config {
     telephony: readTelephony(read),
     region: read.string('REGION') ?? 'us1',
     campaignRetryUnitMs: readRetryUnit(read.string('CAMPAIGN_RETRY_UNIT')),
+    campaignInboundReservePercent: read.integer('CAMPAIGN_INBOUND_RESERVE', 20, 0, 90),
     subscriptionPeriod: read.string('SUBSCRIPTION_PERIOD') === undefined ? MONTHLY : { ms: read.duration('SUBSCRIPTION_PERIOD', 1) * 1000 },
     speech: {
       dir: path.resolve(read.string('SPEECH_DIR') ?? '.tools/speech'),

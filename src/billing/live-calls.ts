@@ -32,13 +32,16 @@ const busyTexts: Record<CallPlacer, (limit: number) => string> = {
 /**
  * Takes one of the owner's concurrent-call slots (the plan's `max_calls_in_parallel`; none means no limit) for
  * a call the same transaction then inserts, or refuses with 429 and Retry-After. The owner's row stays locked
- * until the transaction ends, so two calls started at once are counted one after the other.
+ * until the transaction ends, so two calls started at once are counted one after the other. `reservePercent`
+ * of the limit (rounded down to whole calls) is kept free for other calls: a campaign's calls leave it to
+ * inbound ones.
  */
-export async function claimCallSlot(trx: Knex.Transaction, userId: number, placer: CallPlacer): Promise<void> {
+export async function claimCallSlot(trx: Knex.Transaction, userId: number, placer: CallPlacer, reservePercent = 0): Promise<void> {
   await lockCallOwner(trx, userId);
   const plan = await trx('users as u').join('plans as p', 'p.id', 'u.plan_id').where('u.id', userId)
     .first<{ limit: number | null }>('p.max_calls_in_parallel as limit');
   if (plan.limit === null) return;
+  const usable = plan.limit - Math.floor((plan.limit * reservePercent) / 100);
   const [live] = await liveCalls(trx, userId).count<{ count: string }[]>('id as count');
-  if (Number(live?.count ?? 0) >= plan.limit) throw new UsageLimitError(busyTexts[placer](plan.limit), BUSY_RETRY_SECONDS);
+  if (Number(live?.count ?? 0) >= usable) throw new UsageLimitError(busyTexts[placer](plan.limit), BUSY_RETRY_SECONDS);
 }

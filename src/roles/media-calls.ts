@@ -28,7 +28,7 @@ import type { RoleContext } from './role.ts';
 export interface CallGateway {
   streams: Record<string, StreamHandler>;
   routes: Record<string, MediaRoute>;
-  liveCalls(): number;
+  liveCalls: () => number;
 }
 
 /** How long a call waits for its workflow to set the call's time limit before it starts without it. */

@@ -4,6 +4,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import type { Logger } from '../logger.ts';
 import { closeServer, listen, sendJson } from './http-server.ts';
 import { createCallGateway } from './media-calls.ts';
+import { reportMediaLines } from './media-lines.ts';
 import type { RoleContext, RunningRole } from './role.ts';
 
 /** The largest message a stream accepts; a larger one closes its socket with 1009 (message too big). */
@@ -142,5 +143,13 @@ export async function start(ctx: RoleContext): Promise<MediaServer> {
   ownUrl = server.url;
   // A replica is there to take calls: its synthesizer's voices load now, not while its first callees wait.
   ctx.providers.tts.default.warmUp?.().catch((error: unknown) => ctx.logger.warn({ err: error }, 'the synthesizer could not be warmed up'));
-  return server;
+  const lines = await reportMediaLines(ctx.database.knex, { maxCalls: ctx.config.media.maxCalls, liveCalls: calls.liveCalls, logger: ctx.logger });
+  return {
+    ...server,
+    async stop(deadline) {
+      // Withdrawn first: no campaign dials for this replica while it drains.
+      await lines.stop();
+      await server.stop(deadline);
+    },
+  };
 }

@@ -11,8 +11,10 @@ describe('campaign activities', () => {
   let activities: ReturnType<typeof createCampaignActivities>;
   beforeAll(async () => {
     platform = await startTestPlatform();
-    // Retry intervals in seconds, as CAMPAIGN_RETRY_UNIT=second counts them.
-    activities = createCampaignActivities({ knex: platform.database.knex, config: { campaignRetryUnitMs: 1000 } });
+    // Retry intervals in seconds, as CAMPAIGN_RETRY_UNIT=second counts them; no media process to count lines of.
+    activities = createCampaignActivities({
+      knex: platform.database.knex, config: { campaignRetryUnitMs: 1000, campaignInboundReservePercent: 0 }, mediaLines: () => Promise.resolve(null),
+    });
   });
   afterAll(() => platform.close());
 
@@ -137,5 +139,27 @@ describe('campaign activities', () => {
     expect((await activities.campaignRound({ campaignId, following: [live] })).overdue).toEqual([]);
     await knex()('calls').where({ id: live }).update({ status: 'ended_by_customer', endedAt: new Date(Date.now() - 31 * 60_000) });
     expect((await activities.campaignRound({ campaignId, following: [live] })).overdue).toEqual([live]);
+  });
+
+  it('leaves the inbound reserve of the account\'s lines free, and places no more calls than the media processes have lines', async () => {
+    const phones = ['+14155550111', '+14155550112', '+14155550113', '+14155550114', '+14155550115'];
+    const { user, campaignId, leads } = await running(phones, { max_calls_in_parallel: 5 });
+    const planId = `five-lines-${user.id}`;
+    await knex()('plans').insert({ id: planId, name: 'Five lines', maxCallsInParallel: 5 });
+    await knex()('users').where({ id: user.id }).update({ planId });
+    const due = leads.map((l) => ({ leadId: l.id, attempts: 0 }));
+    let lines = 3;
+    const reserving = createCampaignActivities({
+      knex: knex(), config: { campaignRetryUnitMs: 1000, campaignInboundReservePercent: 20 }, mediaLines: () => Promise.resolve(lines),
+    });
+    // Three lines free in the media processes: three calls, then the fourth lead waits (not an attempt).
+    const first = await reserving.placeLeadCalls({ campaignId, leads: due });
+    expect(first.outcomes.map((o) => o.outcome)).toEqual(['placed', 'placed', 'placed', 'no-slot']);
+    expect(await lead(leads[3]!.id)).toMatchObject({ status: 'created', attempts: 0 });
+    // Lines enough: the fourth call takes the last of the 4 lines 20% of 5 leaves; the fifth waits for inbound's.
+    lines = 10;
+    const second = await reserving.placeLeadCalls({ campaignId, leads: due.slice(3) });
+    expect(second.outcomes.map((o) => o.outcome)).toEqual(['placed', 'no-slot']);
+    expect(await knex()('calls').where({ campaignId }).whereNull('endedAt')).toHaveLength(4);
   });
 });

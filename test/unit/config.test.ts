@@ -169,6 +169,9 @@ describe('loadConfig', () => {
     expect(loadConfig({}).telephony).toEqual({ provider: 'sandbox', pace: 'phone' });
     expect(loadConfig({ SANDBOX_CARRIER_PACE: 'instant' }).telephony).toEqual({ provider: 'sandbox', pace: 'instant' });
     expect(() => loadConfig({ SANDBOX_CARRIER_PACE: 'fast' })).toThrow(/SANDBOX_CARRIER_PACE/);
+    expect(loadConfig({}).campaignInboundReservePercent).toBe(20);
+    expect(loadConfig({ CAMPAIGN_INBOUND_RESERVE: '0' }).campaignInboundReservePercent).toBe(0);
+    expect(configError({ CAMPAIGN_INBOUND_RESERVE: '95' }).variable).toBe('CAMPAIGN_INBOUND_RESERVE');
     const sid = `AC${'0a'.repeat(16)}`;
     expect(loadConfig({ TELEPHONY_PROVIDER: 'twilio', TWILIO_ACCOUNT_SID: sid, TWILIO_AUTH_TOKEN: 'token', TWILIO_API_BASE: 'http://127.0.0.1:9/' }).telephony)
       .toEqual({ provider: 'twilio', accountSid: sid, authToken: 'token', apiBase: 'http://127.0.0.1:9' });

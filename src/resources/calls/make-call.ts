@@ -40,6 +40,8 @@ export interface OutboundCall {
   to: string;
   variables: Record<string, unknown>;
   campaign?: { id: number; name: string; leadId: number };
+  /** The share of the plan's concurrent calls, in percent, this call may not take (a campaign's: kept for inbound calls). */
+  reservePercent?: number;
 }
 
 /**
@@ -48,7 +50,7 @@ export interface OutboundCall {
  * `customer_phone`. Its lifecycle, started after the transaction commits, dials it.
  */
 export async function createOutboundCall(trx: Knex.Transaction, call: OutboundCall): Promise<number> {
-  await claimCallSlot(trx, call.userId, 'owner');
+  await claimCallSlot(trx, call.userId, 'owner', call.reservePercent);
   const [row] = await trx('calls').insert({
     userId: call.userId,
     assistantId: call.assistant.id,
