@@ -20,23 +20,14 @@ export interface WebhookActivityDependencies {
   now?: () => Date;
 }
 
-interface PostCallRow {
-  id: number;
+/** The call's row as the post-call webhook reads it: the payload's facts and what finds the rest. */
+type PostCallRow = PostCallFacts['call'] & {
   userId: number;
   assistantId: number | null;
   leadId: number | null;
   campaignId: number | null;
-  status: string;
-  duration: number;
-  clientPhoneNumber: string | null;
-  assistantPhoneNumber: string | null;
-  transcript: string;
-  variables: Record<string, unknown>;
-  evaluation: Record<string, unknown> | null;
   recordingKey: string | null;
-  createdAt: Date;
-  updatedAt: Date;
-}
+};
 
 export function createWebhookActivities(deps: WebhookActivityDependencies) {
   const { knex } = deps;
