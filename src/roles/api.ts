@@ -115,6 +115,7 @@ export function apiRoutes(deps: ApiRouteDeps): RouteDefinition[] {
     ...paymentWebhookRoutes({ knex, payments: deps.providers.payments, logger, onSubscriptionPayment: deps.onSubscriptionPayment ?? settleSubscriptionPayment(temporal, logger) }),
     ...carrierCallbackRoutes({
       knex, temporal, logger, secrets, telephony: deps.providers.telephony, publicUrl: config.publicUrl, model: deps.providers.llm, mediaPublicUrl: () => config.media.publicUrl,
+      fetch: deps.providers.fetch,
     }),
     ...(deps.sandboxCarrier ? sandboxCarrierRoutes({ knex, carrier: deps.sandboxCarrier, token: () => sandboxCarrierToken(secrets) }) : []),
     ...webCallRoutes({ knex, temporal, logger, model: deps.providers.llm, mediaPublicUrl: config.media.publicUrl, clock: guards.clock }),

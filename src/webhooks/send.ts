@@ -20,6 +20,8 @@ export interface WebhookRequest {
   secrets: readonly string[];
   /** Unix milliseconds: when the attempt is made (its signature's time). */
   nowMs: number;
+  /** How long the receiver gets; ATTEMPT_TIMEOUT_MS unless the sender cannot wait that long (the inbound-call webhook). */
+  timeoutMs?: number;
 }
 
 /** One attempt as the delivery log keeps it, with the answer's body for whoever wants it (a call's `webhook_response`). */
@@ -53,7 +55,7 @@ export async function sendWebhook(fetch: SafeFetch, request: WebhookRequest, now
   const started = now();
   try {
     const response = await fetch(request.url, {
-      method: 'POST', headers, body: request.body, timeoutMs: ATTEMPT_TIMEOUT_MS, maxBytes: ANSWER_MAX_BYTES,
+      method: 'POST', headers, body: request.body, timeoutMs: request.timeoutMs ?? ATTEMPT_TIMEOUT_MS, maxBytes: ANSWER_MAX_BYTES,
     });
     return {
       verdict: attemptVerdict(response.status),

@@ -13,6 +13,8 @@ export interface ScriptedAnswer {
   status: number;
   headers?: Record<string, string>;
   body?: string;
+  /** Answers this long after the request arrived (it is recorded at once). */
+  delayMs?: number;
 }
 
 export interface WebhookReceiver {
@@ -44,7 +46,12 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     request.on('end', () => {
       received.push({ method: request.method ?? '', headers: request.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() });
       const answer = answers.shift() ?? { status: 200, headers: { 'content-type': 'application/json' }, body: '{"ok":true}' };
-      response.writeHead(answer.status, answer.headers).end(answer.body ?? '');
+      const send = () => response.writeHead(answer.status, answer.headers).end(answer.body ?? '');
+      if (answer.delayMs) {
+        const timer = setTimeout(send, answer.delayMs);
+        // A client that gave up waiting gets nothing.
+        response.once('close', () => clearTimeout(timer));
+      } else send();
       for (const waiter of waiting.filter((entry) => received.length >= entry.count)) {
         waiting.splice(waiting.indexOf(waiter), 1);
         waiter.resolve([...received]);

@@ -1,10 +1,11 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { storedAnswer, STORED_ANSWER_BYTES } from '../../src/webhooks/answer.ts';
+import { inboundAnswer, inboundCallPayload } from '../../src/webhooks/inbound.ts';
 import { attemptVerdict, DEFAULT_DELIVERY_POLICY, maxAttempts, parseRetryAfter, retryDelay } from '../../src/webhooks/policy.ts';
 import { postCallPayload, postCallWebhookWanted } from '../../src/webhooks/post-call.ts';
 import { generateSigningSecret, signatureHeader, verifySignature } from '../../src/webhooks/signature.ts';
-import { excerpt } from '../../src/webhooks/send.ts';
+import { excerpt, type AttemptResult } from '../../src/webhooks/send.ts';
 
 describe('webhook signatures', () => {
   const body = '{"id":1,"status":"completed"}';
@@ -147,5 +148,34 @@ describe('the post-call webhook body', () => {
       expect(postCallWebhookWanted(status, false)).toBe(true);
     }
     for (const status of ['completed', 'ended', 'ended_by_customer', 'ended_by_assistant']) expect(postCallWebhookWanted(status, true)).toBe(true);
+  });
+});
+
+describe("the inbound-call webhook's body and answer", () => {
+  it('names the call, both numbers and the assistant', () => {
+    expect(inboundCallPayload({ callId: 7, userId: 3, from: '+14155550142', to: '+14155550100', assistant: { id: 2, uuid: 'u-1', name: 'Front desk' } })).toEqual({
+      event: 'call.inbound', call_id: 7, customer_phone: '+14155550142', assistant_phone: '+14155550100', assistant: { id: 2, uuid: 'u-1', name: 'Front desk' },
+    });
+  });
+
+  const answered = (status: number, body: string): AttemptResult => ({
+    verdict: attemptVerdict(status), statusCode: status, latencyMs: 5, excerpt: body, answer: { contentType: 'application/json', body: Buffer.from(body) },
+  });
+
+  it('takes `variables`, or `data.variables`, from a 2xx JSON object; nothing from an empty answer or an object without them', () => {
+    expect(inboundAnswer(answered(200, '{"variables":{"customer_name":"Sam","tier":2}}'))).toEqual({ ok: true, variables: { customer_name: 'Sam', tier: 2 } });
+    expect(inboundAnswer(answered(200, '{"data":{"variables":{"customer_name":"Sam"}}}'))).toEqual({ ok: true, variables: { customer_name: 'Sam' } });
+    expect(inboundAnswer(answered(200, '{"variables":{"a":1},"data":{"variables":{"a":2}}}'))).toEqual({ ok: true, variables: { a: 1 } });
+    expect(inboundAnswer(answered(204, ''))).toEqual({ ok: true, variables: {} });
+    expect(inboundAnswer(answered(200, '{"ok":true}'))).toEqual({ ok: true, variables: {} });
+  });
+
+  it('fails on no answer, another status, text, another JSON value and `variables` that are not an object', () => {
+    expect(inboundAnswer({ verdict: 'retry', latencyMs: 2000, excerpt: '', error: 'did not answer within 2 s.' })).toEqual({ ok: false, error: 'did not answer within 2 s.' });
+    expect(inboundAnswer(answered(500, '{"variables":{"a":1}}'))).toEqual({ ok: false, error: 'HTTP 500' });
+    expect(inboundAnswer(answered(200, 'OK'))).toEqual({ ok: false, error: 'The answer is not JSON.' });
+    expect(inboundAnswer(answered(200, '[{"a":1}]'))).toEqual({ ok: false, error: 'The answer is not a JSON object.' });
+    expect(inboundAnswer(answered(200, '{"variables":["a"]}'))).toEqual({ ok: false, error: "The answer's `variables` is not an object." });
+    expect(inboundAnswer(answered(200, '{"data":{"variables":"a"}}'))).toEqual({ ok: false, error: "The answer's `variables` is not an object." });
   });
 });

@@ -3,11 +3,13 @@ import { ownerCanAffordCall } from '../../billing/call-affordability.ts';
 import { claimCallSlot, lockCallOwner } from '../../billing/live-calls.ts';
 import { UsageLimitError } from '../../lib/errors.ts';
 import { PHONE_STREAM_PATH, phoneStreamToken } from '../../lib/media-control.ts';
+import type { SafeFetch } from '../../lib/safe-fetch.ts';
 import type { SecretBox } from '../../lib/secrets.ts';
 import type { Logger } from '../../logger.ts';
 import type { LanguageModel } from '../../providers/llm/types.ts';
 import type { TemporalClient } from '../../temporal/client.ts';
 import { startCallLifecycle } from '../../temporal/starters.ts';
+import { askInboundWebhook } from '../../webhooks/inbound.ts';
 
 export interface InboundCallDeps {
   knex: Knex;
@@ -15,6 +17,8 @@ export interface InboundCallDeps {
   logger: Logger;
   secrets: SecretBox;
   model: LanguageModel | undefined;
+  /** The guarded client, for the assistant's inbound-call webhook. */
+  fetch: SafeFetch;
   /** MEDIA_PUBLIC_URL, read when a call comes in: where the carrier streams the call. */
   mediaPublicUrl: () => string;
 }
@@ -29,8 +33,10 @@ interface Receiving {
   numberId: number;
   userId: number;
   assistantId: number | null;
+  assistantUuid: string | null;
   assistantName: string | null;
   variables: Record<string, unknown> | null;
+  inboundWebhookUrl: string | null;
 }
 
 /**
@@ -39,7 +45,10 @@ interface Receiving {
  * here) hears a short message and is hung up on; a call while the owner has as many calls live as the plan
  * allows is rejected as busy (the caller hears a busy line), nothing recorded; otherwise the call is recorded (`inbound`, the caller's
  * number in the record and in `{{customer_phone}}`), its lifecycle started, and the carrier told to stream
- * it to the media gateway. The same call announced twice gets the same answer.
+ * it to the media gateway. When the assistant has an inbound webhook, it is asked once the call is admitted (and
+ * only then), while the lifecycle starts; the variables it answers with are merged over the assistant's before
+ * the carrier is told to stream (the media gateway reads them when the stream opens). The same call announced
+ * twice gets the same answer, and its webhook is asked once.
  */
 export async function answerInboundCall(deps: InboundCallDeps, call: { to: string; from: string; providerCallId: string }): Promise<string> {
   const { knex } = deps;
@@ -49,7 +58,7 @@ export async function answerInboundCall(deps: InboundCallDeps, call: { to: strin
     })
     .where('n.phone_number', call.to)
     .whereIn('n.status', ['active', 'past_due'])
-    .first<Receiving | undefined>('n.id as number_id', 'n.user_id', 'a.id as assistant_id', 'a.name as assistant_name', 'a.variables');
+    .first<Receiving | undefined>('n.id as number_id', 'n.user_id', 'a.id as assistant_id', 'a.uuid as assistant_uuid', 'a.name as assistant_name', 'a.variables', 'a.inbound_webhook_url');
   if (!receiving) return twiml('<Reject reason="rejected"/>');
   const notInService = twiml(`<Say>${escape(NOT_IN_SERVICE)}</Say><Hangup/>`);
   const { assistantId } = receiving;
@@ -65,6 +74,15 @@ export async function answerInboundCall(deps: InboundCallDeps, call: { to: strin
   }
   if (admitted.earlier) return streamTo(deps, admitted.callId);
   const { callId } = admitted;
+  const { inboundWebhookUrl: webhookUrl } = receiving;
+  // Never rejects: a failing webhook leaves the call as it is.
+  const asked = webhookUrl === null ? undefined : askInboundWebhook({ knex, box: deps.secrets, fetch: deps.fetch, logger: deps.logger }, webhookUrl, {
+    callId,
+    userId: receiving.userId,
+    from: call.from,
+    to: call.to,
+    assistant: { id: assistantId, uuid: receiving.assistantUuid ?? '', name: receiving.assistantName ?? '' },
+  });
   try {
     await startCallLifecycle(deps.temporal, { id: callId, userId: receiving.userId, assistantId: receiving.assistantId }, deps.logger);
   } catch (error) {
@@ -72,7 +90,19 @@ export async function answerInboundCall(deps: InboundCallDeps, call: { to: strin
     await knex('calls').where({ id: callId }).delete();
     throw error;
   }
+  if (asked) {
+    const { variables, logged } = await asked;
+    await Promise.all([
+      Object.keys(variables).length === 0 ? undefined : knex('calls').where({ id: callId }).update({ variables: JSON.stringify(callVariables(receiving, variables, call.from)) }),
+      logged,
+    ]);
+  }
   return streamTo(deps, callId);
+}
+
+/** A call's variables: the assistant's, then its inbound webhook's (as a `make_call` request's), then the caller's number. */
+function callVariables(receiving: Receiving, given: Record<string, unknown>, from: string): Record<string, unknown> {
+  return { ...receiving.variables, ...given, customer_phone: from };
 }
 
 /**
@@ -96,7 +126,7 @@ async function admit(knex: Knex, receiving: Receiving & { assistantId: number },
         assistantPhoneNumber: call.to,
         clientPhoneNumber: call.from,
         providerCallId: call.providerCallId,
-        variables: JSON.stringify({ ...receiving.variables, customer_phone: call.from }),
+        variables: JSON.stringify(callVariables(receiving, {}, call.from)),
       }).returning<{ id: number }[]>('id');
       return { callId: Number(row?.id), earlier: false };
     });

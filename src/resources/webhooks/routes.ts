@@ -81,7 +81,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): RouteDefinition[] {
         200: { description: 'Queued', schema: Redelivered },
         404: { description: 'No such delivery of the caller: `Webhook delivery not found`', schema: MessageBody },
         409: { description: 'The delivery is still being attempted', schema: MessageBody },
-        422: { description: "The assistant's webhook is turned off", schema: MessageBody },
+        422: { description: "The assistant's webhook is turned off, or the delivery is an inbound call's (asked once, never redelivered)", schema: MessageBody },
       },
       async handle({ auth, params }) {
         const delivery = await redeliver(deps.knex, auth.user.id, params.id);

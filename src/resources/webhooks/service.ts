@@ -48,11 +48,12 @@ function groupByDelivery(attempts: AttemptRow[]): Map<number, AttemptRow[]> {
 /**
  * A new delivery of a delivery's event, with the same event id and body, to where the assistant's webhook of its
  * kind points now (a URL fixed since is used). Not while the delivery is still being attempted, nor when the
- * webhook is turned off.
+ * webhook is turned off, nor for an inbound call's webhook (its answer was for a call that has been answered since).
  */
 export async function redeliver(knex: Knex, userId: number, deliveryId: number): Promise<DeliveryRow> {
   const original = await knex<DeliveryRow>('webhook_deliveries').where({ id: deliveryId, userId }).first();
   if (!original) throw new NotFoundError(NOT_FOUND);
+  if (original.kind === 'call.inbound') throw new UnprocessableError('An inbound call\'s webhook is asked once, before the call is answered: it cannot be redelivered.');
   if (original.status === 'pending') throw new ConflictError('The delivery is still being attempted; redeliver it once it has ended.');
   const url = await currentWebhookUrl(knex, original.assistantId, original.kind);
   if (url === null) throw new UnprocessableError("The assistant's webhook is turned off: turn it on to redeliver.");
