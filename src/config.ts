@@ -139,6 +139,11 @@ export interface Config {
    * a setting for tests and demos where a campaign's retries have to pass in seconds.
    */
   campaignRetryUnitMs: number;
+  /**
+   * What one unit of an assistant's `conversation_inactivity_timeout` lasts: a minute, or a second under
+   * CONVERSATION_INACTIVITY_UNIT=second, for tests and demos where a chat has to go quiet in seconds.
+   */
+  conversationInactivityUnitMs: number;
   /** Bounds on one document's ingestion, so a hostile or huge file fails alone instead of starving the service. */
   ingestion: {
     /** Characters of extracted text beyond which a document fails (docs/decisions.md: fail, never truncate). */
@@ -256,7 +261,8 @@ export function loadConfig(env: Env = process.env): Config {
     payments: readPayments(read),
     telephony: readTelephony(read),
     region: read.string('REGION') ?? 'us1',
-    campaignRetryUnitMs: readRetryUnit(read.string('CAMPAIGN_RETRY_UNIT')),
+    campaignRetryUnitMs: readMinuteUnit('CAMPAIGN_RETRY_UNIT', read.string('CAMPAIGN_RETRY_UNIT')),
+    conversationInactivityUnitMs: readMinuteUnit('CONVERSATION_INACTIVITY_UNIT', read.string('CONVERSATION_INACTIVITY_UNIT')),
     subscriptionPeriod: read.string('SUBSCRIPTION_PERIOD') === undefined ? MONTHLY : { ms: read.duration('SUBSCRIPTION_PERIOD', 1) * 1000 },
     speech: {
       dir: path.resolve(read.string('SPEECH_DIR') ?? '.tools/speech'),
@@ -306,8 +312,9 @@ function readEmbeddings(read: Reader): Config['embeddings'] {
   };
 }
 
-function readRetryUnit(unit: string | undefined): number {
+/** A setting counted in minutes, or in seconds for tests and demos: `minute` (the default) or `second`, in ms. */
+function readMinuteUnit(name: string, unit: string | undefined): number {
   if (unit === undefined || unit === 'minute') return 60_000;
   if (unit === 'second') return 1000;
-  throw new ConfigError('CAMPAIGN_RETRY_UNIT', `must be minute or second, got "${unit}".`);
+  throw new ConfigError(name, `must be minute or second, got "${unit}".`);
 }
