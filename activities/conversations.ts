@@ -8,9 +8,6 @@ import { evaluateRecord, evaluationColumns, type EvaluationDependencies } from '
 import { cancellationSignal } from './calls.ts';
 
 interface EndingRow {
-  id: number;
-  userId: number;
-  assistantId: number;
   conversationEndedWebhookUrl: string | null;
   postCallEvaluation: boolean;
   userMessages: number;
@@ -57,7 +54,7 @@ export function createConversationActivities(deps: EvaluationDependencies) {
         .join('assistants as a', 'a.id', 'c.assistant_id')
         .where('c.id', conversationId)
         .first<EndingRow | undefined>(
-          'c.id', 'c.user_id', 'c.assistant_id', 'a.conversation_ended_webhook_url', 'a.post_call_evaluation',
+          'a.conversation_ended_webhook_url', 'a.post_call_evaluation',
           knex.raw("(select count(*)::int from conversation_messages m where m.conversation_id = c.id and m.role = 'user') as user_messages"),
         );
       if (!row) return { outcome: 'gone' };
