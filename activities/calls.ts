@@ -68,7 +68,7 @@ interface FinalizingRow {
 }
 
 /** The activity's cancellation, when it runs as one (the integration tests call activities directly). */
-function cancellationSignal(): AbortSignal | undefined {
+export function cancellationSignal(): AbortSignal | undefined {
   try {
     return Context.current().cancellationSignal;
   } catch {

@@ -5,6 +5,7 @@ import type { Providers } from '../src/providers/index.ts';
 import { createAutoRecharger } from '../src/billing/auto-recharge.ts';
 import { createCallActivities } from './calls.ts';
 import { createCampaignActivities } from './campaigns.ts';
+import { createConversationActivities } from './conversations.ts';
 import { createDocumentActivities } from './documents.ts';
 import { createPhoneCallActivities } from './phone-calls.ts';
 import { createPhoneNumberActivities } from './phone-numbers.ts';
@@ -32,6 +33,7 @@ export function createActivities(deps: ActivityDependencies) {
     ...createPhoneNumberActivities({ ...deps, subscriptionPeriod: deps.config.subscriptionPeriod }),
     ...createCampaignActivities(deps),
     ...createWebhookActivities(deps),
+    ...createConversationActivities(deps),
   });
 }
 

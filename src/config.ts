@@ -145,6 +145,11 @@ export interface Config {
    * concurrency: an account of 10 lines at 20% dials at most 8 campaign calls at once.
    */
   campaignInboundReservePercent: number;
+  /**
+   * What one unit of an assistant's `conversation_inactivity_timeout` lasts: a minute, or a second under
+   * CONVERSATION_INACTIVITY_UNIT=second, for tests and demos where a chat has to go quiet in seconds.
+   */
+  conversationInactivityUnitMs: number;
   /** Bounds on one document's ingestion, so a hostile or huge file fails alone instead of starving the service. */
   ingestion: {
     /** Characters of extracted text beyond which a document fails (docs/decisions.md: fail, never truncate). */
@@ -262,8 +267,9 @@ export function loadConfig(env: Env = process.env): Config {
     payments: readPayments(read),
     telephony: readTelephony(read),
     region: read.string('REGION') ?? 'us1',
-    campaignRetryUnitMs: readRetryUnit(read.string('CAMPAIGN_RETRY_UNIT')),
+    campaignRetryUnitMs: readMinuteUnit('CAMPAIGN_RETRY_UNIT', read.string('CAMPAIGN_RETRY_UNIT')),
     campaignInboundReservePercent: read.integer('CAMPAIGN_INBOUND_RESERVE', 20, 0, 90),
+    conversationInactivityUnitMs: readMinuteUnit('CONVERSATION_INACTIVITY_UNIT', read.string('CONVERSATION_INACTIVITY_UNIT')),
     subscriptionPeriod: read.string('SUBSCRIPTION_PERIOD') === undefined ? MONTHLY : { ms: read.duration('SUBSCRIPTION_PERIOD', 1) * 1000 },
     speech: {
       dir: path.resolve(read.string('SPEECH_DIR') ?? '.tools/speech'),
@@ -313,8 +319,9 @@ function readEmbeddings(read: Reader): Config['embeddings'] {
   };
 }
 
-function readRetryUnit(unit: string | undefined): number {
+/** A setting counted in minutes, or in seconds for tests and demos: `minute` (the default) or `second`, in ms. */
+function readMinuteUnit(name: string, unit: string | undefined): number {
   if (unit === undefined || unit === 'minute') return 60_000;
   if (unit === 'second') return 1000;
-  throw new ConfigError('CAMPAIGN_RETRY_UNIT', `must be minute or second, got "${unit}".`);
+  throw new ConfigError(name, `must be minute or second, got "${unit}".`);
 }

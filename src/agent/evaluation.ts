@@ -59,13 +59,22 @@ export function readEvaluation(schema: readonly EvaluationField[], call: ToolCal
  */
 export async function evaluateTranscript(
   model: LanguageModel,
-  input: { modelName: string; instructions: string; transcript: string; schema: readonly EvaluationField[]; signal?: AbortSignal },
+  input: {
+    modelName: string;
+    instructions: string;
+    transcript: string;
+    schema: readonly EvaluationField[];
+    /** What was had: a `phone call` (the default) or a `chat conversation`. */
+    subject?: string;
+    signal?: AbortSignal;
+  },
 ): Promise<Evaluation> {
   const schema = input.schema.length > 0 ? input.schema : DEFAULT_EVALUATION_SCHEMA;
+  const subject = input.subject ?? 'phone call';
   const system = [
-    'You evaluate a finished phone call between an AI assistant ("AI") and a customer ("Customer").',
-    `Call ${functionName} once with your evaluation of the call. Judge only from the transcript.`,
-    input.instructions.trim() ? `The assistant's instructions for the call were:\n${input.instructions.trim()}` : '',
+    `You evaluate a finished ${subject} between an AI assistant ("AI") and a customer ("Customer").`,
+    `Call ${functionName} once with your evaluation of the ${subject}. Judge only from the transcript.`,
+    input.instructions.trim() ? `The assistant's instructions for the ${subject} were:\n${input.instructions.trim()}` : '',
   ].filter(Boolean).join('\n\n');
   let call: ToolCall | undefined;
   for await (const event of model.stream({

@@ -43,6 +43,7 @@ import { userRoutes } from '../resources/users/routes.ts';
 import { webCallRoutes } from '../resources/web-calls/routes.ts';
 import { webhookRoutes } from '../resources/webhooks/routes.ts';
 import type { TemporalClient } from '../temporal/client.ts';
+import { restartConversationTimer } from '../temporal/starters.ts';
 import { createAutoRecharger } from '../billing/auto-recharge.ts';
 import type { SubscriptionPaymentHandler } from '../billing/payment-events.ts';
 import { closeServer, listen } from './http-server.ts';
@@ -108,6 +109,7 @@ export function apiRoutes(deps: ApiRouteDeps): RouteDefinition[] {
       publicUrl: config.publicUrl,
       testChats,
       afterCharge,
+      messageStored: (conversation) => restartConversationTimer(temporal, conversation, conversation.inactivityTimeoutMinutes * config.conversationInactivityUnitMs),
     }),
     ...smsRoutes({ knex, telephony: deps.providers.telephony, logger, publicUrl: config.publicUrl, afterCharge }),
     ...paymentMethodRoutes({ knex, payments: deps.providers.payments, onDefaultChanged: retryPastDueRenewals({ knex, temporal, logger }) }),

@@ -18,4 +18,5 @@ export const workflowIds = {
   phoneNumber: (phoneNumberId: number) => `phone-number-${phoneNumberId}`,
   campaign: (campaignId: number) => `campaign-${campaignId}`,
   webhookDelivery: (deliveryId: number) => `webhook-${deliveryId}`,
+  conversation: (conversationUuid: string) => `conversation-${conversationUuid}`,
 };

@@ -12,6 +12,7 @@ export const workflowTypes = {
   phoneNumberSubscription: 'phoneNumberSubscriptionWorkflow',
   campaign: 'campaignWorkflow',
   webhookDelivery: 'webhookDeliveryWorkflow',
+  conversationInactivity: 'conversationInactivityWorkflow',
 } as const;
 
 export interface SelfCheckResult {
@@ -259,6 +260,44 @@ export type WebhookAttemptOutcome =
 export type QueuedPostCallWebhook =
   | { outcome: 'queued'; deliveryId: number; eventId: string; userId: number; assistantId: number }
   | { outcome: 'skipped'; reason: 'webhook_off' | 'not_completed' | 'deleted' };
+
+/** The signals a conversation's inactivity workflow takes, by name. */
+export const conversationSignals = {
+  /** A message of the conversation was stored: its quiet period starts again (`MessageStoredSignal`). */
+  messageStored: 'messageStored',
+} as const;
+
+export interface MessageStoredSignal {
+  /** How long the conversation may now stay quiet before it ends: the assistant's `conversation_inactivity_timeout`. */
+  timeoutMs: number;
+}
+
+/** A conversation's inactivity workflow (`conversation-<uuid>`) takes the conversation's id; its messages reset it by signal. */
+export interface ConversationInactivityInput {
+  conversationId: number;
+  /** Set by a run continued as new: a quiet period of this length has just started. */
+  carriedTimeoutMs?: number;
+}
+
+export interface ConversationInactivityResult {
+  /** Quiet periods that ended the conversation in this run (a message during the end starts another). */
+  periods: number;
+  /** The conversation-ended webhook's deliveries this run started. */
+  deliveries: number[];
+}
+
+/**
+ * A conversation marked ended after its quiet period: whether the assistant's conversation-ended webhook is on
+ * (then it is evaluated, when the assistant wants that, and the webhook is queued), or that it is gone.
+ */
+export type EndedConversation =
+  | { outcome: 'ended'; webhook: boolean; evaluate: boolean }
+  | { outcome: 'gone' };
+
+/** The conversation-ended webhook of a quiet period: queued as a delivery, or not sent and why. */
+export type QueuedConversationEndedWebhook =
+  | { outcome: 'queued'; deliveryId: number; eventId: string; userId: number; assistantId: number }
+  | { outcome: 'skipped'; reason: 'webhook_off' | 'sent_before' | 'reopened' | 'deleted' };
 
 /** The signals a number's subscription workflow takes, by name. */
 export const subscriptionSignals = {

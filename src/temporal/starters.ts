@@ -1,11 +1,13 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
-import type { callLifecycleWorkflow, campaignWorkflow, documentIngestionWorkflow, platformSelfCheckWorkflow, webhookDeliveryWorkflow } from '../../workflows/index.ts';
+import type {
+  callLifecycleWorkflow, campaignWorkflow, conversationInactivityWorkflow, documentIngestionWorkflow, platformSelfCheckWorkflow, webhookDeliveryWorkflow,
+} from '../../workflows/index.ts';
 import type { DeliveryPolicy } from '../webhooks/policy.ts';
 import type { Logger } from '../logger.ts';
 import type { TemporalClient } from './client.ts';
 import { searchAttributes, workflowIds } from './names.ts';
 import {
-  campaignSignals, subscriptionSignals, workflowTypes, type CampaignInput, type PaymentSettledSignal, type PhoneNumberSubscriptionInput, type PurchaseOutcome, type SelfCheckResult,
+  campaignSignals, conversationSignals, subscriptionSignals, workflowTypes, type CampaignInput, type ConversationInactivityInput, type MessageStoredSignal, type PaymentSettledSignal, type PhoneNumberSubscriptionInput, type PurchaseOutcome, type SelfCheckResult,
 } from './shared.ts';
 
 /**
@@ -142,6 +144,29 @@ export async function startWebhookDelivery(
   } catch (error) {
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
   }
+}
+
+/**
+ * Starts a widget conversation's quiet period again after a message was stored: one signal-with-start of its
+ * inactivity workflow (`conversation-<uuid>`), which starts a run when none is running (the first message, or
+ * the first after the conversation ended).
+ */
+export async function restartConversationTimer(
+  temporal: TemporalClient,
+  conversation: { id: number; uuid: string; userId: number; assistantId: number },
+  timeoutMs: number,
+): Promise<void> {
+  await temporal.client.workflow.signalWithStart<typeof conversationInactivityWorkflow, [MessageStoredSignal]>(workflowTypes.conversationInactivity, {
+    taskQueue: temporal.taskQueue,
+    workflowId: workflowIds.conversation(conversation.uuid),
+    args: [{ conversationId: conversation.id } satisfies ConversationInactivityInput],
+    signal: conversationSignals.messageStored,
+    signalArgs: [{ timeoutMs }],
+    typedSearchAttributes: [
+      { key: searchAttributes.userId, value: conversation.userId },
+      { key: searchAttributes.assistantId, value: conversation.assistantId },
+    ],
+  });
 }
 
 /** Runs the self-check workflow through a worker and waits for its answer (readiness with `deep=true`). */

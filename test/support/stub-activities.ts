@@ -31,6 +31,9 @@ const activityNames = Object.keys({
   finishCampaign: true,
   queuePostCallWebhook: true,
   attemptWebhookDelivery: true,
+  endConversation: true,
+  evaluateConversation: true,
+  queueConversationEndedWebhook: true,
 } satisfies Record<keyof Activities, true>) as (keyof Activities)[];
 
 /** One activity attempt, as a stub saw it. */

@@ -25,7 +25,7 @@ import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { createTemporalClient, type TemporalClient } from '../../src/temporal/client.ts';
 import { ensureTemporalCli, startTemporalDevServer } from '../../src/temporal/dev-server.ts';
-import { callSignals, campaignSignals, workflowTypes } from '../../src/temporal/shared.ts';
+import { callSignals, campaignSignals, conversationSignals, workflowTypes } from '../../src/temporal/shared.ts';
 import { startWorker, workflowsPath } from '../../src/temporal/worker.ts';
 import { historyToJson } from '../support/history-json.ts';
 import { freePort } from '../support/ports.ts';
@@ -209,6 +209,24 @@ const scenarios: Record<string, Scenario> = {
         args: [{ deliveryId: 2, policy: { delaysMs: [100, 100, 100], maxRetryAfterMs: 1000 } }],
       });
       await handle.result();
+      return handle;
+    },
+  },
+  'conversation-ended-webhook': {
+    stubs: {
+      endConversation: () => Promise.resolve({ outcome: 'ended' as const, webhook: true, evaluate: true }),
+      evaluateConversation: () => Promise.resolve({ evaluated: true }),
+      queueConversationEndedWebhook: () => Promise.resolve({ outcome: 'queued' as const, deliveryId: 3, eventId: '00000000-0000-4000-8000-000000000003', userId: 1, assistantId: 1 }),
+      attemptWebhookDelivery: () => Promise.resolve({ outcome: 'delivered' as const }),
+    },
+    // Two messages, the second resetting the quiet period, then the end with its webhook.
+    async run(temporal, workflowId) {
+      const start = { taskQueue: temporal.taskQueue, workflowId, args: [{ conversationId: 1 }], signal: conversationSignals.messageStored, signalArgs: [{ timeoutMs: 500 }] };
+      const handle = await temporal.client.workflow.signalWithStart(workflowTypes.conversationInactivity, start);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await temporal.client.workflow.signalWithStart(workflowTypes.conversationInactivity, start);
+      await handle.result();
+      await temporal.client.workflow.getHandle('webhook-3').result();
       return handle;
     },
   },

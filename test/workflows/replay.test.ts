@@ -15,12 +15,13 @@ describe('recorded workflow histories', () => {
     Runtime.install({ logger: new DefaultLogger('WARN') });
   });
 
-  it('cover each way a document ingestion ends, the main ways a call ends (one with its post-call webhook), a campaign completed and stopped, a retried webhook delivery, and the self-check', () => {
+  it('cover each way a document ingestion ends, the main ways a call ends (one with its post-call webhook), a campaign completed and stopped, a retried webhook delivery, a conversation\'s end with its webhook, and the self-check', () => {
     expect(histories).toEqual(expect.arrayContaining([
       'call-lifecycle-customer-hangup.json',
       'call-lifecycle-post-call-webhook.json',
       'campaign-completed.json',
       'campaign-stopped.json',
+      'conversation-ended-webhook.json',
       'call-lifecycle-never-connected.json',
       'call-lifecycle-time-limit.json',
       'document-ingestion-active.json',

@@ -113,8 +113,10 @@ const currentFields = {
   post_call_evaluation: shared.post_call_evaluation,
   post_call_schema: Type.Array(PostCallItem('^[a-z0-9_]+$', { minLength: 3, maxLength: 16 }), { maxItems: 50 }),
   variables: shared.variables,
-  conversation_inactivity_timeout: betweenInt(1, 1440),
-  conversation_ended_retrigger: Type.Boolean(),
+  conversation_inactivity_timeout: Type.Integer({
+    minimum: 1, maximum: 1440, description: 'Minutes without a message after which a widget chat ends and its conversation-ended webhook goes out (default 30).',
+  }),
+  conversation_ended_retrigger: Type.Boolean({ description: 'Announce a chat again each time it goes quiet after more messages (default false: once).' }),
   conversation_ended_webhook_url: orNull(WebUrl),
   inbound_webhook_url: orNull(WebUrl),
 };

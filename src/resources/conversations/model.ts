@@ -11,7 +11,7 @@ export interface StoredFunctionCall {
 
 export class Conversation extends Model {
   static override tableName = 'conversations';
-  static override jsonAttributes = ['variables'];
+  static override jsonAttributes = ['variables', 'evaluation'];
 
   declare id: number;
   declare uuid: string;
@@ -21,6 +21,9 @@ export class Conversation extends Model {
   declare variables: Record<string, unknown>;
   declare messageCount: number;
   declare totalCostMicros: number;
+  /** What the post-conversation evaluation filled in from the assistant's `post_call_schema` once it went quiet. */
+  declare evaluation: Record<string, unknown> | null;
+  /** Set when it went quiet (or its assistant ended it); cleared by the next message, which reopens it. */
   declare endedAt: Date | null;
   declare createdAt: Date;
   declare updatedAt: Date;

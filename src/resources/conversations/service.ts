@@ -27,6 +27,21 @@ export interface ConversationDeps {
   logger: Logger;
   /** Told, without being awaited, that the user's balance was charged (auto-recharge checks its threshold). */
   afterCharge?: (userId: number) => Promise<void>;
+  /**
+   * Told, without being awaited, of each message stored in a widget conversation: its inactivity timer starts
+   * again (workflows/conversation-inactivity.ts). A failure is logged; the chat goes on.
+   */
+  messageStored?: (conversation: QuietConversation) => Promise<void>;
+}
+
+/** A widget conversation whose quiet period starts again, and how long it may last. */
+export interface QuietConversation {
+  id: number;
+  uuid: string;
+  userId: number;
+  assistantId: number;
+  /** The assistant's `conversation_inactivity_timeout`. */
+  inactivityTimeoutMinutes: number;
 }
 
 /** What one user message in a widget conversation costs: 0.01 USD. */
@@ -71,7 +86,7 @@ export async function conversationHistory(knex: Knex, uuid: string): Promise<{ c
 }
 
 /** What a turn needs of its conversation. */
-type TurnConversation = Pick<Conversation, 'id' | 'uuid' | 'userId' | 'type' | 'variables'>;
+type TurnConversation = Pick<Conversation, 'id' | 'uuid' | 'userId' | 'assistantId' | 'type' | 'variables'>;
 
 /** A user message accepted and paid for, waiting for the assistant's reply. */
 export interface PendingTurn {
@@ -82,6 +97,8 @@ export interface PendingTurn {
   message: string;
   chargeKey: string | undefined;
   history: HistoryEntry[];
+  /** The assistant's `conversation_inactivity_timeout`, read with the message. */
+  inactivityTimeoutMinutes: number;
 }
 
 interface AcceptedRow extends TurnConversation {
@@ -91,6 +108,7 @@ interface AcceptedRow extends TurnConversation {
   history: HistoryEntry[];
   /** The assistant's profile, read in the same snapshot (the foreign key makes it exist). */
   profile: StoredProfile;
+  inactivityTimeoutMinutes: number;
 }
 
 /**
@@ -120,10 +138,12 @@ async function storeUserMessage(knex: Knex, uuid: string, message: string, charg
     ),
     counted as (
       update conversations
-      set message_count = message_count + 1, total_cost_micros = total_cost_micros + case when charged then ? else 0 end, updated_at = now()
+      set message_count = message_count + 1, total_cost_micros = total_cost_micros + case when charged then ? else 0 end, updated_at = now(),
+        ended_at = null
       from message, charge where conversations.id = message.conversation_id
     )
-    select c.id, c.uuid, c.user_id as "userId", c.type, c.variables, (select id from message) as "messageId",
+    select c.id, c.uuid, c.user_id as "userId", c.assistant_id as "assistantId", c.type, c.variables, (select id from message) as "messageId",
+      (select conversation_inactivity_timeout from assistants a where a.id = c.assistant_id) as "inactivityTimeoutMinutes",
       (select coalesce(json_agg(json_build_object('role', m.role, 'content', m.content) order by m.id), '[]')
         from conversation_messages m where m.conversation_id = c.id) as history,
       ? as profile
@@ -153,7 +173,7 @@ export async function acceptMessage(
   const accepted = await storeUserMessage(deps.knex, uuid, message, chargeKey);
   if (!accepted) throw new NotFoundError('Conversation not found');
   if (accepted.messageId === null) throw new InsufficientBalanceError();
-  const { messageId, history, profile, ...conversation } = accepted;
+  const { messageId, history, profile, inactivityTimeoutMinutes, ...conversation } = accepted;
   const turn = {
     conversation,
     profile: toAgentProfile(deps.secrets, profile),
@@ -162,8 +182,10 @@ export async function acceptMessage(
     message,
     chargeKey: conversation.type === 'widget' ? chargeKey : undefined,
     history,
+    inactivityTimeoutMinutes,
   };
   if (turn.chargeKey) void deps.afterCharge?.(conversation.userId);
+  restartQuietPeriod(deps, turn);
   if (conversation.type === 'test' && admitTest) {
     try {
       await admitTest({ assistantId: turn.profile.assistantId, ownerId: conversation.userId });
@@ -173,6 +195,18 @@ export async function acceptMessage(
     }
   }
   return turn;
+}
+
+/**
+ * A widget conversation's inactivity timer starts again with each message stored, user's or assistant's (a test
+ * conversation has none): told without waiting, so the chat is never slower for it, nor failed by it.
+ */
+function restartQuietPeriod(deps: ConversationDeps, turn: PendingTurn): void {
+  if (turn.conversation.type !== 'widget' || !deps.messageStored) return;
+  const { id, uuid, userId, assistantId } = turn.conversation;
+  deps.messageStored({ id, uuid, userId, assistantId, inactivityTimeoutMinutes: turn.inactivityTimeoutMinutes }).catch((error: unknown) => {
+    deps.logger.warn({ err: error, conversationId: id }, "the conversation's inactivity timer could not be started again");
+  });
 }
 
 /** Undoes an accepted message whose reply failed: the message goes, and the charge is refunded. */
@@ -206,6 +240,7 @@ async function storeReply(deps: ConversationDeps, turn: PendingTurn, result: Tur
     set message_count = message_count + 1, updated_at = now(), ended_at = case when ? then now() else ended_at end
     where id = ?`,
   [turn.conversation.id, result.delivered, result.functionCalls.length ? JSON.stringify(result.functionCalls) : null, result.endCall, turn.conversation.id]);
+  restartQuietPeriod(deps, turn);
 }
 
 /**

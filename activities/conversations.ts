@@ -1,0 +1,119 @@
+import type { Knex } from 'knex';
+import type { EvaluationField } from '../src/agent/evaluation.ts';
+import { callTranscript } from '../src/agent/transcript.ts';
+import type { EndedConversation, QueuedConversationEndedWebhook } from '../src/temporal/shared.ts';
+import { conversationEndedPayload, type ConversationEndedFacts } from '../src/webhooks/conversation-ended.ts';
+import { recordWebhookEvent } from '../src/webhooks/deliveries.ts';
+import { evaluateRecord, evaluationColumns, type EvaluationDependencies } from './call-evaluation.ts';
+import { cancellationSignal } from './calls.ts';
+
+interface EndingRow {
+  conversationEndedWebhookUrl: string | null;
+  postCallEvaluation: boolean;
+  userMessages: number;
+}
+
+interface ConversationRow {
+  id: number;
+  uuid: string;
+  userId: number;
+  assistantId: number;
+  type: string;
+  messageCount: number;
+  variables: Record<string, unknown>;
+  evaluation: Record<string, unknown> | null;
+  createdAt: Date;
+  endedAt: Date | null;
+  assistantUuid: string;
+  conversationEndedWebhookUrl: string | null;
+  conversationEndedRetrigger: boolean;
+  timezone: string;
+}
+
+type StoredMessage = ConversationEndedFacts['messages'][number];
+
+async function messagesOf(knex: Knex, conversationId: number): Promise<StoredMessage[]> {
+  return knex('conversation_messages').where({ conversationId }).orderBy('id').select<StoredMessage[]>('role', 'content', 'createdAt');
+}
+
+/**
+ * The end of a widget conversation's quiet period (workflows/conversation-inactivity.ts): mark it ended, evaluate
+ * it, queue its conversation-ended webhook (W2). Each is safe to retry.
+ */
+export function createConversationActivities(deps: EvaluationDependencies) {
+  const { knex } = deps;
+
+  return {
+    /**
+     * Marks the conversation ended (an end the assistant called keeps its time), whether or not the assistant
+     * sends the conversation-ended webhook, and says whether it does and whether it wants the conversation
+     * evaluated first (`post_call_evaluation`, and the visitor said something).
+     */
+    async endConversation({ conversationId }: { conversationId: number }): Promise<EndedConversation> {
+      const row = await knex('conversations as c')
+        .join('assistants as a', 'a.id', 'c.assistant_id')
+        .where('c.id', conversationId)
+        .first<EndingRow | undefined>(
+          'a.conversation_ended_webhook_url', 'a.post_call_evaluation',
+          knex.raw("(select count(*)::int from conversation_messages m where m.conversation_id = c.id and m.role = 'user') as user_messages"),
+        );
+      if (!row) return { outcome: 'gone' };
+      await knex('conversations').where({ id: conversationId }).update({ endedAt: knex.raw('coalesce(ended_at, now())') });
+      const webhook = row.conversationEndedWebhookUrl !== null;
+      return { outcome: 'ended', webhook, evaluate: webhook && row.postCallEvaluation && row.userMessages > 0 };
+    },
+
+    /** The post-conversation evaluation, as a call's (call-evaluation.ts); a failing model leaves none and is logged. */
+    async evaluateConversation({ conversationId }: { conversationId: number }): Promise<{ evaluated: boolean }> {
+      return evaluateRecord(deps, {
+        table: 'conversations',
+        id: conversationId,
+        subject: 'chat conversation',
+        read: async () => {
+          const assistant = await evaluationColumns(knex, 'conversations', conversationId)
+            .first<{ systemPrompt: string | null; postCallSchema: EvaluationField[] | null; modelName: string | null } | undefined>(
+              'a.system_prompt', 'a.post_call_schema', 'm.provider_model as model_name',
+            );
+          if (!assistant) return undefined;
+          return { ...assistant, transcript: callTranscript((await messagesOf(knex, conversationId)).map((message) => ({ role: message.role, text: message.content }))) };
+        },
+      }, cancellationSignal());
+    },
+
+    /**
+     * Queues the conversation-ended webhook (W2) of the quiet period that just ended, when the assistant's webhook
+     * is on. Once per quiet period: a retried attempt finds the delivery it queued (one recorded after the last
+     * message). Without `conversation_ended_retrigger`, once per conversation: a conversation that went quiet
+     * again after more messages is not announced again.
+     */
+    async queueConversationEndedWebhook({ conversationId }: { conversationId: number }): Promise<QueuedConversationEndedWebhook> {
+      const row = await knex('conversations as c')
+        .join('assistants as a', 'a.id', 'c.assistant_id')
+        .join('users as u', 'u.id', 'c.user_id')
+        .where('c.id', conversationId)
+        .first<ConversationRow | undefined>(
+          'c.id', 'c.uuid', 'c.user_id', 'c.assistant_id', 'c.type', 'c.message_count', 'c.variables', 'c.evaluation', 'c.created_at', 'c.ended_at',
+          'a.uuid as assistant_uuid', 'a.conversation_ended_webhook_url', 'a.conversation_ended_retrigger', 'u.timezone',
+        );
+      if (!row || row.type !== 'widget') return { outcome: 'skipped', reason: 'deleted' };
+      // A message came after the end: the conversation is open again, and its workflow waits out the new quiet period.
+      if (row.endedAt === null) return { outcome: 'skipped', reason: 'reopened' };
+      if (row.conversationEndedWebhookUrl === null) return { outcome: 'skipped', reason: 'webhook_off' };
+      const owner = { userId: row.userId, assistantId: row.assistantId };
+      const messages = await messagesOf(knex, conversationId);
+      const lastMessageAt = messages.at(-1)?.createdAt ?? row.createdAt;
+      const queued = await knex('webhook_deliveries').where({ conversationId, kind: 'conversation.ended' }).whereNull('redeliveryOf')
+        .orderBy('id', 'desc').first<{ id: number; eventId: string; createdAt: Date } | undefined>('id', 'eventId', 'createdAt');
+      if (queued && queued.createdAt >= lastMessageAt) return { outcome: 'queued', deliveryId: queued.id, eventId: queued.eventId, ...owner };
+      if (queued && !row.conversationEndedRetrigger) return { outcome: 'skipped', reason: 'sent_before' };
+      const payload = conversationEndedPayload({
+        conversation: { ...row, type: 'widget', endedAt: row.endedAt },
+        assistantUuid: row.assistantUuid,
+        timeZone: row.timezone,
+        messages,
+      });
+      const recorded = await recordWebhookEvent(knex, { ...owner, conversationId, kind: 'conversation.ended', url: row.conversationEndedWebhookUrl, payload });
+      return { outcome: 'queued', ...recorded, ...owner };
+    },
+  };
+}
