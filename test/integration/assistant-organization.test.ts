@@ -55,14 +55,14 @@ describe('an assistant in a folder with labels', () => {
     const theirs = await make(stranger, 'label', 'Theirs');
     const theirFolder = await make(stranger, 'folder', 'Theirs');
     const { id } = await createTestAssistant(platform, owner);
-    const response = await update(owner, id, { folder_id: theirFolder, label_ids: [mine, theirs, 999_999_999] });
+    const response = await update(owner, id, { folder_id: theirFolder, label_ids: [mine, mine, theirs, 999_999_999] });
     expect(response.status).toBe(422);
     expect(response.body).toEqual({
       message: 'The selected folder id is invalid. (and 2 more errors)',
       errors: {
         folder_id: ['The selected folder id is invalid.'],
-        'label_ids.1': ['The selected label ids.1 is invalid.'],
         'label_ids.2': ['The selected label ids.2 is invalid.'],
+        'label_ids.3': ['The selected label ids.3 is invalid.'],
       },
     });
     expect(await read(owner, id)).toMatchObject({ folder_id: null, label_ids: [] });

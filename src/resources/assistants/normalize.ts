@@ -11,7 +11,7 @@ export interface AssistantRequest {
   /** Built-in tools as sent (flat); replaces the stored list. */
   builtinTools?: ({ type: string } & Record<string, unknown>)[];
   toolIds?: number[];
-  /** Replaces the applied labels. */
+  /** Replaces the applied labels; as sent, so that an error names the position the client sent. */
   labelIds?: number[];
   /** Legacy `end_call_tool.description`: sets the end_call built-in tool. */
   endCallDescription?: string;
@@ -46,7 +46,7 @@ export function normalizeRequest(body: CurrentBody | LegacyBody): AssistantReque
     changes[camel(legacy ? legacyRenames[key] ?? key : key)] = value;
   }
   if (Array.isArray(raw.tool_ids)) request.toolIds = [...new Set(raw.tool_ids as number[])];
-  if (Array.isArray(raw.label_ids)) request.labelIds = [...new Set(raw.label_ids as number[])];
+  if (Array.isArray(raw.label_ids)) request.labelIds = raw.label_ids as number[];
   if (legacy) {
     // The legacy schema has validated these; the fields that need more than a rename.
     const old = raw as {

@@ -202,7 +202,7 @@ export async function resolveAssistant(
   }
 
   errors.throwIfAny();
-  return { settings, toolIds: request.toolIds, labelIds: request.labelIds };
+  return { settings, toolIds: request.toolIds, labelIds: request.labelIds && [...new Set(request.labelIds)] };
 }
 
 /**
