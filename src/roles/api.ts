@@ -22,6 +22,8 @@ import type { OfferedSpeech } from '../resources/catalogs/service.ts';
 import { conversationRoutes } from '../resources/conversations/routes.ts';
 import { dialingCountryRoutes } from '../resources/dialing-countries/routes.ts';
 import { documentRoutes } from '../resources/documents/routes.ts';
+import { folderRoutes } from '../resources/folders/routes.ts';
+import { labelRoutes } from '../resources/labels/routes.ts';
 import { leadRoutes } from '../resources/leads/routes.ts';
 import { knowledgebaseRoutes } from '../resources/knowledgebases/routes.ts';
 import { paymentMethodRoutes } from '../resources/payment-methods/routes.ts';
@@ -91,6 +93,8 @@ export function apiRoutes(deps: ApiRouteDeps): RouteDefinition[] {
     ...ownedNumberRoutes({ knex, region: config.region, tellRelease: (id) => tellRelease(temporal, logger, id) }),
     ...phoneNumberPurchaseRoutes({ knex, temporal, telephony: deps.providers.telephony, payments: deps.providers.payments, subscriptionPeriod: config.subscriptionPeriod }),
     ...assistantRoutes({ knex, secrets, publicUrl: config.publicUrl }),
+    ...folderRoutes({ knex, publicUrl: config.publicUrl }),
+    ...labelRoutes({ knex, publicUrl: config.publicUrl }),
     ...webhookRoutes({ knex, secrets, temporal, publicUrl: config.publicUrl, now: guards.clock }),
     ...knowledgebaseRoutes({ knex, temporal, storage, embeddings }),
     ...documentRoutes({ knex, temporal, storage, logger }),

@@ -26,6 +26,8 @@ export interface AssistantSettings {
   phoneNumberId: number | null;
   knowledgebaseId: number | null;
   knowledgebaseMode: 'function_call' | 'prompt' | null;
+  /** The caller's folder the assistant is in; null: uncategorized. */
+  folderId: number | null;
   timezone: string;
   initialMessage: string;
   systemPrompt: string;
@@ -79,6 +81,7 @@ export const DEFAULT_SETTINGS = {
   phoneNumberId: null,
   knowledgebaseId: null,
   knowledgebaseMode: null,
+  folderId: null,
   variables: {},
   tools: [],
   postCallEvaluation: true,

@@ -11,6 +11,8 @@ export interface AssistantRequest {
   /** Built-in tools as sent (flat); replaces the stored list. */
   builtinTools?: ({ type: string } & Record<string, unknown>)[];
   toolIds?: number[];
+  /** Replaces the applied labels; as sent, so that an error names the position the client sent. */
+  labelIds?: number[];
   /** Legacy `end_call_tool.description`: sets the end_call built-in tool. */
   endCallDescription?: string;
   /** Legacy `use_min_interrupt_words`. */
@@ -31,7 +33,7 @@ const legacyRenames: Record<string, string> = {
 
 // Handled one by one below rather than copied.
 const special = new Set([
-  'tools', 'tool_ids', 'language', 'llm_model', 'calls_direction', 'engine_type', 'who_speaks_first', 'end_call_tool', 'use_min_interrupt_words',
+  'tools', 'tool_ids', 'label_ids', 'language', 'llm_model', 'calls_direction', 'engine_type', 'who_speaks_first', 'end_call_tool', 'use_min_interrupt_words',
 ]);
 
 export function normalizeRequest(body: CurrentBody | LegacyBody): AssistantRequest {
@@ -44,6 +46,7 @@ export function normalizeRequest(body: CurrentBody | LegacyBody): AssistantReque
     changes[camel(legacy ? legacyRenames[key] ?? key : key)] = value;
   }
   if (Array.isArray(raw.tool_ids)) request.toolIds = [...new Set(raw.tool_ids as number[])];
+  if (Array.isArray(raw.label_ids)) request.labelIds = raw.label_ids as number[];
   if (legacy) {
     // The legacy schema has validated these; the fields that need more than a rename.
     const old = raw as {

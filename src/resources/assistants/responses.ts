@@ -36,6 +36,8 @@ export const AssistantItem = Type.Object({
   transcriber_provider_id: int,
   knowledgebase_id: int,
   knowledgebase_mode: nullable(Type.String({ enum: ['function_call', 'prompt'] })),
+  folder_id: nullable(Type.Integer({ description: 'The folder the assistant is in; null: uncategorized.' })),
+  label_ids: Type.Array(Type.Integer(), { description: 'Applied labels.' }),
   timezone: Type.String(),
   initial_message: Type.String(),
   system_prompt: Type.String(),

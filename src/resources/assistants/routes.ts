@@ -5,7 +5,7 @@ import { lengthAwarePage } from '../../lib/pagination.ts';
 import type { SecretBox } from '../../lib/secrets.ts';
 import type { Knex } from 'knex';
 import { AssistantEnvelope, AssistantItem, AssistantPage, OutboundItem } from './responses.ts';
-import { CreateAssistantBody, ListQuery, UpdateAssistantBody } from './schemas.ts';
+import { CreateAssistantBody, FilterQuery, ListQuery, UpdateAssistantBody } from './schemas.ts';
 import { assistantItem, assistantSummary, outboundItem, type AssistantExtras } from './serialize.ts';
 import { assistantWebhookRoutes } from './webhook-routes.ts';
 import {
@@ -46,13 +46,13 @@ export function assistantRoutes(deps: AssistantRouteDeps): RouteDefinition[] {
       method: 'GET',
       path: '/user/assistants/get',
       tag: TAG,
-      summary: "List the caller's assistants, paginated",
+      summary: "List the caller's assistants, paginated; filtered by folder or label",
       auth: 'bearer',
       query: ListQuery,
       responses: { 200: { description: 'A page of assistants', schema: AssistantPage } },
       async handle({ auth, query, ctx }) {
         const page = { page: query.page ?? 1, perPage: query.per_page ?? 10 };
-        const { assistants, extras, total } = await listAssistants(deps, auth.user.id, page);
+        const { assistants, extras, total } = await listAssistants(deps, auth.user.id, page, { folderId: query.folder_id, labelId: query.label_id });
         return {
           body: lengthAwarePage({
             data: assistants.map((assistant) => item(assistant, extras.get(assistant.id) as AssistantExtras)),
@@ -68,11 +68,12 @@ export function assistantRoutes(deps: AssistantRouteDeps): RouteDefinition[] {
       method: 'GET',
       path: '/user/assistants',
       tag: TAG,
-      summary: "All of the caller's assistants (a bare array of the list's items, by id)",
+      summary: "All of the caller's assistants (a bare array of the list's items, by id); filtered by folder or label",
       auth: 'bearer',
+      query: FilterQuery,
       responses: { 200: { description: 'The assistants', schema: Type.Array(AssistantItem) } },
-      async handle({ auth }) {
-        const { assistants, extras } = await allAssistants(deps, auth.user.id);
+      async handle({ auth, query }) {
+        const { assistants, extras } = await allAssistants(deps, auth.user.id, { folderId: query.folder_id, labelId: query.label_id });
         return { body: assistants.map((assistant) => item(assistant, extras.get(assistant.id) as AssistantExtras)) };
       },
     }),

@@ -50,6 +50,7 @@ async function firstModel(knex: Knex, type: ModelType): Promise<LanguageModel | 
 export interface ResolvedAssistant {
   settings: AssistantSettings;
   toolIds: number[] | undefined;
+  labelIds: number[] | undefined;
 }
 
 /**
@@ -193,13 +194,33 @@ export async function resolveAssistant(
     });
   }
 
+  await checkOrganization(knex, userId, settings.folderId, changed('folderId'), request.labelIds, errors);
+
   if (request.builtinTools) settings.tools = await builtinTools(deps, userId, request.builtinTools, existing?.id, errors);
   if (request.endCallDescription !== undefined) {
     settings.tools = [...settings.tools.filter((tool) => tool.type !== 'end_call'), { type: 'end_call', data: { description: request.endCallDescription } }];
   }
 
   errors.throwIfAny();
-  return { settings, toolIds: request.toolIds };
+  return { settings, toolIds: request.toolIds, labelIds: request.labelIds && [...new Set(request.labelIds)] };
+}
+
+/**
+ * The folder and labels must be the caller's own. They are locked until the transaction ends, so one deleted in
+ * the meantime cannot leave the assistant pointing at it.
+ */
+async function checkOrganization(knex: Knex, userId: number, folderId: number | null, folderChanged: boolean, labelIds: number[] | undefined, errors: Errors): Promise<void> {
+  if (folderId !== null && folderChanged) {
+    const own = await knex('folders').where({ id: folderId, userId }).forShare().first('id') as unknown;
+    if (!own) errors.invalid('folder_id');
+  }
+  if (labelIds && labelIds.length > 0) {
+    const rows = await knex('labels').where({ userId }).whereIn('id', labelIds).forShare().select<{ id: number }[]>('id');
+    const found = new Set(rows.map((row) => row.id));
+    labelIds.forEach((id, index) => {
+      if (!found.has(id)) errors.invalid(`label_ids.${index}`);
+    });
+  }
 }
 
 async function checkPhoneNumber(knex: Knex, userId: number, settings: AssistantSettings, selfId: number | undefined, errors: Errors): Promise<void> {

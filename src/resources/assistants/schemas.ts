@@ -1,5 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { IdField, orNull, PageNumber } from '../../api/schemas.ts';
+import { IdField, IdInteger, orNull, PageNumber } from '../../api/schemas.ts';
 import { MESSAGES } from '../../api/validation.ts';
 import { BuiltinToolItem, WebUrl } from './builtin-tools.ts';
 
@@ -24,6 +24,8 @@ const shared = {
   phone_number_id: orNull(IdField({ description: 'One of the caller\'s numbers; for inbound, not a caller ID and not on another inbound assistant.' })),
   knowledgebase_id: orNull(IdField({ description: 'One of the caller\'s knowledge bases.' })),
   tool_ids: Type.Array(Id, { maxItems: 100, description: 'Mid-call tools of the caller; replaces the attached list.' }),
+  folder_id: orNull(IdField({ description: 'One of the caller\'s folders (`/user/folders`); null: uncategorized.' })),
+  label_ids: Type.Array(Id, { maxItems: 100, description: 'Labels of the caller (`/user/labels`); replaces the applied list, `[]` removes all.' }),
   endpoint_type: literals(['vad', 'ai'] as const),
   endpoint_sensitivity: between(0, 5),
   interrupt_sensitivity: between(0, 5),
@@ -73,6 +75,8 @@ const currentFields = {
   knowledgebase_mode: literals(['function_call', 'prompt'] as const),
   phone_number_id: shared.phone_number_id,
   tool_ids: shared.tool_ids,
+  folder_id: shared.folder_id,
+  label_ids: shared.label_ids,
   tools: Type.Array(BuiltinToolItem, { maxItems: 20, description: 'Built-in tools; replaces the stored list.' }),
   tts_emotion_enabled: Type.Boolean(),
   voice_stability: shared.voice_stability,
@@ -137,6 +141,8 @@ const legacyFields = {
   phone_number_id: shared.phone_number_id,
   knowledgebase_id: shared.knowledgebase_id,
   tool_ids: shared.tool_ids,
+  folder_id: shared.folder_id,
+  label_ids: shared.label_ids,
   endpoint_type: shared.endpoint_type,
   endpoint_sensitivity: shared.endpoint_sensitivity,
   interrupt_sensitivity: shared.interrupt_sensitivity,
@@ -221,7 +227,14 @@ export const WebhookBody = Type.Object({
 
 export const AssistantIdBody = Type.Object({ assistant_id: IdField() }, { additionalProperties: false });
 
+/** Filters of the assistant lists; the paginated list keeps them in its page links. */
+export const FilterQuery = Type.Object({
+  folder_id: Type.Optional(IdInteger({ description: 'Only the assistants in this folder.' })),
+  label_id: Type.Optional(IdInteger({ description: 'Only the assistants carrying this label.' })),
+});
+
 export const ListQuery = Type.Object({
   per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 10, description: '1 to 100, default 10.' })),
   page: Type.Optional(PageNumber()),
+  ...FilterQuery.properties,
 });

@@ -6,6 +6,7 @@ import { secretPurpose } from './rules.ts';
 
 export interface AssistantExtras {
   toolIds: number[];
+  labelIds: number[];
   languageName: string | null;
 }
 
@@ -47,6 +48,8 @@ export function assistantItem(assistant: Assistant, extras: AssistantExtras, sec
     transcriber_provider_id: assistant.transcriberProviderId,
     knowledgebase_id: assistant.knowledgebaseId,
     knowledgebase_mode: assistant.knowledgebaseMode,
+    folder_id: assistant.folderId,
+    label_ids: extras.labelIds,
     timezone: assistant.timezone,
     initial_message: assistant.initialMessage,
     system_prompt: assistant.systemPrompt,

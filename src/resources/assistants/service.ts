@@ -29,13 +29,21 @@ async function replaceTools(trx: Knex, assistantId: number, toolIds: number[] | 
   if (toolIds.length > 0) await trx('assistant_tools').insert(toolIds.map((toolId) => ({ assistantId, toolId })));
 }
 
+/** Labels sent replace the applied ones whole (anchor §5.3); left out, they stay. */
+async function replaceLabels(trx: Knex, assistantId: number, labelIds: number[] | undefined): Promise<void> {
+  if (labelIds === undefined) return;
+  await trx('assistant_labels').where({ assistantId }).delete();
+  if (labelIds.length > 0) await trx('assistant_labels').insert(labelIds.map((labelId) => ({ assistantId, labelId })));
+}
+
 export async function createAssistant(deps: AssistantDeps, userId: number, body: CurrentBody | LegacyBody): Promise<Assistant> {
   const request = normalizeRequest(body);
   try {
     return await deps.knex.transaction(async (trx) => {
-      const { settings, toolIds } = await resolveAssistant({ ...deps, knex: trx }, userId, request);
+      const { settings, toolIds, labelIds } = await resolveAssistant({ ...deps, knex: trx }, userId, request);
       const assistant = await Assistant.query(trx).insertAndFetch({ ...settings, uuid: randomUUID(), userId });
       await replaceTools(trx, assistant.id, toolIds);
+      await replaceLabels(trx, assistant.id, labelIds);
       return assistant;
     });
   } catch (error) {
@@ -56,9 +64,10 @@ export async function updateAssistant(deps: AssistantDeps, userId: number, id: n
     return await deps.knex.transaction(async (trx) => {
       const existing = await Assistant.query(trx).findOne({ id, userId }).forUpdate();
       if (!existing) throw new NotFoundError(NOT_FOUND);
-      const { settings, toolIds } = await resolveAssistant({ ...deps, knex: trx }, userId, request, existing);
+      const { settings, toolIds, labelIds } = await resolveAssistant({ ...deps, knex: trx }, userId, request, existing);
       const updated = await existing.$query(trx).patchAndFetch({ ...settings, updatedAt: new Date() });
       await replaceTools(trx, id, toolIds);
+      await replaceLabels(trx, id, labelIds);
       return updated;
     });
   } catch (error) {
@@ -72,15 +81,17 @@ export async function deleteAssistant(deps: AssistantDeps, userId: number, id: n
   if (deleted === 0) throw new NotFoundError(NOT_FOUND);
 }
 
-/** What the list item shows beyond the row: attached tool ids and the language's name. */
+/** What the list item shows beyond the row: attached tool ids, applied label ids and the language's name. */
 export async function assistantExtras(knex: Knex, assistants: Assistant[]): Promise<Map<number, AssistantExtras>> {
   const ids = assistants.map((assistant) => assistant.id);
   const links = ids.length === 0 ? [] : await knex('assistant_tools').whereIn('assistant_id', ids).orderBy('tool_id') as { assistantId: number; toolId: number }[];
+  const labels = ids.length === 0 ? [] : await knex('assistant_labels').whereIn('assistant_id', ids).orderBy('label_id') as { assistantId: number; labelId: number }[];
   const languageIds = [...new Set(assistants.map((assistant) => assistant.languageId).filter((id) => id !== null))];
   const languages = languageIds.length === 0 ? [] : await Language.query(knex).whereIn('id', languageIds);
   const names = new Map(languages.map((language) => [language.id, language.name]));
   return new Map(assistants.map((assistant) => [assistant.id, {
     toolIds: links.filter((link) => link.assistantId === assistant.id).map((link) => link.toolId),
+    labelIds: labels.filter((link) => link.assistantId === assistant.id).map((link) => link.labelId),
     languageName: assistant.languageId === null ? null : names.get(assistant.languageId) ?? null,
   }]));
 }
@@ -91,22 +102,38 @@ export async function getAssistant(deps: AssistantDeps, userId: number, id: numb
   return { assistant, extras };
 }
 
-export async function listAssistants(deps: AssistantDeps, userId: number, page: PageRequest): Promise<{
+/** Narrows the assistant lists: to one folder, to those carrying one label. */
+export interface AssistantFilter {
+  folderId?: number | undefined;
+  labelId?: number | undefined;
+}
+
+function filtered(knex: Knex, userId: number, filter: AssistantFilter) {
+  const query = Assistant.query(knex).where({ userId });
+  if (filter.folderId !== undefined) query.where({ folderId: filter.folderId });
+  if (filter.labelId !== undefined) {
+    const labelId = filter.labelId;
+    query.whereExists((labelled) => labelled.from('assistant_labels').whereRaw('assistant_labels.assistant_id = assistants.id').where({ labelId }));
+  }
+  return query;
+}
+
+export async function listAssistants(deps: AssistantDeps, userId: number, page: PageRequest, filter: AssistantFilter = {}): Promise<{
   assistants: Assistant[];
   extras: Map<number, AssistantExtras>;
   total: number;
 }> {
   const { offset, limit } = pageWindow(page);
   const [assistants, total] = await Promise.all([
-    Assistant.query(deps.knex).where({ userId }).orderBy('id').offset(offset).limit(limit),
-    Assistant.query(deps.knex).where({ userId }).resultSize(),
+    filtered(deps.knex, userId, filter).orderBy('id').offset(offset).limit(limit),
+    filtered(deps.knex, userId, filter).resultSize(),
   ]);
   return { assistants, extras: await assistantExtras(deps.knex, assistants), total };
 }
 
 /** All of the caller's assistants in the paginated list's order, for integrations that fill a dropdown. */
-export async function allAssistants(deps: AssistantDeps, userId: number): Promise<{ assistants: Assistant[]; extras: Map<number, AssistantExtras> }> {
-  const assistants = await Assistant.query(deps.knex).where({ userId }).orderBy('id');
+export async function allAssistants(deps: AssistantDeps, userId: number, filter: AssistantFilter = {}): Promise<{ assistants: Assistant[]; extras: Map<number, AssistantExtras> }> {
+  const assistants = await filtered(deps.knex, userId, filter).orderBy('id');
   return { assistants, extras: await assistantExtras(deps.knex, assistants) };
 }
 
