@@ -48,7 +48,7 @@ async function openCustomerConversation(knex: Knex, request: ReplyRequest): Prom
  * the message is stored and no reply is made.
  */
 export async function generateReply(deps: ConversationDeps, request: ReplyRequest, signal: AbortSignal): Promise<GeneratedReply> {
-  const assistant = await deps.knex('assistants').where({ id: request.assistantId, userId: request.userId }).first('id');
+  const assistant = await deps.knex('assistants').where({ id: request.assistantId, userId: request.userId }).first<{ id: number } | undefined>('id');
   if (!assistant) throw new NotFoundError('Assistant not found or does not belong to you', { errorCode: 'ASSISTANT_NOT_FOUND' });
   if (await balanceMicros(deps.knex, request.userId) <= 0) throw insufficientBalance();
   const conversationUuid = await openCustomerConversation(deps.knex, request);
