@@ -154,6 +154,19 @@ describe('AI replies for other channels', () => {
     });
   }
 
+  it('answers a failed model in the same family (400 PROVIDER_FAILED), with the message undone and refunded', async () => {
+    const owner = await createTestUser(platform.database.knex, { balanceUsd: 1 });
+    const assistant = await createTestAssistant(platform, owner);
+    // Twice: the provider retries a 5xx once.
+    llm.script({ status: 500, error: 'upstream exploded' }, { status: 500, error: 'upstream exploded' });
+    const failed = await generate(paths[0], owner.token, { assistant_id: assistant.id, customer_identifier: 'c1', message: 'Hi' });
+    expect(failed.status).toBe(400);
+    expect(failed.body).toEqual({ success: false, error: expect.stringMatching(/^Failed to process message: /), error_code: 'PROVIDER_FAILED' });
+    expect((await platform.request('GET', '/user/me', { token: owner.token })).body.total_balance).toBe(1);
+    const [conversation] = (await platform.request('GET', '/user/conversations', { token: owner.token })).body.data;
+    expect(conversation).toEqual(expect.objectContaining({ message_count: 0, total_cost: 0 }));
+  });
+
   it('allows 5 requests a minute per token, both spellings counted together, then 429 Too Many Attempts', async () => {
     const owner = await createTestUser(platform.database.knex, { balanceUsd: 1 });
     const assistant = await createTestAssistant(platform, owner);
