@@ -50,6 +50,7 @@
       .assistant { align-self: flex-start; background: #fff; border: 1px solid #e4e6ef; }
       .user { align-self: flex-end; background: #2f54eb; color: #fff; }
       .tool { align-self: flex-start; font-size: 12px; color: #6b7280; padding: 0 4px; }
+      .handover { align-self: stretch; font-size: 13px; color: #614700; background: #fffbe6; border: 1px solid #ffe58f; border-radius: 8px; padding: 8px 10px; }
       .error { align-self: stretch; font-size: 13px; color: #a8071a; background: #fff1f0; border: 1px solid #ffccc7; border-radius: 8px; padding: 8px 10px; }
       form { display: flex; gap: 8px; padding: 10px; border-top: 1px solid #e4e6ef; background: #fff; }
       textarea { flex: 1; resize: none; height: 40px; padding: 9px 10px; border: 1px solid #d0d4e0; border-radius: 8px; font-size: 14px; color: #1f1f1f; }
@@ -83,6 +84,11 @@
   const send = root.querySelector('form button');
   let conversationId = null;
   let starting = null;
+  /** How many messages of the conversation's history are on screen: a person's answers are the ones after. */
+  let seen = 0;
+  /** While a person answers instead of the assistant (human takeover), the history is read every few seconds. */
+  const HANDOVER_POLL_MS = 3000;
+  let handoverTimer = null;
 
   const add = (kind, text) => {
     const element = document.createElement('div');
@@ -99,22 +105,44 @@
     list.append(element);
     list.scrollTop = list.scrollHeight;
   };
+  const show = (entry) => {
+    if (entry.role === 'user') add('user', entry.content);
+    else {
+      for (const call of entry.function_calls || []) note('tool', `Used ${call.name.replace(/_/g, ' ')}`);
+      if (entry.content) add(entry.human ? 'assistant human' : 'assistant', entry.content);
+    }
+  };
   /** Shows a conversation's history; the lines of a voice call started meanwhile stay after it. */
   const render = (history) => {
     const voice = list.querySelectorAll('.voice');
     list.replaceChildren();
-    for (const entry of history) {
-      if (entry.role === 'user') add('user', entry.content);
-      else {
-        for (const call of entry.function_calls || []) note('tool', `Used ${call.name.replace(/_/g, ' ')}`);
-        if (entry.content) add('assistant', entry.content);
-      }
-    }
+    for (const entry of history) show(entry);
+    seen = history.length;
     list.append(...voice);
   };
 
   async function json(response) {
     try { return await response.json(); } catch { return {}; }
+  }
+
+  /** A person has taken the conversation over: say so once, and show their answers as they come. */
+  function handOver() {
+    if (!list.querySelector('.handover')) note('handover', 'A person will answer here shortly.');
+    handoverTimer ??= setInterval(() => readAnswers().catch(() => undefined), HANDOVER_POLL_MS);
+  }
+
+  /** The messages stored since the last look; once the assistant answers again, no more looking. */
+  async function readAnswers() {
+    const response = await fetch(`${apiBase}/conversations/${conversationId}`, { headers: { accept: 'application/json' } });
+    if (!response.ok) return;
+    const body = await json(response);
+    for (const entry of (body.history || []).slice(seen)) show(entry);
+    seen = Math.max(seen, (body.history || []).length);
+    if (body.ai_enabled !== false) {
+      clearInterval(handoverTimer);
+      handoverTimer = null;
+      list.querySelector('.handover')?.remove();
+    }
   }
 
   async function startConversation() {
@@ -123,7 +151,9 @@
       const response = await fetch(`${apiBase}/conversations/${saved}`, { headers: { accept: 'application/json' } });
       if (response.ok) {
         conversationId = saved;
-        render((await json(response)).history || []);
+        const body = await json(response);
+        render(body.history || []);
+        if (body.ai_enabled === false) handOver();
         return;
       }
       localStorage.removeItem(storageKey);
@@ -203,6 +233,9 @@
           bubble = null;
         } else if (name === 'done') {
           if (!bubble && data.message) add('assistant', data.message);
+          // The user's message, and the assistant's reply when there is one, are in the history now.
+          seen += data.message ? 2 : 1;
+          if (data.ai_enabled === false) handOver();
         } else if (name === 'error') {
           note('error', say(data.error));
         }

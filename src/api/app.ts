@@ -41,6 +41,7 @@ export function createApp(deps: AppDeps): Api {
   mountRoutes(router, deps.routes, {
     authenticate: authenticate(deps.guards.resolveToken),
     rateLimit: rateLimit(deps.guards.limiter, deps.config.http.rateLimitPerMinute),
+    routeRateLimit: ({ perMinute, bucket }) => rateLimit(deps.guards.limiter, perMinute, bucket),
     bodyLimitBytes: deps.config.http.bodyLimitBytes,
   });
   app.use(router.routes());

@@ -1,12 +1,14 @@
 import type { TSchema } from '@sinclair/typebox';
 import { ProviderRefusedError, TooManyRequestsError, UsageLimitError, ValidationError, type DomainError, type ErrorCode } from '../lib/errors.ts';
-import { ErrorBody, MessageBody, ProviderRefusedBody, StatusErrorBody, TooManyAttemptsBody, ValidationErrorBody } from './schemas.ts';
+import { CodedErrorBody, ErrorBody, MessageBody, ProviderRefusedBody, StatusErrorBody, TooManyAttemptsBody, ValidationErrorBody } from './schemas.ts';
 
 /**
  * The error bodies of the interface come in route families: `{message}` on most `/user/...` routes,
- * `{error}` on knowledgebases, documents and phone purchases, `{status:false,error}` on conversations.
+ * `{error}` on knowledgebases, documents and phone purchases, `{status:false,error}` on conversations;
+ * `automate` is the conversations' family on the `/automate/...` routes, whose 401 is `{"error": "Unauthorized"}`;
+ * `success` is `{success:false, error, error_code}` (AI replies for other channels).
  */
-export type ErrorStyle = 'message' | 'error' | 'status';
+export type ErrorStyle = 'message' | 'error' | 'status' | 'automate' | 'success';
 
 export type ResponseBody = Record<string, unknown>;
 
@@ -16,11 +18,19 @@ export interface ErrorResponse {
   headers: Record<string, string>;
 }
 
-/** A text in the shape of a route family. */
-export function familyBody(style: ErrorStyle, text: string): ResponseBody {
+/**
+ * A text in the shape of a route family; `errorCode` is the `success` family's code, derived from the domain
+ * error's own code (`PROVIDER_FAILED`) where the contract names none.
+ */
+export function familyBody(style: ErrorStyle, text: string, errorCode = 'SERVER_ERROR'): ResponseBody {
   if (style === 'error') return { error: text };
-  if (style === 'status') return { status: false, error: text };
+  if (style === 'status' || style === 'automate') return { status: false, error: text };
+  if (style === 'success') return { success: false, error: text, error_code: errorCode };
   return { message: text };
+}
+
+function errorCodeOf(error: DomainError): string {
+  return error.errorCode ?? error.code.toUpperCase();
 }
 
 interface Mapping {
@@ -35,12 +45,18 @@ interface Mapping {
 /** The schema of `familyBody`, for the OpenAPI document. */
 export function familySchema(style: ErrorStyle): TSchema {
   if (style === 'error') return ErrorBody;
-  if (style === 'status') return StatusErrorBody;
+  if (style === 'status' || style === 'automate') return StatusErrorBody;
+  if (style === 'success') return CodedErrorBody;
   return MessageBody;
 }
 
 /** Some answers are `{message}` on every route, whatever the family, as the contract documents them. */
 const alwaysMessage = (error: DomainError): ResponseBody => ({ message: error.message });
+
+/** A missing or unknown credential: `{message}` everywhere but on the `/automate/...` routes. */
+function unauthenticatedBody(error: DomainError, style: ErrorStyle): ResponseBody {
+  return style === 'automate' ? { error: 'Unauthorized' } : alwaysMessage(error);
+}
 
 /** Laravel's 422, except on the conversation routes, which answer `{status:false, error}` with the first message. */
 function validationBody(error: DomainError, style: ErrorStyle): ResponseBody {
@@ -70,7 +86,7 @@ const table: Record<ErrorCode, Mapping> = {
   insufficient_balance: { status: 400 },
   // The conversation routes document a failed model as 400 "Failed to process message: …".
   provider_failed: { status: 400 },
-  unauthenticated: { status: 401, body: alwaysMessage, schema: () => MessageBody },
+  unauthenticated: { status: 401, body: unauthenticatedBody, schema: (style) => (style === 'automate' ? ErrorBody : MessageBody) },
   forbidden: { status: 403 },
   not_found: { status: 404 },
   conflict: { status: 409 },
@@ -103,7 +119,7 @@ export function domainErrorResponse(error: DomainError, style: ErrorStyle): Erro
   const mapping = table[error.code];
   return {
     status: mapping.status,
-    body: mapping.body ? mapping.body(error, style) : familyBody(style, error.message),
+    body: mapping.body ? mapping.body(error, style) : familyBody(style, error.message, errorCodeOf(error)),
     headers: mapping.headers ? mapping.headers(error) : {},
   };
 }

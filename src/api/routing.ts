@@ -65,6 +65,11 @@ export interface RouteDefinition<
   params?: P;
   query?: Q;
   body?: B;
+  /**
+   * A limit of the route's own, besides the one of every route: at most `perMinute` requests a minute per
+   * credential, counted in `bucket` (routes that share a bucket share the count, as two spellings of one path do).
+   */
+  rateLimit?: { perMinute: number; bucket: string };
   /** How the body is read; JSON unless the route says otherwise. A `raw` body has no schema. */
   bodyKind?: BodyKind;
   responses: Record<number, { description: string; schema?: TSchema; contentType?: string }>;
@@ -87,6 +92,8 @@ export function defineRoute<P extends TSchema, Q extends TSchema, B extends TSch
 export interface RouteMiddleware {
   authenticate: Koa.Middleware;
   rateLimit: Koa.Middleware;
+  /** A route's own limit (`RouteDefinition.rateLimit`), counted like `rateLimit`. */
+  routeRateLimit(limit: { perMinute: number; bucket: string }): Koa.Middleware;
   /** The cap of JSON, form and raw bodies; uploads declare their own. */
   bodyLimitBytes: number;
 }
@@ -118,6 +125,7 @@ export function mountRoutes(router: Router, routes: RouteDefinition[], middlewar
     ];
     if (route.auth === 'bearer') chain.push(middleware.authenticate);
     chain.push(middleware.rateLimit);
+    if (route.rateLimit) chain.push(middleware.routeRateLimit(route.rateLimit));
     if (route.body || route.bodyKind) chain.push(bodyReader(bodyKind, middleware.bodyLimitBytes));
     if (typeof route.auth === 'object') chain.push(verifySignature(route.auth));
     chain.push(async (ctx) => {

@@ -5,6 +5,11 @@ import { INTEGER_FROM_TEXT, INTEGER_PATTERN, MESSAGES } from './validation.ts';
 export const MessageBody = Type.Object({ message: Type.String() }, { title: 'Message' });
 export const ErrorBody = Type.Object({ error: Type.String() }, { title: 'Error' });
 export const StatusErrorBody = Type.Object({ status: Type.Literal(false), error: Type.String() }, { title: 'ConversationError' });
+export const CodedErrorBody = Type.Object({
+  success: Type.Literal(false),
+  error: Type.String(),
+  error_code: Type.String({ examples: ['ASSISTANT_NOT_FOUND'] }),
+}, { title: 'CodedError' });
 export const ValidationErrorBody = Type.Object({
   message: Type.String({ examples: ['The name field is required.'] }),
   errors: Type.Record(Type.String(), Type.Array(Type.String()), { examples: [{ name: ['The name field is required.'] }] }),

@@ -26,12 +26,22 @@ export const errorCodes = [
 
 export type ErrorCode = typeof errorCodes[number];
 
+/**
+ * What a domain error may carry besides its cause: `errorCode`, the machine-readable code the routes of the
+ * `success` family answer with (`ASSISTANT_NOT_FOUND`), where the contract names one.
+ */
+export interface DomainErrorOptions extends ErrorOptions {
+  errorCode?: string;
+}
+
 /** An error whose message is meant for whoever asked, with a code saying what kind of failure it is. */
 export abstract class DomainError extends Error {
   abstract readonly code: ErrorCode;
-  constructor(message: string, options?: ErrorOptions) {
+  readonly errorCode: string | undefined;
+  constructor(message: string, options?: DomainErrorOptions) {
     super(message, options);
     this.name = new.target.name;
+    this.errorCode = options?.errorCode;
   }
 }
 

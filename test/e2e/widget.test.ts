@@ -85,6 +85,37 @@ describe('the chat widget in a browser', () => {
     await page.close();
   });
 
+  it('says a person will answer while the AI is off, shows their answers as they come, and goes back to the assistant', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${platform.baseUrl}/widget/demo?assistant_id=${assistantUuid}`);
+    await page.getByRole('button', { name: 'Open chat' }).click();
+    await expect.poll(() => page.locator('.message.assistant').first().textContent()).toBe('Hi! How can I help?');
+    const uuid = await page.evaluate((key) => localStorage.getItem(key), `parley:conversation:${assistantUuid}`);
+    expect((await platform.request('POST', `/automate/conversations/${uuid}/disable-ai`, { token: owner.token })).status).toBe(200);
+
+    await page.getByLabel('Your message').fill('Can I talk to a person?');
+    await page.getByLabel('Your message').press('Enter');
+    await expect.poll(() => page.locator('.handover').textContent()).toBe('A person will answer here shortly.');
+    const answer = await platform.request('POST', `/user/conversations/${uuid}/messages`, { token: owner.token, body: { message: 'Hi, Maria here. How can I help?' } });
+    expect(answer.status).toBe(201);
+    await expect.poll(() => page.locator('.message.assistant.human').textContent(), { timeout: 10_000 }).toBe('Hi, Maria here. How can I help?');
+    await page.screenshot({ path: path.join(screenshots, 'widget-handover.png') });
+
+    // A reload finds the conversation still with a person.
+    await page.reload();
+    await page.getByRole('button', { name: 'Open chat' }).click();
+    await expect.poll(() => page.locator('.message').allTextContents()).toEqual(['Hi! How can I help?', 'Can I talk to a person?', 'Hi, Maria here. How can I help?']);
+    expect(await page.locator('.handover').count()).toBe(1);
+
+    await platform.request('POST', `/automate/conversations/${uuid}/enable-ai`, { token: owner.token });
+    await expect.poll(() => page.locator('.handover').count(), { timeout: 10_000 }).toBe(0);
+    llm.script({ reply: 'The assistant again: anything else?' });
+    await page.getByLabel('Your message').fill('Thanks!');
+    await page.getByLabel('Your message').press('Enter');
+    await expect.poll(() => page.locator('.message.assistant').last().textContent()).toBe('The assistant again: anything else?');
+    await page.close();
+  });
+
   it('shows the documented errors in plain words', async () => {
     const broke = await createTestUser(platform.database.knex);
     const unpaid = await createTestAssistant(platform, broke);

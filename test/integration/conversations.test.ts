@@ -73,6 +73,7 @@ describe('text conversations', () => {
         { role: 'assistant', content: 'Sure, Ada.' },
       ],
       variables: { customer_name: 'Ada', order: 42 },
+      ai_enabled: true,
     });
   });
 

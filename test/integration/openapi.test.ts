@@ -56,6 +56,23 @@ describe('the OpenAPI document', () => {
     expect(Object.keys(document.paths['/user/api-keys'].post.responses)).toEqual(['201', '400', '401', '413', '422', '429', '500']);
   });
 
+  it('documents takeover and generate-reply with their families: automate\'s 401 {error}, the success family\'s coded errors', async () => {
+    const document = (await platform.request('GET', '/openapi.json')).body;
+    const schemaOf = (path: string, status: string) => document.paths[path].post.responses[status]?.content?.['application/json']?.schema;
+    for (const path of ['/automate/conversations/{uuid}/disable-ai', '/automate/conversations/{uuid}/enable-ai']) {
+      expect(schemaOf(path, '401')?.title, path).toBe('Error');
+      expect(schemaOf(path, '404')?.title, path).toBe('ConversationError');
+    }
+    expect(schemaOf('/user/conversations/{uuid}/messages', '422')?.title).toBe('ConversationError');
+    for (const path of ['/user/ai/generate-reply', '/ai/generate-reply']) {
+      expect(schemaOf(path, '402')?.title, path).toBe('CodedError');
+      expect(schemaOf(path, '404')?.title, path).toBe('CodedError');
+      expect(schemaOf(path, '422')?.title, path).toBe('ValidationError');
+      expect(schemaOf(path, '429')?.title, path).toBe('TooManyAttempts');
+      expect(schemaOf(path, '500')?.properties?.error_code, path).toBeDefined();
+    }
+  });
+
   it('bounds every integer a client sends, so none reaches PostgreSQL out of its column', async () => {
     const document = (await platform.request('GET', '/openapi.json')).body;
     const unbounded: string[] = [];

@@ -21,7 +21,7 @@ export function errorHandler(): Koa.Middleware<RequestState & RouteErrorState> {
     try {
       await next();
       if (ctx.body !== undefined) return;
-      if (ctx.status === 404) reply(ctx, { status: 404, body: familyBody(style(), 'Not Found.'), headers: {} });
+      if (ctx.status === 404) reply(ctx, { status: 404, body: familyBody(style(), 'Not Found.', 'NOT_FOUND'), headers: {} });
       // koa-router's allowedMethods sets 405 and `Allow` without a body when the path exists under other methods,
       // and 501 for a method no route has (TRACE, CONNECT, made-up ones): to a client that is a method this path
       // does not take, as Laravel answers it, or a path that does not exist.
@@ -30,7 +30,7 @@ export function errorHandler(): Koa.Middleware<RequestState & RouteErrorState> {
         if (allowed.length > 0) reply(ctx, methodNotAllowedResponse(ctx.method, ctx.path, allowed));
         else {
           ctx.remove('Allow');
-          reply(ctx, { status: 404, body: familyBody(style(), 'Not Found.'), headers: {} });
+          reply(ctx, { status: 404, body: familyBody(style(), 'Not Found.', 'NOT_FOUND'), headers: {} });
         }
       }
     } catch (error) {

@@ -32,6 +32,8 @@ interface Row {
   assistantName: string;
   type: string;
   variables: Record<string, unknown>;
+  externalIdentifier: string | null;
+  aiEnabled: boolean;
   messageCount: number;
   totalCostMicros: number;
   createdAt: Date;
@@ -44,14 +46,18 @@ interface Row {
  */
 export async function listConversations(
   knex: Knex,
-  input: { userId: number; type?: string | undefined; assistantId?: string | undefined; perPage: number; cursor?: string | undefined; path: string; query: Record<string, unknown> },
+  input: {
+    userId: number; type?: string | undefined; assistantId?: string | undefined; externalIdentifier?: string | undefined; perPage: number; cursor?: string | undefined;
+    path: string; query: Record<string, unknown>;
+  },
 ) {
   const cursor = decodeCursor(input.cursor);
   const query = knex('conversations as c')
     .join('assistants as a', 'a.id', 'c.assistant_id')
     .where('c.user_id', input.userId)
-    .select('c.id', 'c.uuid', 'a.uuid as assistant_uuid', 'a.name as assistant_name', 'c.type', 'c.variables', 'c.message_count', 'c.total_cost_micros', 'c.created_at', 'c.updated_at');
+    .select('c.id', 'c.uuid', 'a.uuid as assistant_uuid', 'a.name as assistant_name', 'c.type', 'c.variables', 'c.external_identifier', 'c.ai_enabled', 'c.message_count', 'c.total_cost_micros', 'c.created_at', 'c.updated_at');
   if (input.type) query.where('c.type', input.type);
+  if (input.externalIdentifier) query.where('c.external_identifier', input.externalIdentifier);
   if (input.assistantId) {
     // An integer past any id (and past `bigint`) names no assistant rather than reaching the query.
     if (/^\d+$/.test(input.assistantId)) query.where('a.id', Number.isSafeInteger(Number(input.assistantId)) ? Number(input.assistantId) : 0);
@@ -81,9 +87,10 @@ export async function listConversations(
       assistant_name: row.assistantName,
       type: row.type,
       variables: row.variables,
+      ...(row.type === 'api' ? { external_identifier: row.externalIdentifier } : {}),
       message_count: row.messageCount,
       total_cost: microsToUsd(Number(row.totalCostMicros)),
-      ai_enabled: true,
+      ai_enabled: row.aiEnabled,
       created_at: sqlTimestamp(row.createdAt),
       updated_at: sqlTimestamp(row.updatedAt),
     })),

@@ -1,6 +1,7 @@
 import { Model } from 'objection';
 
-export type ConversationType = 'widget' | 'test';
+/** `api` conversations are those of AI replies for other channels (POST /user/ai/generate-reply). */
+export type ConversationType = 'widget' | 'test' | 'api';
 
 /** A function the assistant called for a message, as the interface records it: `{name, arguments, result}`. */
 export interface StoredFunctionCall {
@@ -19,6 +20,10 @@ export class Conversation extends Model {
   declare assistantId: number;
   declare type: ConversationType;
   declare variables: Record<string, unknown>;
+  /** False while a person answers instead of the assistant (human takeover): user messages are stored, not replied to. */
+  declare aiEnabled: boolean;
+  /** The integration's customer identifier of an `api` conversation; null for the others. */
+  declare externalIdentifier: string | null;
   declare messageCount: number;
   declare totalCostMicros: number;
   /** What the post-conversation evaluation filled in from the assistant's `post_call_schema` once it went quiet. */
@@ -38,5 +43,7 @@ export class ConversationMessage extends Model {
   declare role: 'user' | 'assistant';
   declare content: string;
   declare functionCalls: StoredFunctionCall[] | null;
+  /** An assistant message an operator wrote (POST /user/conversations/{uuid}/messages), not the model. */
+  declare human: boolean;
   declare createdAt: Date;
 }

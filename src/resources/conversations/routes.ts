@@ -10,9 +10,14 @@ import {
   ConversationHistory, ConversationList, ConversationListQuery, ConversationParams, MessageReply, SendMessageBody, StartConversationBody,
   StartedConversation,
 } from './schemas.ts';
+import { generateReplyRoutes } from './generate-reply-routes.ts';
 import { historyItem } from './serialize.ts';
 import { acceptMessage, conversationHistory, replyTo, startConversation, type ConversationDeps, type PendingTurn } from './service.ts';
+import { takeoverRoutes } from './takeover-routes.ts';
 import { admitTestMessage, type TestChatGate } from './test-limits.ts';
+
+/** The answer to a message while a person has taken the conversation over: stored, with no reply of the assistant. */
+const heldForAPerson = { status: true, message: '', function_calls: [], ai_enabled: false } as const;
 
 function sseEvent(name: string, data: unknown): string {
   return `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
@@ -90,7 +95,15 @@ export function conversationRoutes(deps: ConversationDeps & { publicUrl: string;
       },
       async handle({ params }) {
         const { conversation, history } = await conversationHistory(deps.knex, params.uuid);
-        return { body: { status: true, history: history.map(historyItem), variables: conversation.variables } };
+        return {
+          body: {
+            status: true,
+            history: history.map(historyItem),
+            variables: conversation.variables,
+            ...(conversation.type === 'api' ? { external_identifier: conversation.externalIdentifier } : {}),
+            ai_enabled: conversation.aiEnabled,
+          },
+        };
       },
     }),
     defineRoute({
@@ -103,7 +116,9 @@ export function conversationRoutes(deps: ConversationDeps & { publicUrl: string;
         'TEST_CHAT_PER_ASSISTANT_PER_HOUR messages per assistant and TEST_CHAT_PER_ADDRESS_PER_MINUTE per client ' +
         "address (429 with Retry-After past them), which the owner's `Authorization: Bearer` credential lifts. With " +
         '`Accept: text/event-stream` the reply streams as server-sent events: `token` `{text}`, `tool_call` ' +
-        '`{name, arguments, result}`, then `done` (the JSON reply) or `error` `{status:false, error}`.',
+        '`{name, arguments, result}`, then `done` (the JSON reply) or `error` `{status:false, error}`. While the ' +
+        "conversation's AI is disabled (human takeover) the message is stored and answered with an empty `message` " +
+        'and `ai_enabled: false`: a person replies later, in the history.',
       auth: 'public',
       errorStyle: 'status',
       params: ConversationParams,
@@ -119,7 +134,11 @@ export function conversationRoutes(deps: ConversationDeps & { publicUrl: string;
       async handle({ params, body, ctx, signal }) {
         const sender = { clientIp: ctx.ip, bearer: bearerCredential(ctx) };
         const turn = await acceptMessage(deps, params.uuid, body.message, (assistant) => admitTestMessage(deps.testChats, assistant, sender));
-        if (!ctx.get('accept').includes('text/event-stream')) return jsonReply(deps, turn, signal);
+        const streamed = ctx.get('accept').includes('text/event-stream');
+        if (!turn.conversation.aiEnabled) {
+          return streamed ? { body: sseEvent('done', heldForAPerson), type: 'text/event-stream' } : { body: heldForAPerson };
+        }
+        if (!streamed) return jsonReply(deps, turn, signal);
         const stream = streamReply(deps, turn, signal, ctx.state.requestId as string);
         return { body: stream, type: 'text/event-stream', headers: { 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' } };
       },
@@ -138,6 +157,7 @@ export function conversationRoutes(deps: ConversationDeps & { publicUrl: string;
             userId: auth.user.id,
             type: query.type,
             assistantId: query.assistant_id,
+            externalIdentifier: query.external_identifier,
             perPage: query.per_page ?? 15,
             cursor: query.cursor,
             path: `${deps.publicUrl}/api/user/conversations`,
@@ -146,5 +166,7 @@ export function conversationRoutes(deps: ConversationDeps & { publicUrl: string;
         };
       },
     }),
+    ...takeoverRoutes(deps),
+    ...generateReplyRoutes(deps),
   ];
 }

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { IdField } from '../../api/schemas.ts';
 import { MESSAGES } from '../../api/validation.ts';
 
 const FunctionCall = Type.Object({ name: Type.String(), arguments: Type.Record(Type.String(), Type.Unknown()), result: Type.Unknown() });
@@ -7,6 +8,7 @@ export const HistoryItem = Type.Object({
   role: Type.Union([Type.Literal('assistant'), Type.Literal('user')]),
   content: Type.String(),
   function_calls: Type.Optional(Type.Array(FunctionCall)),
+  human: Type.Optional(Type.Literal(true, { description: 'Present on an operator\'s message (human takeover), which no model wrote.' })),
 });
 
 export const StartConversationBody = Type.Object({
@@ -25,6 +27,8 @@ export const ConversationHistory = Type.Object({
   status: Type.Literal(true),
   history: Type.Array(HistoryItem),
   variables: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()]),
+  external_identifier: Type.Optional(Type.String({ description: 'The customer identifier of an `api` conversation (AI replies for other channels).' })),
+  ai_enabled: Type.Boolean({ description: 'False while a person answers instead of the assistant (human takeover).' }),
 });
 
 export const ConversationParams = Type.Object({ uuid: Type.String({ maxLength: 64 }) });
@@ -35,12 +39,46 @@ export const SendMessageBody = Type.Object({
 
 export const MessageReply = Type.Object({
   status: Type.Literal(true),
-  message: Type.String(),
+  message: Type.String({ description: "The assistant's reply; empty while a person answers instead (human takeover)." }),
   function_calls: Type.Array(FunctionCall),
+  ai_enabled: Type.Optional(Type.Literal(false, { description: 'Present while the AI is disabled: the message was stored and a person will answer it.' })),
+});
+
+export const AiSwitched = Type.Object({ status: Type.Literal(true), ai_enabled: Type.Boolean() });
+
+export const OperatorMessageBody = Type.Object({
+  message: Type.String({ minLength: 1, maxLength: 2000, [MESSAGES]: { required: 'message is required', minLength: 'message is required', maxLength: 'message may not be greater than 2000 characters' } }),
+}, { additionalProperties: false });
+
+export const OperatorMessage = Type.Object({
+  status: Type.Literal(true),
+  message: Type.Object({
+    role: Type.Literal('assistant'),
+    content: Type.String(),
+    human: Type.Literal(true),
+    created_at: Type.String({ examples: ['2025-06-30 11:53:20'] }),
+  }),
+});
+
+export const GenerateReplyBody = Type.Object({
+  assistant_id: IdField({ description: "The id of one of the caller's assistants." }),
+  customer_identifier: Type.String({ minLength: 1, maxLength: 255, description: 'The customer on the other channel (a phone number, an e-mail address, a CRM id): one conversation per assistant and identifier.' }),
+  message: Type.String({ minLength: 1, maxLength: 2000, description: "The customer's message." }),
+  variables: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: "Merged into the conversation's variables, used as {{name}} in the prompt." })),
+});
+
+export const GeneratedReply = Type.Object({
+  success: Type.Literal(true),
+  conversation_id: Type.String({ format: 'uuid' }),
+  customer_identifier: Type.String(),
+  reply: Type.String({ description: 'Empty while a person has taken the conversation over (`ai_disabled`).' }),
+  function_calls: Type.Array(FunctionCall),
+  ai_disabled: Type.Boolean(),
 });
 
 export const ConversationListQuery = Type.Object({
-  type: Type.Optional(Type.String({ enum: ['widget', 'test'] })),
+  type: Type.Optional(Type.String({ enum: ['widget', 'test', 'api'] })),
+  external_identifier: Type.Optional(Type.String({ maxLength: 255, description: 'The customer identifier of `api` conversations.' })),
   assistant_id: Type.Optional(Type.String({ maxLength: 64, description: "The assistant's UUID (or its integer id)." })),
   per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 15 })),
   cursor: Type.Optional(Type.String({ maxLength: 200 })),
@@ -52,6 +90,7 @@ export const ConversationListItem = Type.Object({
   assistant_name: Type.String(),
   type: Type.String(),
   variables: Type.Record(Type.String(), Type.Unknown()),
+  external_identifier: Type.Optional(Type.String()),
   message_count: Type.Integer(),
   total_cost: Type.Number(),
   ai_enabled: Type.Boolean(),

@@ -44,8 +44,13 @@ export interface QuietConversation {
   inactivityTimeoutMinutes: number;
 }
 
-/** What one user message in a widget conversation costs: 0.01 USD. */
+/** What one user message in a widget (or api) conversation costs: 0.01 USD. */
 export const WIDGET_MESSAGE_MICROS = 10_000;
+
+/** Whether a conversation's user messages are charged: all but the owner's free test chats. */
+export function isCharged(type: ConversationType): boolean {
+  return type !== 'test';
+}
 
 export const NO_MODEL_MESSAGE = 'No language model is configured. Set LLM_BASE_URL and LLM_API_KEY.';
 
@@ -86,9 +91,9 @@ export async function conversationHistory(knex: Knex, uuid: string): Promise<{ c
 }
 
 /** What a turn needs of its conversation. */
-type TurnConversation = Pick<Conversation, 'id' | 'uuid' | 'userId' | 'assistantId' | 'type' | 'variables'>;
+type TurnConversation = Pick<Conversation, 'id' | 'uuid' | 'userId' | 'assistantId' | 'type' | 'variables' | 'aiEnabled'>;
 
-/** A user message accepted and paid for, waiting for the assistant's reply. */
+/** A user message accepted and paid for, waiting for the assistant's reply (none while its AI is disabled). */
 export interface PendingTurn {
   conversation: TurnConversation;
   profile: AgentProfile;
@@ -112,7 +117,7 @@ interface AcceptedRow extends TurnConversation {
 }
 
 /**
- * Stores the user message, charges it (widget conversations) and counts it in one statement, which also
+ * Stores the user message, charges it (all but test conversations) and counts it in one statement, which also
  * reads the conversation, its history and its assistant's profile: the message is stored only if the charge
  * went through, and a failure leaves nothing half-written. No row: there is no such conversation.
  */
@@ -127,9 +132,9 @@ async function storeUserMessage(knex: Knex, uuid: string, message: string, charg
   });
   // The counters are increments in SQL: messages of one conversation may arrive at the same time.
   const { rows } = await knex.raw<{ rows: AcceptedRow[] }>(`
-    with c as (select id, uuid, user_id, assistant_id, type, variables from conversations where uuid = ?),
+    with c as (select id, uuid, user_id, assistant_id, type, variables, ai_enabled from conversations where uuid = ?),
     charge as (
-      select c.id as conversation_id, c.type = 'widget' as charged, case when c.type = 'widget' then ? end as entry_id from c
+      select c.id as conversation_id, c.type <> 'test' as charged, case when c.type <> 'test' then ? end as entry_id from c
     ),
     message as (
       insert into conversation_messages (conversation_id, role, content)
@@ -142,7 +147,8 @@ async function storeUserMessage(knex: Knex, uuid: string, message: string, charg
         ended_at = null
       from message, charge where conversations.id = message.conversation_id
     )
-    select c.id, c.uuid, c.user_id as "userId", c.assistant_id as "assistantId", c.type, c.variables, (select id from message) as "messageId",
+    select c.id, c.uuid, c.user_id as "userId", c.assistant_id as "assistantId", c.type, c.variables, c.ai_enabled as "aiEnabled",
+      (select id from message) as "messageId",
       (select conversation_inactivity_timeout from assistants a where a.id = c.assistant_id) as "inactivityTimeoutMinutes",
       (select coalesce(json_agg(json_build_object('role', m.role, 'content', m.content) order by m.id), '[]')
         from conversation_messages m where m.conversation_id = c.id) as history,
@@ -180,7 +186,7 @@ export async function acceptMessage(
     model: deps.model,
     userMessageId: messageId,
     message,
-    chargeKey: conversation.type === 'widget' ? chargeKey : undefined,
+    chargeKey: isCharged(conversation.type) ? chargeKey : undefined,
     history,
     inactivityTimeoutMinutes,
   };
