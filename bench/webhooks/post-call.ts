@@ -73,7 +73,7 @@ const CONVERSATION = [
 export function postCallProducer(deps: PostCallProducerDeps, account: WebhookAccount) {
   const { knex } = deps;
   // Only this activity is called here; the attempts are the worker's.
-  const { queuePostCallWebhook } = createWebhookActivities(deps);
+  const activities = createWebhookActivities(deps);
   let sequence = 0;
 
   return async function endCallAndQueueWebhook(): Promise<EndedCall> {
@@ -104,7 +104,7 @@ export function postCallProducer(deps: PostCallProducerDeps, account: WebhookAcc
       updatedAt: endedAt,
     }, ['id']);
     const callId = Number(row?.id);
-    const queued = await queuePostCallWebhook({ callId });
+    const queued = await activities.queuePostCallWebhook({ callId });
     if (queued.outcome !== 'queued') throw new Error(`call ${callId}: the post-call webhook was not queued (${queued.reason})`);
     await startWebhookDelivery(deps.temporal, queued);
     return { callId, endedAt: endedAt.getTime() };
