@@ -49,7 +49,7 @@ export async function startBenchReceiver(options: { answerAfterMs: number; secre
       const at = Date.now();
       const body = Buffer.concat(chunks).toString('utf8');
       const eventId = request.headers['idempotency-key'];
-      const callId = (JSON.parse(body) as { id?: unknown }).id;
+      const callId = callOf(body);
       if (typeof eventId !== 'string' || typeof callId !== 'number') counters.malformed++;
       else {
         const signature = request.headers['x-parley-signature'];
@@ -103,4 +103,13 @@ export async function startBenchReceiver(options: { answerAfterMs: number; secre
       if (state !== 'refusing') await stopListening();
     },
   };
+}
+
+/** The call a post-call body names, or undefined for a body that is not one. */
+function callOf(body: string): unknown {
+  try {
+    return (JSON.parse(body) as { id?: unknown } | null)?.id;
+  } catch {
+    return undefined;
+  }
 }
