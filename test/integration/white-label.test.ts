@@ -199,6 +199,14 @@ describe('white-label platforms', () => {
     expect(list.body.data.map((user: { id: number }) => user.id)).toEqual([own.id]);
   });
 
+  it('lists the five routes in the OpenAPI document with their 403', async () => {
+    const { body } = await platform.request('GET', '/openapi.json');
+    const routes: [string, string][] = [['/white-label/login', 'post'], ['/white-label/token', 'post'], ['/white-label/register', 'post'], ['/white-label/users', 'get'], ['/white-label/transfer', 'post']];
+    for (const [path, method] of routes) {
+      expect(body.paths[path]?.[method]?.responses, path).toHaveProperty('403');
+    }
+  });
+
   it('answers 403 to a caller that is not a white-label admin, and 401 without a key', async () => {
     const ordinary = await createTestUser(platform.database.knex);
     const requests: [string, string, Record<string, unknown> | undefined][] = [
