@@ -82,6 +82,18 @@ describe('white-label platforms', () => {
     expect(invalid.body.errors).toEqual({ email: ['The email field must be a valid email address.'], password: ['The password field is required.'] });
   });
 
+  it('counts white-label login failures towards the login lockout: 429 after too many, even for the right password', async () => {
+    const admin = await createAdmin();
+    const { email } = await register(admin);
+    for (let i = 0; i < 5; i++) {
+      const failed = await platform.request('POST', '/white-label/login', { token: admin.token, body: { email, password: 'wrong password' } });
+      expect(failed.status).toBe(401);
+    }
+    const locked = await platform.request('POST', '/white-label/login', { token: admin.token, body: { email, password: 'client password' } });
+    expect(locked.status).toBe(429);
+    expect(locked.body).toEqual({ message: 'Too Many Attempts.', retry_after: expect.any(Number) });
+  });
+
   it('creates an API key for a platform user by id or email, and answers 404 and 422', async () => {
     const admin = await createAdmin();
     const { id, email } = await register(admin);
