@@ -1,4 +1,3 @@
-import type { Knex } from 'knex';
 import { defineRoute, type RouteDefinition } from '../../api/routing.ts';
 import { MessageBody } from '../../api/schemas.ts';
 import { isTimeZone, isoTimestamp } from '../../lib/time.ts';
@@ -21,7 +20,7 @@ const FORBIDDEN = { description: 'The caller is not a white-label admin', schema
  * §3.4–3.5). Every one answers 403 to any other caller, and a user of another platform is never found.
  */
 export function whiteLabelRoutes(deps: AuthDeps): RouteDefinition[] {
-  const { knex }: { knex: Knex } = deps;
+  const { knex } = deps;
   return [
     defineRoute({
       method: 'POST',

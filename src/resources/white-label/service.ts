@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import { chargeExpression, recordEntry } from '../../billing/ledger.ts';
+import { balanceMicros, chargeExpression, recordEntry } from '../../billing/ledger.ts';
 import { microsToUnits, unitsToMicros, type TransferUnit } from '../../billing/minutes.ts';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../lib/errors.ts';
 import { User } from '../users/model.ts';
@@ -59,11 +59,6 @@ export interface PlatformUserBalance {
   user: User;
   minutes: number;
   credits: number;
-}
-
-async function balanceOf(knex: Knex, userId: number): Promise<number> {
-  const row = await knex('user_balances').where({ userId }).first<{ micros: number | string } | undefined>('micros');
-  return Number(row?.micros ?? 0);
 }
 
 function inUnits(user: User, micros: number, admin: PlatformAdmin): PlatformUserBalance {
@@ -130,7 +125,7 @@ export async function transferBalance(knex: Knex, admin: PlatformAdmin, input: T
       description: `White-label transfer of ${what} from user ${from}`,
       idempotencyKey: `${key}:to`,
     });
-    const [userMicros, adminMicros] = [await balanceOf(trx, input.user.id), await balanceOf(trx, admin.id)];
+    const [userMicros, adminMicros] = [await balanceMicros(trx, input.user.id), await balanceMicros(trx, admin.id)];
     return { user: inUnits(input.user, userMicros, admin), adminMinutes: microsToUnits(adminMicros, 'minutes', admin.perMinuteMicros) };
   });
 }
