@@ -97,6 +97,19 @@ export const commands: Record<string, Command> = {
       print({ user_id: user.id, api_key: token });
     },
   },
+  'user:white-label-admin': {
+    summary: 'make an account a white-label admin (the /api/white-label routes), or with --off an ordinary one again',
+    options: {
+      email: { type: 'string', required: true, description: 'the account' },
+      off: { type: 'boolean', description: 'take the role away; its platform users stay, unreachable until it is given back' },
+    },
+    async run({ database, options, print }) {
+      const user = await userByEmail(database, text(options, 'email'));
+      const admin = options.off !== true;
+      await database.knex('users').where({ id: user.id }).update({ whiteLabelAdmin: admin });
+      print({ user_id: user.id, white_label_admin: admin });
+    },
+  },
   'balance:adjust': {
     summary: "add to (or, with a negative amount, take from) an account's balance",
     options: {
@@ -124,7 +137,7 @@ export const commands: Record<string, Command> = {
 function usage(): string {
   const lines = ['Usage: npm run cli -- <command> [options]', '', 'Commands:'];
   for (const [name, command] of Object.entries(commands)) {
-    lines.push(`  ${name.padEnd(18)} ${command.summary}`);
+    lines.push(`  ${name.padEnd(22)} ${command.summary}`);
     for (const [option, spec] of Object.entries(command.options)) {
       lines.push(`      --${option}${spec.type === 'string' ? ' <value>' : ''}${spec.required ? '' : ' (optional)'}  ${spec.description}`);
     }

@@ -13,6 +13,7 @@ import type { Providers } from '../providers/index.ts';
 import { apiKeyRoutes } from '../resources/api-keys/routes.ts';
 import { assistantRoutes } from '../resources/assistants/routes.ts';
 import { authRoutes } from '../resources/auth/routes.ts';
+import { whiteLabelRoutes } from '../resources/white-label/routes.ts';
 import { balanceRoutes } from '../resources/balance/routes.ts';
 import { callRoutes } from '../resources/calls/routes.ts';
 import { campaignRoutes } from '../resources/campaigns/routes.ts';
@@ -85,6 +86,7 @@ export function apiRoutes(deps: ApiRouteDeps): RouteDefinition[] {
     ...userRoutes({ knex }),
     ...dialingCountryRoutes({ knex }),
     ...apiKeyRoutes({ knex }),
+    ...whiteLabelRoutes({ knex, config, now: guards.clock }),
     ...toolRoutes({ knex, secrets }),
     ...catalogRoutes({ knex, offered: offeredSpeech(config, deps.providers) }),
     ...phoneNumberAssignmentRoutes({ knex }),

@@ -104,6 +104,11 @@ describe('API keys', () => {
     expect(wrongType.body.errors).toEqual({ name: ['The name field must be a string.'] });
     const justRight = await platform.request('POST', '/user/api-keys', { token: user.token, body: { name: 'k'.repeat(255) } });
     expect(justRight.status).toBe(201);
+    const blank = await platform.request('POST', '/user/api-keys', { token: user.token, body: { name: ' \t ' } });
+    expect(blank.status).toBe(422);
+    expect(blank.body).toEqual({ message: 'The name field is required.', errors: { name: ['The name field is required.'] } });
+    const padded = await platform.request('POST', '/user/api-keys', { token: user.token, body: { name: '  Zapier  ' } });
+    expect(padded.body.api_key.name).toBe('Zapier');
   });
 
   it('answers 422 for an id that is not a number', async () => {

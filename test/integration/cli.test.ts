@@ -69,6 +69,20 @@ describe('the operators\' CLI', () => {
     expect(entry).toEqual(expect.objectContaining({ amountMicros: -1_500_000, kind: 'adjustment', description: 'correction' }));
   });
 
+  it('user:white-label-admin gives and takes the white-label role', async () => {
+    const email = `agency-${Date.now()}@example.test`;
+    const created = await cli('user:create', '--name', 'Agency', '--email', email);
+    const { user_id: userId, api_key: key } = created.output[0] as { user_id: number; api_key: string };
+    expect((await platform.request('GET', '/white-label/users', { token: key })).status).toBe(403);
+    const on = await cli('user:white-label-admin', '--email', email);
+    expect(on).toEqual({ code: 0, output: [{ user_id: userId, white_label_admin: true }] });
+    expect((await platform.request('GET', '/white-label/users', { token: key })).body).toEqual({ data: [] });
+    const off = await cli('user:white-label-admin', '--email', email, '--off');
+    expect(off.output).toEqual([{ user_id: userId, white_label_admin: false }]);
+    expect((await platform.request('GET', '/white-label/users', { token: key })).status).toBe(403);
+    await expect(cli('user:white-label-admin', '--email', 'nobody@example.test')).rejects.toThrow('No user has the email nobody@example.test.');
+  });
+
   it('names a missing option and refuses bad amounts', async () => {
     await expect(cli('balance:adjust', '--email', 'x@example.test', '--amount', '1')).rejects.toThrow('--reason is required for balance:adjust.');
     await expect(cli('balance:adjust', '--email', 'x@example.test', '--amount', 'ten', '--reason', 'r')).rejects.toThrow(CliError);

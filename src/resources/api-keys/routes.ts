@@ -16,7 +16,7 @@ export function apiKeyRoutes({ knex }: { knex: Knex }): RouteDefinition[] {
       body: CreateApiKeyBody,
       responses: { 201: { description: 'Created', schema: CreatedApiKey } },
       async handle({ auth, body }) {
-        const { token, record } = await createApiKey(knex, auth.user.id, body.name);
+        const { token, record } = await createApiKey(knex, auth.user.id, body.name.trim());
         return { status: 201, body: { message: 'API key created successfully.', api_key: createdApiKey(record, token) } };
       },
     }),

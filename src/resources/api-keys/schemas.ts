@@ -1,8 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import { IsoTimestamp, nullable } from '../../api/schemas.ts';
+import { MESSAGES } from '../../api/validation.ts';
 
+/**
+ * Laravel trims every input string and takes a blank one as missing, so a name of spaces is "required" (§3.1)
+ * and a name is stored without the spaces around it.
+ */
 export const CreateApiKeyBody = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 255 }),
+  name: Type.String({ minLength: 1, maxLength: 255, pattern: '\\S', [MESSAGES]: { pattern: 'The :attribute field is required.' } }),
 }, { additionalProperties: false });
 
 export const CreatedApiKey = Type.Object({

@@ -35,7 +35,7 @@ export async function register(
   return { user, token };
 }
 
-function issueSessionToken(deps: AuthDeps, userId: number, name: string): ReturnType<typeof issueToken> {
+export function issueSessionToken(deps: AuthDeps, userId: number, name: string): ReturnType<typeof issueToken> {
   const expiresAt = new Date(deps.now().getTime() + deps.config.auth.sessionTtlSeconds * 1000);
   return issueToken(deps.knex, { userId, kind: 'session', name, expiresAt });
 }
@@ -103,12 +103,15 @@ export async function login(
   deps: AuthDeps,
   input: { email: string; password: string; token_name?: string | undefined },
   clientIp: string,
+  /** A white-label login (anchor §3.4): only a user of this admin's platform can log in; any other is unknown. */
+  platformOwnerId?: number,
 ): Promise<{ user: User; token: string; tokenName: string }> {
   const now = deps.now();
   const budgets = failureBudgets(deps.config.auth, input.email, clientIp);
   const keys = budgets.map((budget) => budget.key);
   await ensureNotLockedOut(deps.knex, keys, now);
-  const user = await findUserByEmail(deps.knex, input.email);
+  const found = await findUserByEmail(deps.knex, input.email);
+  const user = platformOwnerId === undefined || found?.whiteLabelOwnerId === platformOwnerId ? found : undefined;
   // verifyPassword checks a decoy hash when there is no user, so both failures take the same time.
   const valid = await verifyPassword(input.password, user?.passwordHash);
   if (!user || !valid) {

@@ -16,6 +16,8 @@ export interface NewUser {
   /** Starting credit written to the ledger as one entry. */
   creditMicros?: number;
   creditKind?: 'signup_credit' | 'adjustment';
+  /** The white-label admin that registers this user on its platform. */
+  whiteLabelOwnerId?: number;
 }
 
 export async function findUserByEmail(knex: Knex, email: string): Promise<User | undefined> {
@@ -34,6 +36,7 @@ export async function createUser(knex: Knex, input: NewUser): Promise<User> {
         passwordHash,
         timezone: input.timezone ?? 'UTC',
         planId: await defaultPlanId(trx),
+        whiteLabelOwnerId: input.whiteLabelOwnerId ?? null,
       });
       if (input.creditMicros && input.creditMicros !== 0) {
         await recordEntry(trx, {
