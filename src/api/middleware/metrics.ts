@@ -5,11 +5,14 @@ import { httpRequestDuration, httpRequests } from '../../lib/metrics.ts';
 export const UNMATCHED_ROUTE = 'unmatched';
 
 /**
- * The route label of a request: the pattern of the route that answered it (`/api/user/assistants/:id`), never
- * the raw path, whose ids would make a series per resource. Koa's router leaves the pattern on the context.
+ * The route label of a request: the pattern of the route that answered it, never the raw path, whose ids would
+ * make a series per resource. Koa's router leaves its pattern on the context (`/api/user/assistants/:id`); the
+ * label spells parameters as the OpenAPI document does (`/api/user/assistants/{id}`), so one can be looked up
+ * in the other.
  */
 export function routeLabel(matchedRoute: unknown): string {
-  return typeof matchedRoute === 'string' && matchedRoute !== '' ? matchedRoute : UNMATCHED_ROUTE;
+  if (typeof matchedRoute !== 'string' || matchedRoute === '') return UNMATCHED_ROUTE;
+  return matchedRoute.replace(/:(\w+)(\([^)]*\))?\??/g, '{$1}');
 }
 
 /**
