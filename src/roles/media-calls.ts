@@ -120,6 +120,7 @@ export function createCallGateway(ctx: RoleContext, sessionUrl: () => string): C
     const owner = { id: callId, userId: assistant.profile.userId };
     return {
       ...assistant,
+      callId,
       tts: spokenLines.speaking(assistant.tts ?? providers.tts.default, [openingLine(assistant.profile, call.variables), ...Object.values(GOODBYES)]),
       variables: call.variables,
       maxSeconds: call.maxSeconds ?? call.maxDuration ?? 600,
