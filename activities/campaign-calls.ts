@@ -3,6 +3,7 @@ import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { ownerCanAffordCall } from '../src/billing/call-affordability.ts';
 import { mediaLinesFree } from '../src/billing/media-capacity.ts';
 import { UsageLimitError } from '../src/lib/errors.ts';
+import { campaignCallsPlaced } from '../src/lib/metrics.ts';
 import { createOutboundCall } from '../src/resources/calls/make-call.ts';
 import { Campaign } from '../src/resources/campaigns/model.ts';
 import { dialingCountryList } from '../src/resources/dialing-countries/service.ts';
@@ -147,6 +148,7 @@ export function createLeadCallActivities(deps: { knex: Knex; inboundReservePerce
         outcomes.push(outcome);
         if (outcome.outcome === 'no-slot') break;
       }
+      for (const { outcome } of outcomes) campaignCallsPlaced.inc({ outcome });
       return { outcomes };
     },
   };

@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import type { Config } from '../src/config.ts';
 import { NotFoundError, RejectedError } from '../src/lib/errors.ts';
 import { PHONE_STREAM_PATH, phoneStreamToken } from '../src/lib/media-control.ts';
+import { providerErrors } from '../src/lib/metrics.ts';
 import type { Logger } from '../src/logger.ts';
 import type { Providers } from '../src/providers/index.ts';
 import type { DialAttempt } from '../src/providers/telephony/types.ts';
@@ -81,6 +82,7 @@ export function createPhoneCallActivities(deps: PhoneCallActivityDependencies) {
         return { dialed: true };
       } catch (error) {
         if (error instanceof RejectedError) return { dialed: false, reason: error.message };
+        providerErrors.inc({ provider: 'carrier' });
         throw error;
       }
     },
@@ -89,7 +91,13 @@ export function createPhoneCallActivities(deps: PhoneCallActivityDependencies) {
     async endCarrierCall({ callId }: { callId: number }): Promise<void> {
       const call = await row(callId);
       if (!call) throw new NotFoundError(`Call ${callId} no longer exists.`);
-      if (call.providerCallId && providers.telephony.calls) await providers.telephony.calls.endCall(call.providerCallId);
+      if (!call.providerCallId || !providers.telephony.calls) return;
+      try {
+        await providers.telephony.calls.endCall(call.providerCallId);
+      } catch (error) {
+        providerErrors.inc({ provider: 'carrier' });
+        throw error;
+      }
     },
 
     /**

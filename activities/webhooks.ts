@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Config } from '../src/config.ts';
+import { webhookDeliveries, webhookLag } from '../src/lib/metrics.ts';
 import type { Logger } from '../src/logger.ts';
 import type { Providers } from '../src/providers/index.ts';
 import { recordingUrl } from '../src/resources/calls/serialize.ts';
@@ -78,6 +79,7 @@ export function createWebhookActivities(deps: WebhookActivityDependencies) {
       if (delivery.status !== 'pending') return { outcome: delivery.status };
       if (await currentWebhookUrl(knex, delivery.assistantId, delivery.kind) === null) {
         await settleDelivery(knex, deliveryId, 'cancelled', 'The webhook was turned off before this attempt.');
+        webhookDeliveries.inc({ outcome: 'cancelled' });
         return { outcome: 'cancelled' };
       }
       const attemptedAt = now();
@@ -94,6 +96,8 @@ export function createWebhookActivities(deps: WebhookActivityDependencies) {
         const answer = storedAnswer(result.statusCode, result.answer.contentType, result.answer.body);
         await knex('calls').where({ id: delivery.callId }).update({ webhookResponse: JSON.stringify(answer) });
       }
+      webhookDeliveries.inc({ outcome: status === 'pending' ? 'retry' : status });
+      if (status === 'delivered') webhookLag.observe(Math.max(now().getTime() - delivery.createdAt.getTime(), 0) / 1000);
       if (status === 'dead') deps.logger.warn({ deliveryId, eventId: delivery.eventId, attempts: attempt }, 'webhook delivery dead-lettered after its last attempt');
       return status === 'pending' ? { outcome: 'retry', delayMs: delayMs ?? 0 } : { outcome: status };
     },

@@ -28,6 +28,15 @@ export interface Config {
   appKey: string | undefined;
   /** How long a stopping process lets requests and calls in flight finish before it closes them. */
   drainTimeoutMs: number;
+  /**
+   * GET /metrics (Prometheus text) on a port of its own, never the API's; `port` undefined: not served.
+   * `token`, when set, must also be presented as a bearer token.
+   */
+  metrics: {
+    port: number | undefined;
+    host: string;
+    token: string | undefined;
+  };
   /** The media gateway: WebSocket streams of calls (carrier media, web calls), beside the HTTP API. */
   media: {
     port: number;
@@ -179,6 +188,8 @@ export function loadConfig(env: Env = process.env): Config {
   const stt = readSpeechToText(read);
   const tts = readTextToSpeech(read);
   if (mediaPort === port) throw new ConfigError('MEDIA_PORT', 'must differ from PORT.');
+  const metricsPort = read.string('METRICS_PORT') === undefined ? undefined : read.port('METRICS_PORT', 0);
+  if (metricsPort === port || metricsPort === mediaPort) throw new ConfigError('METRICS_PORT', 'must differ from PORT and MEDIA_PORT: metrics are never served on a public port.');
   const temporalPort = read.port('TEMPORAL_PORT', 7233);
   const temporalUiPort = read.port('TEMPORAL_UI_PORT', 8233);
   if (temporalPort === temporalUiPort) throw new ConfigError('TEMPORAL_UI_PORT', 'must differ from TEMPORAL_PORT.');
@@ -202,6 +213,7 @@ export function loadConfig(env: Env = process.env): Config {
     publicUrl,
     appKey,
     drainTimeoutMs: read.duration('DRAIN_TIMEOUT', 8) * 1000,
+    metrics: { port: metricsPort, host: read.string('METRICS_HOST') ?? host, token: read.string('METRICS_TOKEN') },
     media: {
       port: mediaPort,
       publicUrl: (read.url('MEDIA_PUBLIC_URL', ['ws:', 'wss:']) ?? mediaUrlBeside(publicUrl, mediaPort)).replace(/\/+$/, ''),

@@ -1,5 +1,6 @@
 import pino, { type DestinationStream, type Logger } from 'pino';
 import type { Config } from './config.ts';
+import { currentLogContext } from './lib/log-context.ts';
 
 export type { Logger };
 
@@ -38,6 +39,9 @@ export function createLogger(config: Pick<Config, 'log'>, destination?: Destinat
       paths: ['req.headers.authorization', 'headers.authorization', '*.password', '*.token', 'password', 'token', '*.secretKey', '*.webhookSecret', '*.authToken'],
       censor: '[redacted]',
     },
+    // The ids of the work running (an activity's workflow and run: lib/log-context.ts), on every line. A copy:
+    // pino merges the line's own fields into what the mixin returns.
+    mixin: () => ({ ...currentLogContext() }),
     // `error`: Temporal's worker logs an activity's failure under that name.
     serializers: { err: loggedError, error: loggedError },
   };

@@ -10,6 +10,7 @@ function banner(platform: Awaited<ReturnType<typeof startPlatform>>, dataDir: st
     `  Parley is running (${platform.role === 'all' ? 'api + worker + media' : platform.role})`,
     ...(platform.apiUrl ? [`  API          ${platform.apiUrl}`, `  API docs     ${platform.apiUrl}/docs`] : []),
     ...(platform.mediaUrl ? [`  Media        ${platform.mediaUrl}`] : []),
+    ...(platform.metricsUrl ? [`  Metrics      ${platform.metricsUrl}`] : []),
     `  Temporal     ${platform.temporalAddress}`,
     ...(platform.temporalUiUrl ? [`  Temporal UI  ${platform.temporalUiUrl}`] : []),
     `  Database     ${embeddedDb ? `embedded PGlite in ${dataDir}/pg` : 'PostgreSQL (DATABASE_URL)'}`,

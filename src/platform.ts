@@ -9,6 +9,8 @@ import * as api from './roles/api.ts';
 import * as media from './roles/media.ts';
 import type { RoleContext, RoleModule, RunningRole } from './roles/role.ts';
 import * as worker from './roles/worker.ts';
+import { startMetricsServer } from './roles/metrics-server.ts';
+import { createMetricsRegistry } from './lib/metrics.ts';
 import { createTemporalClient, type TemporalClient } from './temporal/client.ts';
 import { ensureTemporalCli, startTemporalDevServer } from './temporal/dev-server.ts';
 
@@ -55,6 +57,8 @@ export interface RunningPlatform {
   apiUrl: string | undefined;
   /** The WebSocket base URL of the media gateway, when this process runs it. */
   mediaUrl: string | undefined;
+  /** Where GET /metrics is served (METRICS_PORT), when it is. */
+  metricsUrl: string | undefined;
   /**
    * Stops accepting work in every role at once, lets what is in flight finish (until DRAIN_TIMEOUT has
    * passed), then closes every connection and child process.
@@ -142,10 +146,14 @@ export async function startPlatform(options: { config: Config; logger: Logger; r
     const temporal = createTemporalClient(config, temporalAddress);
     closers.add('the Temporal client', () => temporal.close());
 
-    const context: RoleContext = { config, logger, database, temporal, temporalAddress, providers };
+    // One registry for the process: in `all` mode it serves the metrics of every role.
+    const metrics = createMetricsRegistry();
+    const context: RoleContext = { config, logger, database, temporal, temporalAddress, providers, metrics };
     const running: { name: SingleRole; role: RunningRole }[] = [];
     closers.add('the roles', (deadline) => stopRoles(running, deadline, logger));
     for (const name of roles) running.push({ name, role: await roleModules[name].start(context) });
+    const metricsServer = await startMetricsServer(config, metrics, logger);
+    if (metricsServer) closers.add('the metrics server', (deadline) => metricsServer.stop(deadline));
 
     return {
       role,
@@ -155,6 +163,7 @@ export async function startPlatform(options: { config: Config; logger: Logger; r
       temporalUiUrl,
       apiUrl: roles.includes('api') ? `${config.publicUrl}/api` : undefined,
       mediaUrl: roles.includes('media') ? `${config.media.publicUrl}/media` : undefined,
+      metricsUrl: metricsServer ? `http://${metricsServer.address}/metrics` : undefined,
       stop: stopNow,
     };
   } catch (error) {

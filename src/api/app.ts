@@ -6,6 +6,7 @@ import type { RequestGuards } from './guards.ts';
 import { authenticate } from './middleware/auth.ts';
 import { corsPolicy } from './middleware/cors.ts';
 import { errorHandler } from './middleware/errors.ts';
+import { requestMetrics } from './middleware/metrics.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
 import { requestContext } from './middleware/request-context.ts';
 import { mountRoutes, type RouteDefinition } from './routing.ts';
@@ -30,10 +31,11 @@ export interface Api {
   routes: RouteDefinition[];
 }
 
-/** The Koa application: request context, error mapper and CORS first, then the given routes under `/api`. */
+/** The Koa application: request context, request metrics, error mapper and CORS first, then the given routes under `/api`. */
 export function createApp(deps: AppDeps): Api {
   const app = new Koa({ proxy: deps.config.http.trustProxy });
   app.use(requestContext(deps.logger));
+  app.use(requestMetrics());
   app.use(errorHandler());
   app.use(corsPolicy(deps.config.http.corsOrigins, (path) => publicPaths.test(path)));
 

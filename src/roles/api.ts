@@ -50,6 +50,7 @@ import { restartConversationTimer } from '../temporal/starters.ts';
 import { createAutoRecharger } from '../billing/auto-recharge.ts';
 import type { SubscriptionPaymentHandler } from '../billing/payment-events.ts';
 import { closeServer, listen } from './http-server.ts';
+import { registerApiMetrics } from './metrics.ts';
 import type { RoleContext, RunningRole } from './role.ts';
 
 export interface ApiRouteDeps {
@@ -136,6 +137,7 @@ export function apiRoutes(deps: ApiRouteDeps): RouteDefinition[] {
 export async function start(ctx: RoleContext): Promise<RunningRole> {
   const { config, logger } = ctx;
   const knex = ctx.database.knex;
+  registerApiMetrics({ registry: ctx.metrics });
   const guards = createRequestGuards({ knex, config });
   const sandboxCarrier = createSandboxCarrier(config, ctx.providers, logger, knex);
   const routes = apiRoutes({ config, logger, knex, temporal: ctx.temporal, providers: ctx.providers, guards, sandboxCarrier });

@@ -18,6 +18,7 @@ import { GOODBYES } from '../voice/session.ts';
 import { runCallSession, type AssistantSetup, type CallSetup, type RunningCall } from '../voice/run.ts';
 import { SpokenLineCache } from '../voice/spoken-lines.ts';
 import type { StreamStart } from '../voice/transports/media-stream.ts';
+import { callsInProgress, callsRefused, observeTurn } from '../lib/metrics.ts';
 import { openRecordingSink } from './call-recording.ts';
 import { assistantLine, phoneLine } from './call-transfers.ts';
 import { sendJson } from './http-server.ts';
@@ -119,6 +120,7 @@ export function createCallGateway(ctx: RoleContext, sessionUrl: () => string): C
     const owner = { id: callId, userId: assistant.profile.userId };
     return {
       ...assistant,
+      callId,
       tts: spokenLines.speaking(assistant.tts ?? providers.tts.default, [openingLine(assistant.profile, call.variables), ...Object.values(GOODBYES)]),
       variables: call.variables,
       maxSeconds: call.maxSeconds ?? call.maxDuration ?? 600,
@@ -145,10 +147,12 @@ export function createCallGateway(ctx: RoleContext, sessionUrl: () => string): C
       return;
     }
     if (admitted >= config.media.maxCalls) {
+      callsRefused.inc();
       socket.close(1013, 'All lines are busy. Please try again in a minute.');
       return;
     }
     admitted++;
+    callsInProgress.inc({ source: from });
     let callId: number | undefined;
     let turnsStored: Promise<void> = Promise.resolve();
     const call = runCallSession({
@@ -172,6 +176,7 @@ export function createCallGateway(ctx: RoleContext, sessionUrl: () => string): C
         },
         // The engine's record as it is (voice/hooks.ts CallTurn): the row and the API show that same shape.
         onTurn(turn) {
+          observeTurn(turn.metrics);
           if (callId === undefined) return;
           const id = callId;
           // One write after the other: turns are appended in the order they were said.
@@ -181,6 +186,7 @@ export function createCallGateway(ctx: RoleContext, sessionUrl: () => string): C
         },
         onEnded(reason) {
           admitted--;
+          callsInProgress.dec({ source: from });
           if (callId === undefined) return;
           const id = callId;
           const endedAt = new Date();

@@ -5,6 +5,7 @@ import type { Logger } from '../logger.ts';
 import { closeServer, listen, sendJson } from './http-server.ts';
 import { createCallGateway } from './media-calls.ts';
 import { reportMediaLines } from './media-lines.ts';
+import { registerMediaMetrics } from './metrics.ts';
 import type { RoleContext, RunningRole } from './role.ts';
 
 /** The largest message a stream accepts; a larger one closes its socket with 1009 (message too big). */
@@ -134,6 +135,7 @@ export async function startMediaServer(options: {
 
 /** The media role: the media gateway on MEDIA_PORT, serving calls. */
 export async function start(ctx: RoleContext): Promise<MediaServer> {
+  registerMediaMetrics({ registry: ctx.metrics });
   // The replica's own address is known once it listens; the gateway asks for it when a call starts.
   let ownUrl = '';
   const calls = createCallGateway(ctx, () => ctx.config.media.internalUrl ?? ownUrl);

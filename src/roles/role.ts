@@ -1,3 +1,4 @@
+import type { Registry } from 'prom-client';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import type { Logger } from '../logger.ts';
@@ -14,6 +15,8 @@ export interface RoleContext {
   temporalAddress: string;
   /** The adapters of this process, from createProviders. */
   providers: Providers;
+  /** The process's metrics registry (served on METRICS_PORT): each role adds the metrics it feeds. */
+  metrics: Registry;
 }
 
 export interface RunningRole {

@@ -1,5 +1,6 @@
 import { startWorker } from '../temporal/worker.ts';
 import { createActivities } from '../../activities/index.ts';
+import { registerWorkerMetrics } from './metrics.ts';
 import type { RoleContext, RunningRole } from './role.ts';
 
 /**
@@ -9,6 +10,7 @@ import type { RoleContext, RunningRole } from './role.ts';
  */
 export async function start(ctx: RoleContext): Promise<RunningRole> {
   const { config, logger, providers } = ctx;
+  registerWorkerMetrics({ registry: ctx.metrics, knex: ctx.database.knex, temporal: ctx.temporal, logger });
   const activities = createActivities({ knex: ctx.database.knex, logger, config, providers });
   const worker = await startWorker({ config, address: ctx.temporalAddress, activities, logger });
   return { stop: () => worker.stop() };

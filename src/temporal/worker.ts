@@ -1,6 +1,8 @@
 import { fileURLToPath } from 'node:url';
+import { Context } from '@temporalio/activity';
 import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel } from '@temporalio/worker';
 import type { Config } from '../config.ts';
+import { withLogContext } from '../lib/log-context.ts';
 import type { Logger } from '../logger.ts';
 
 export const workflowsPath = fileURLToPath(new URL('../../workflows/index.ts', import.meta.url));
@@ -46,7 +48,7 @@ export async function startWorker(options: {
     connection,
     namespace: options.config.temporal.namespace,
     taskQueue: options.config.temporal.taskQueue,
-    activities: options.activities,
+    activities: withActivityIds(options.activities),
     ...(options.workflowBundlePath
       ? { workflowBundle: { codePath: options.workflowBundlePath } }
       : { workflowsPath }),
@@ -60,4 +62,15 @@ export async function startWorker(options: {
       await connection.close();
     },
   };
+}
+
+/**
+ * The activities, each running with its workflow's ids, its own type and attempt on every log line it writes
+ * through any logger (lib/log-context.ts): the activities' loggers are made once, before any workflow.
+ */
+function withActivityIds(activities: object): Record<string, (...args: unknown[]) => unknown> {
+  return Object.fromEntries(Object.entries(activities as Record<string, (...args: unknown[]) => unknown>).map(([name, activity]) => [name, (...args: unknown[]) => {
+    const { workflowExecution, activityType, attempt } = Context.current().info;
+    return withLogContext({ workflowId: workflowExecution?.workflowId, runId: workflowExecution?.runId, activityType, attempt }, () => activity(...args));
+  }]));
 }

@@ -5,6 +5,7 @@
  * has been silent long enough; the words of every utterance since the last turn make the turn.
  */
 import type { Logger } from '../logger.ts';
+import { providerErrors } from '../lib/metrics.ts';
 import type { SpeechToText, TranscriptionStream } from '../providers/stt/types.ts';
 import type { VadFactory, VoiceActivityDetector } from '../providers/vad/types.ts';
 import { INTERNAL_SAMPLE_RATE } from './audio/frames.ts';
@@ -144,7 +145,9 @@ export class Listener {
       this.pendingTranscriptions++;
       stt.transcribe(audio, { language: settings.sttLanguage, sampleRate: INTERNAL_SAMPLE_RATE, signal: this.controller.signal })
         .then((transcript) => this.heard(transcript.text), (error: unknown) => {
-          if (!this.closed) this.options.logger.warn({ err: error }, 'transcription failed');
+          if (this.closed) return;
+          providerErrors.inc({ provider: 'stt' });
+          this.options.logger.warn({ err: error }, 'transcription failed');
         })
         .finally(() => {
           this.pendingTranscriptions--;
@@ -181,7 +184,9 @@ export class Listener {
         this.scheduleEnd();
       }
     } catch (error) {
-      if (!this.closed) this.options.logger.warn({ err: error }, 'the speech recognizer stream failed');
+      if (this.closed) return;
+      providerErrors.inc({ provider: 'stt' });
+      this.options.logger.warn({ err: error }, 'the speech recognizer stream failed');
     }
   }
 

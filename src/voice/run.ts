@@ -41,6 +41,8 @@ export interface VoiceProviders {
 
 /** What one call needs, loaded by the caller once the stream has started (its custom parameters name the call). */
 export interface CallSetup {
+  /** The call's id in Parley, bound to every log line of its session. */
+  callId?: number;
   profile: AgentProfile;
   settings: VoiceSettings;
   ports: AgentPorts;
@@ -140,7 +142,6 @@ export function runCallSession(options: RunCallOptions): RunningCall {
       endBeforeSession(error instanceof DomainError ? 'error' : 'customer_hangup');
       return;
     }
-    const logger = options.logger.child({ callSid: start.callSid, streamSid: start.streamSid });
     let setup: CallSetup;
     try {
       setup = await options.load(start);
@@ -149,6 +150,7 @@ export function runCallSession(options: RunCallOptions): RunningCall {
       endBeforeSession('error');
       return;
     }
+    const logger = options.logger.child({ ...(setup.callId === undefined ? {} : { callId: setup.callId }), callSid: start.callSid, streamSid: start.streamSid });
     if (setup.settings.mode === 'multimodal' && !options.providers.realtime) {
       transport.fail(new ServiceUnavailableError(NO_REALTIME_MESSAGE));
       endBeforeSession('error');

@@ -5,6 +5,7 @@
  * An utterance may also play sound made already (keypad tones) between its sentences, tracked like one.
  */
 import type { Logger } from '../logger.ts';
+import { providerErrors } from '../lib/metrics.ts';
 import type { TextToSpeech } from '../providers/tts/types.ts';
 import { FRAME_MS, INTERNAL_SAMPLE_RATE, samplesPerFrame } from './audio/frames.ts';
 import { Resampler } from './audio/resampler.ts';
@@ -87,7 +88,10 @@ class Synthesis implements TrackAudio {
           this.wake?.();
         }
       } catch (error) {
-        if (!signal.aborted) speaker.logger.warn({ err: error, tts: speaker.tts.name }, 'speech synthesis failed; the sentence is skipped');
+        if (!signal.aborted) {
+          providerErrors.inc({ provider: 'tts' });
+          speaker.logger.warn({ err: error, tts: speaker.tts.name }, 'speech synthesis failed; the sentence is skipped');
+        }
       } finally {
         this.finished = true;
         this.wake?.();

@@ -52,6 +52,7 @@ describe('npm start with nothing configured (the embedded default)', () => {
       MEDIA_PORT: String(await freePort()),
       TEMPORAL_PORT: String(await freePort()),
       TEMPORAL_UI_PORT: String(await freePort()),
+      METRICS_PORT: String(await freePort()),
     };
     const ready = `http://127.0.0.1:${env.PORT}/api/ready?deep=true`;
 
@@ -68,6 +69,14 @@ describe('npm start with nothing configured (the embedded default)', () => {
         expect(parley.output()).toContain(`Media        ws://localhost:${env.MEDIA_PORT}/media`);
         expect(await (await fetch(`http://127.0.0.1:${env.MEDIA_PORT}/media/health`)).json()).toEqual({ status: 'ok', sessions: 0 });
         expect(parley.output()).toContain(`Temporal UI  http://127.0.0.1:${env.TEMPORAL_UI_PORT}`);
+        // One registry serves every role's metrics in `all` mode, on its own port only.
+        expect(parley.output()).toContain(`Metrics      http://127.0.0.1:${env.METRICS_PORT}/metrics`);
+        const metrics = await (await fetch(`http://127.0.0.1:${env.METRICS_PORT}/metrics`)).text();
+        for (const name of ['parley_http_requests_total', 'parley_calls_in_progress', 'parley_temporal_task_queue_backlog', 'parley_process_cpu_seconds_total']) {
+          expect(metrics).toContain(`# TYPE ${name} `);
+        }
+        expect(metrics).toContain('parley_http_requests_total{method="GET",route="/api/ready",status="200"}');
+        expect((await fetch(`http://127.0.0.1:${env.PORT}/metrics`)).status).toBe(404);
 
         const parleyPid = Number(fs.readFileSync(path.join(dataDir, 'parley.lock'), 'utf8'));
         const temporalPid = Number(fs.readFileSync(path.join(dataDir, 'temporal.pid'), 'utf8'));

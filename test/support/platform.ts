@@ -3,6 +3,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes, randomUUID } from 'node:crypto';
+import type { Registry } from 'prom-client';
 import { inject } from 'vitest';
 import { createApp, type Api } from '../../src/api/app.ts';
 import { createRequestGuards } from '../../src/api/guards.ts';
@@ -18,6 +19,8 @@ import { apiRoutes, createSandboxCarrier } from '../../src/roles/api.ts';
 import { softphonePages, softphoneUpgrades } from '../../src/resources/sandbox-carrier/softphone.ts';
 import type { SandboxCarrier } from '../../src/providers/telephony/sandbox-carrier/carrier.ts';
 import { start as startMedia } from '../../src/roles/media.ts';
+import { registerApiMetrics, registerWorkerMetrics } from '../../src/roles/metrics.ts';
+import { createMetricsRegistry } from '../../src/lib/metrics.ts';
 import { createActivities } from '../../activities/index.ts';
 import { createTemporalClient, type TemporalClient } from '../../src/temporal/client.ts';
 import { startWorker, type StartedWorker } from '../../src/temporal/worker.ts';
@@ -37,6 +40,8 @@ export interface TestPlatform {
   mediaUrl: string | undefined;
   api: Api;
   providers: Providers;
+  /** The platform's metrics registry, with the metrics of the roles it runs (api, and worker and media when asked). */
+  metrics: Registry;
   /** The sandbox carrier's simulator, when the platform's carrier is the sandbox. */
   sandboxCarrier: SandboxCarrier | undefined;
   request: ApiRequest;
@@ -104,6 +109,9 @@ export async function startTestPlatform(options: {
   const server = http.createServer((request, response) => handle(request, response));
   const { url: baseUrl, close: stopServer } = await listenOnLoopback(server);
   if (!options.env?.PUBLIC_URL) config.publicUrl = baseUrl;
+  const metrics = createMetricsRegistry();
+  registerApiMetrics({ registry: metrics });
+  if (options.worker) registerWorkerMetrics({ registry: metrics, knex: database.knex, temporal, logger });
   const worker = options.worker
     ? await startWorker({
       config,
@@ -114,7 +122,7 @@ export async function startTestPlatform(options: {
     })
     : undefined;
   const media = options.media
-    ? await startMedia({ config: { ...config, media: { ...config.media, port: 0 } }, logger, database, temporal, temporalAddress: config.temporal.address ?? '', providers })
+    ? await startMedia({ config: { ...config, media: { ...config.media, port: 0 } }, logger, database, temporal, temporalAddress: config.temporal.address ?? '', providers, metrics })
     : undefined;
   // Web calls hand out the gateway's address: here, the port it was given.
   if (media) config.media.publicUrl = media.url.replace(/^http/, 'ws');
@@ -135,6 +143,7 @@ export async function startTestPlatform(options: {
     mediaUrl: media ? config.media.publicUrl : undefined,
     api,
     providers,
+    metrics,
     request: apiRequest(baseUrl),
     sandboxCarrier,
     async close() {

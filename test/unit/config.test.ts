@@ -122,6 +122,17 @@ describe('loadConfig', () => {
     expect(configError({ MEDIA_PUBLIC_URL: 'https://media.example.com' }).message).toBe('MEDIA_PUBLIC_URL must use ws: or wss:, got "https:".');
   });
 
+  it('serves metrics only when METRICS_PORT is set, never on a public port', () => {
+    expect(loadConfig({}).metrics).toEqual({ port: undefined, host: '127.0.0.1', token: undefined });
+    expect(loadConfig({ HOST: '0.0.0.0', METRICS_PORT: '9464', METRICS_TOKEN: 'secret' }).metrics).toEqual({ port: 9464, host: '0.0.0.0', token: 'secret' });
+    expect(loadConfig({ METRICS_PORT: '9464', METRICS_HOST: '10.0.0.5' }).metrics.host).toBe('10.0.0.5');
+    const clashes: Record<string, string>[] = [{ PORT: '9000', METRICS_PORT: '9000' }, { MEDIA_PORT: '9001', METRICS_PORT: '9001' }];
+    for (const clash of clashes) {
+      expect(configError(clash).message).toBe('METRICS_PORT must differ from PORT and MEDIA_PORT: metrics are never served on a public port.');
+    }
+    expect(configError({ METRICS_PORT: '0' }).variable).toBe('METRICS_PORT');
+  });
+
   it('reads how long a stop may drain work in flight', () => {
     expect(loadConfig({}).drainTimeoutMs).toBe(8000);
     expect(loadConfig({ DRAIN_TIMEOUT: '2m' }).drainTimeoutMs).toBe(120_000);

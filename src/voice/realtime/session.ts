@@ -10,6 +10,7 @@
 import type { AgentPorts } from '../../agent/ports.ts';
 import type { AgentProfile } from '../../agent/profile.ts';
 import { dialogueTools, openingLine } from '../../agent/turn-input.ts';
+import { providerErrors } from '../../lib/metrics.ts';
 import type { RealtimeConnection, RealtimeEvent, RealtimeModel } from '../../providers/realtime/types.ts';
 import { INTERNAL_SAMPLE_RATE } from '../audio/frames.ts';
 import { Resampler } from '../audio/resampler.ts';
@@ -143,6 +144,7 @@ export class RealtimeCallSession {
       this.connection = await parts.model.connect(realtimeOptions(parts, this.tools.definitions, this.controller.signal));
     } catch (error) {
       if (this.life.finished) return;
+      providerErrors.inc({ provider: 'realtime' });
       parts.logger.warn({ err: error }, 'the realtime model could not be reached');
       await this.endNow('error');
       return;
@@ -206,7 +208,10 @@ export class RealtimeCallSession {
         if (this.activeReply === event.responseId) this.activeReply = undefined;
         const reply = this.replies.get(event.responseId);
         if (reply) reply.done = true;
-        if (event.status === 'failed') this.parts.logger.warn({ reason: event.reason }, 'the realtime model failed to answer');
+        if (event.status === 'failed') {
+          providerErrors.inc({ provider: 'realtime' });
+          this.parts.logger.warn({ reason: event.reason }, 'the realtime model failed to answer');
+        }
         for (const item of playback.playing) if (item.responseId === event.responseId) await playback.complete(item.itemId);
         this.continueAfterTools(event.responseId);
         this.settle();

@@ -1,0 +1,132 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
+
+/**
+ * The process's Prometheus metrics. Each metric is defined once here, in no registry: a role puts the groups it
+ * feeds into the registry its process serves on METRICS_PORT (roles call `registerMetrics`), so an api process
+ * shows no call metrics and `all` shows every group in one registry. Updating a metric of a group that is not
+ * registered is harmless; it is simply never scraped.
+ */
+
+/** Seconds; from a fast API answer to a slow webhook receiver. */
+const HTTP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+/** Seconds; the parts of a spoken turn, where a caller notices anything past about a second. */
+const TURN_BUCKETS = [0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1, 1.5, 2, 3, 5, 10];
+/** Seconds from a webhook event to its delivery, retries included. */
+const LAG_BUCKETS = [0.1, 0.5, 1, 5, 15, 60, 300, 1800, 3600, 21600, 86400];
+
+export const httpRequests = new Counter({
+  name: 'parley_http_requests_total',
+  help: 'HTTP requests answered by the API, by method, route pattern and status.',
+  labelNames: ['method', 'route', 'status'] as const,
+  registers: [],
+});
+
+export const httpRequestDuration = new Histogram({
+  name: 'parley_http_request_duration_seconds',
+  help: 'Time to answer an HTTP request of the API, by method, route pattern and status.',
+  labelNames: ['method', 'route', 'status'] as const,
+  buckets: HTTP_BUCKETS,
+  registers: [],
+});
+
+export const callsInProgress = new Gauge({
+  name: 'parley_calls_in_progress',
+  help: 'Calls this media gateway is running now, by where their audio comes from (browser or carrier).',
+  labelNames: ['source'] as const,
+  registers: [],
+});
+
+export const callsRefused = new Counter({
+  name: 'parley_calls_refused_total',
+  help: 'Calls this media gateway refused because all its lines (MEDIA_MAX_CALLS) were busy.',
+  registers: [],
+});
+
+export const turnLatency = new Histogram({
+  name: 'parley_turn_latency_seconds',
+  help: "Per-turn latency of the assistant's replies, by component: end_of_speech_to_first_audio (what the caller feels), stt_final_delay, llm_first_token, tts_first_byte.",
+  labelNames: ['component'] as const,
+  buckets: TURN_BUCKETS,
+  registers: [],
+});
+
+export const providerErrors = new Counter({
+  name: 'parley_provider_errors_total',
+  help: 'Failures of the external services a call or job depends on, by kind: stt, tts, llm, realtime, carrier.',
+  labelNames: ['provider'] as const,
+  registers: [],
+});
+
+export const webhookDeliveries = new Counter({
+  name: 'parley_webhook_delivery_attempts_total',
+  help: 'Webhook delivery attempts, by outcome: delivered, retry, failed (refused for good), dead (last attempt failed), cancelled.',
+  labelNames: ['outcome'] as const,
+  registers: [],
+});
+
+export const webhookLag = new Histogram({
+  name: 'parley_webhook_delivery_lag_seconds',
+  help: 'From a webhook event to its successful delivery, retries included.',
+  buckets: LAG_BUCKETS,
+  registers: [],
+});
+
+export const campaignCallsPlaced = new Counter({
+  name: 'parley_campaign_calls_total',
+  help: 'Campaign leads tried for a call, by outcome: placed, no-slot (no free line in the account or the media gateways), skipped (settled meanwhile), halt (the campaign cannot dial).',
+  labelNames: ['outcome'] as const,
+  registers: [],
+});
+
+export type ProviderKind = 'stt' | 'tts' | 'llm' | 'realtime' | 'carrier';
+export type TurnComponent = 'end_of_speech_to_first_audio' | 'stt_final_delay' | 'llm_first_token' | 'tts_first_byte';
+
+/** The groups each role feeds; roles/metrics.ts adds those read at scrape time. */
+export const metricGroups = {
+  // The api's chats and generated replies ask the language model too.
+  api: [httpRequests, httpRequestDuration, providerErrors],
+  media: [callsInProgress, callsRefused, turnLatency, providerErrors],
+  worker: [providerErrors, webhookDeliveries, webhookLag, campaignCallsPlaced],
+} satisfies Record<string, Metric[]>;
+
+/** A fresh registry with the process's own metrics (memory, CPU, event loop lag) under the `parley_` prefix. */
+export function createMetricsRegistry(): Registry {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'parley_' });
+  return registry;
+}
+
+/** Adds metrics to a registry; one already there (shared by two roles of an `all` process) is kept. */
+export function registerMetrics(registry: Registry, metrics: readonly Metric[]): void {
+  for (const metric of metrics) {
+    if (!registry.getSingleMetric(metricName(metric))) registry.registerMetric(metric);
+  }
+}
+
+function metricName(metric: Metric): string {
+  return (metric as unknown as { name: string }).name;
+}
+
+/** The turn metrics of the voice engine (voice/hooks.ts TurnMetrics) by the component label they are observed under. */
+export const TURN_COMPONENTS = {
+  end_of_speech_to_first_audio_ms: 'end_of_speech_to_first_audio',
+  stt_final_delay_ms: 'stt_final_delay',
+  llm_first_token_ms: 'llm_first_token',
+  tts_first_byte_ms: 'tts_first_byte',
+} as const satisfies Record<string, TurnComponent>;
+
+/**
+ * The observations of one committed turn: each latency it measured, in seconds, under its component. A turn
+ * measures only what it could (none on the caller's turns); a negative value, from clocks that disagree, is
+ * left out rather than counted as instant.
+ */
+export function turnObservations(metrics: Partial<Record<keyof typeof TURN_COMPONENTS, number>>): { component: TurnComponent; seconds: number }[] {
+  return (Object.keys(TURN_COMPONENTS) as (keyof typeof TURN_COMPONENTS)[])
+    .filter((key) => typeof metrics[key] === 'number' && Number.isFinite(metrics[key]) && metrics[key] >= 0)
+    .map((key) => ({ component: TURN_COMPONENTS[key], seconds: (metrics[key] as number) / 1000 }));
+}
+
+/** Observes a committed turn's latencies (turnObservations). */
+export function observeTurn(metrics: Partial<Record<keyof typeof TURN_COMPONENTS, number>>): void {
+  for (const { component, seconds } of turnObservations(metrics)) turnLatency.observe({ component }, seconds);
+}
