@@ -206,35 +206,44 @@ async function hangUp(callId: number, state: CallState, timing: CallLifecycleTim
  * Stores the call's end and bill, then evaluates it when its assistant asks for that, for a call the carrier
  * connected (`carried`) records what the carrier charged for it, and last sends the post-call webhook. A
  * campaign's call tells its campaign once it has ended, when more is to follow: the campaign may dial in its
- * place while it is evaluated.
+ * place while it is evaluated. Telling, evaluating and pricing start together (one workflow task, where one
+ * each used to follow the other: a campaign's calls are many, and each task costs the worker and Temporal).
  */
 async function finish(input: CallLifecycleInput, state: CallState, end: CallEnd, carried = false): Promise<CallLifecycleResult> {
   const { callId, campaignId } = input;
   state.phase = 'finalizing';
   await storeVerdict(callId, state);
   const finalized = await bookkeeping.finalizeCall({ callId, reason: end.reason, endedAt: end.at });
-  if (campaignId !== undefined && (finalized.evaluate || carried)) await tellCampaign(campaignId, callEndedInCampaign, callId);
-  if (finalized.evaluate) {
-    state.phase = 'evaluating';
-    try {
-      await evaluating.evaluateCall({ callId });
-    } catch (error) {
-      // The call is over and billed: a missing evaluation is logged, not a failed call.
-      log.warn('the post-call evaluation failed', { callId, error: String(error) });
-    }
-  }
-  if (carried) {
-    try {
-      await pricing.recordCarrierCost({ callId });
-    } catch (error) {
-      // The call is billed to its owner already; the carrier's price is for the record.
-      log.warn('the carrier\'s price of the call could not be recorded', { callId, error: String(error) });
-    }
-  }
+  const together = patched('call-epilogue-together');
+  const told = campaignId !== undefined && (finalized.evaluate || carried) ? tellCampaign(campaignId, callEndedInCampaign, callId) : undefined;
+  if (!together) await told;
+  if (finalized.evaluate) state.phase = 'evaluating';
+  const evaluated = finalized.evaluate ? evaluate(callId) : undefined;
+  if (!together) await evaluated;
+  const priced = carried ? recordCarrierCost(callId) : undefined;
+  await Promise.all([told, evaluated, priced]);
   // After the evaluation, so the payload carries it. Runs of calls that ended before webhooks existed skip it.
   if (finalized.webhook === true && patched('post-call-webhook')) await sendPostCallWebhook(callId, input.webhookPolicy);
   state.phase = 'done';
   return { status: finalized.status, reason: end.reason };
+}
+
+async function evaluate(callId: number): Promise<void> {
+  try {
+    await evaluating.evaluateCall({ callId });
+  } catch (error) {
+    // The call is over and billed: a missing evaluation is logged, not a failed call.
+    log.warn('the post-call evaluation failed', { callId, error: String(error) });
+  }
+}
+
+async function recordCarrierCost(callId: number): Promise<void> {
+  try {
+    await pricing.recordCarrierCost({ callId });
+  } catch (error) {
+    // The call is billed to its owner already; the carrier's price is for the record.
+    log.warn('the carrier\'s price of the call could not be recorded', { callId, error: String(error) });
+  }
 }
 
 /**

@@ -230,6 +230,11 @@ const scenarios: Record<string, Scenario> = {
       return handle;
     },
   },
+  // Recorded after the call's evaluation began together with telling the campaign and pricing (one task).
+  'call-lifecycle-epilogue-together': {
+    stubs: { ...callSteps, finalizeCall: () => Promise.resolve({ status: 'ended_by_customer' as const, evaluate: true }) },
+    run: webCall({ reason: 'customer_hangup' }),
+  },
   'call-lifecycle-time-limit': { stubs: callSteps, run: webCall() },
   'call-lifecycle-never-connected': {
     stubs: { ...callSteps, requestHangup: () => Promise.resolve('gone' as const), finalizeCall: () => Promise.resolve({ status: 'failed' as const, evaluate: false }) },

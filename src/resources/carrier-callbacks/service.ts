@@ -2,9 +2,11 @@ import type { Knex } from 'knex';
 import type { Logger } from '../../logger.ts';
 import { signalAnsweredBy, signalCarrierStatus } from '../../temporal/call-signals.ts';
 import type { TemporalClient } from '../../temporal/client.ts';
-import type { AnsweredBySignal, CarrierCallStatus } from '../../temporal/shared.ts';
+import { finalCarrierStatuses, type AnsweredBySignal, type CarrierCallStatus } from '../../temporal/shared.ts';
 
 const carrierStatuses: readonly CarrierCallStatus[] = ['queued', 'initiated', 'ringing', 'in-progress', 'completed', 'busy', 'no-answer', 'failed', 'canceled'];
+/** What the call's workflow acts on: the callee answering, and the line's end. The rest only shows on the call's row. */
+const statusesTheWorkflowActsOn: readonly CarrierCallStatus[] = ['in-progress', ...finalCarrierStatuses];
 
 export interface CarrierStatusReport {
   /** The call as Parley named it to the carrier; undefined for a number's own callbacks (inbound calls). */
@@ -19,7 +21,8 @@ export interface CarrierStatusReport {
 /**
  * A carrier's word on one of the calls Parley dialled: the carrier's call id is recorded on the call (a
  * retried dial looks for it before dialing again), a ringing call shows `ringing`, and the call's workflow is
- * told. A status Parley does not know, or a call that is gone, is logged and dropped.
+ * told of an answer or an end (each signal is a workflow task: the others would change nothing there). A status
+ * Parley does not know, or a call that is gone, is logged and dropped.
  */
 export async function recordCarrierStatus(deps: { knex: Knex; temporal: TemporalClient; logger: Logger }, report: CarrierStatusReport): Promise<void> {
   const { knex, logger } = deps;
@@ -38,6 +41,7 @@ export async function recordCarrierStatus(deps: { knex: Knex; temporal: Temporal
   const callId = Number(found.id);
   if (found.providerCallId === null) await knex('calls').where({ id: callId }).whereNull('providerCallId').update({ providerCallId: report.providerCallId, updatedAt: knex.fn.now() });
   if (status === 'ringing') await knex('calls').where({ id: callId, status: 'initiated' }).update({ status: 'ringing', updatedAt: knex.fn.now() });
+  if (!statusesTheWorkflowActsOn.includes(status)) return;
   const parsed = report.timestamp ? Date.parse(report.timestamp) : Number.NaN;
   await signalCarrierStatus(deps.temporal, callId, { status, at: new Date(Number.isNaN(parsed) ? Date.now() : parsed).toISOString() }, logger);
 }
