@@ -5,9 +5,11 @@
  * the server of DATABASE_URL), with speech through the fake hosted providers (Deepgram, OpenAI speech) and the
  * fake language model, so speech costs next to nothing. The sandbox carrier runs at its instant pace
  * (SANDBOX_CARRIER_PACE=instant) and every lead is its silent callee, 98–99, which then answers at the dial and
- * hangs up a second later without a word: each lead is `completed` with one call that is mostly Parley's own
- * work (its workflow, the dial, the media stream, the bill), so the figures measure the dispatcher, not a
- * conversation.
+ * hangs up `--hold` seconds later without a word (SANDBOX_SILENT_CALLEE_SECONDS): each lead is `completed` with
+ * one call that is mostly Parley's own work (its workflow, the dial, the media stream, the bill), so the figures
+ * measure the dispatcher, not a conversation. A hold of 1 s makes every call mostly setup and teardown, so the
+ * machine's CPU per call bounds the figures; a longer hold shows how full the dispatcher keeps its places
+ * when calls last as calls do.
  *
  * It prints leads per minute, the slot utilisation (calls in flight, time-averaged from the first call's record
  * to the last call's end, ÷ `--parallel`; a call holds its slot from its record's creation to its end), the delay
@@ -15,7 +17,7 @@
  * once, and the leads' statuses. It exits non-zero when more than `--parallel` calls were live at once, a lead
  * is not in a final status, or a lead has more calls than attempts.
  *
- *   npm run bench:campaign-dispatch -- [--leads 10000] [--parallel 50]
+ *   npm run bench:campaign-dispatch -- [--leads 10000] [--parallel 50] [--hold 1]
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -33,11 +35,13 @@ import { auditCampaign, campaignCompleted, createCampaign, spread, startCampaign
 import { calleeNumber } from './calls/callees.ts';
 import { benchEnv } from './platform-env.ts';
 
-const { values } = parseArgs({ options: { 'leads': { type: 'string', default: '10000' }, 'parallel': { type: 'string', default: '50' } } });
+const { values } = parseArgs({ options: { 'leads': { type: 'string', default: '10000' }, 'parallel': { type: 'string', default: '50' }, 'hold': { type: 'string', default: '1' } } });
 const leadCount = Number(values.leads);
 const parallel = Number(values.parallel);
 if (!(leadCount >= 1 && leadCount <= 10_000)) throw new Error('--leads: 1 to 10000 (each lead has a number of its own)');
 if (!(parallel >= 1 && parallel <= 1000)) throw new Error('--parallel: 1 to 1000, as max_calls_in_parallel');
+const holdSeconds = Number(values.hold);
+if (!(Number.isInteger(holdSeconds) && holdSeconds >= 1 && holdSeconds <= 3600)) throw new Error('--hold: whole seconds, 1 to 3600');
 const load = () => `load average ${os.loadavg()[0]!.toFixed(1)} on ${os.availableParallelism()} cores`;
 
 const llm = await startFakeLlmServer({ chunkSize: 8 });
@@ -53,7 +57,7 @@ const { env, baseUrl } = await benchEnv({
   dataDir,
   llmUrl: llm.baseUrl,
   extra: {
-    MEDIA_MAX_CALLS: String(parallel), SANDBOX_CARRIER_PACE: 'instant',
+    MEDIA_MAX_CALLS: String(parallel), SANDBOX_CARRIER_PACE: 'instant', SANDBOX_SILENT_CALLEE_SECONDS: String(holdSeconds),
     STT_PROVIDER: 'deepgram', DEEPGRAM_URL: deepgram.url, DEEPGRAM_API_KEY: deepgram.apiKey,
     TTS_PROVIDER: 'openai', OPENAI_TTS_BASE_URL: speech.openaiBaseUrl, OPENAI_TTS_API_KEY: speech.openaiKey,
     ...(scratch ? { DATABASE_URL: scratch.url } : {}),
@@ -77,7 +81,7 @@ try {
   });
   if (imported.status !== 200 || imported.body.created !== leadCount) throw new Error(`importing the leads: HTTP ${imported.status} ${imported.text}`);
   console.log(`${leadCount} leads, max_calls_in_parallel ${parallel} (MEDIA_MAX_CALLS ${parallel}; the plan's ${planLines} lines less ` +
-    `${config.campaignInboundReservePercent}% kept for inbound calls); callees answer at the dial and hang up 1 s later; ` +
+    `${config.campaignInboundReservePercent}% kept for inbound calls); callees answer at the dial and hang up ${holdSeconds} s later; ` +
     `${config.database.url ? 'PostgreSQL' : 'embedded PGlite'}, STT ${config.stt.provider}, TTS ${config.tts.provider} (fakes); ${load()}`);
 
   const startedAt = await startCampaign(account, campaignId);

@@ -10,6 +10,8 @@ export type TelephonyConfig =
     provider: 'sandbox';
     /** How quickly the sandbox's scripted callees pick up and hang up: as on a phone network, or at once (benches). */
     pace: SandboxPace;
+    /** How long the silent callee holds the line before it hangs up; the pace's own when unset (benches). */
+    silentCalleeSeconds: number | undefined;
   }
   | {
     provider: 'twilio';
@@ -23,7 +25,13 @@ export type SandboxPace = 'phone' | 'instant';
 
 export function readTelephony(read: Reader): TelephonyConfig {
   const provider = read.oneOf('TELEPHONY_PROVIDER', ['sandbox', 'twilio'] as const, 'sandbox');
-  if (provider === 'sandbox') return { provider, pace: read.oneOf('SANDBOX_CARRIER_PACE', ['phone', 'instant'] as const, 'phone') };
+  if (provider === 'sandbox') {
+    return {
+      provider,
+      pace: read.oneOf('SANDBOX_CARRIER_PACE', ['phone', 'instant'] as const, 'phone'),
+      silentCalleeSeconds: read.string('SANDBOX_SILENT_CALLEE_SECONDS') === undefined ? undefined : read.integer('SANDBOX_SILENT_CALLEE_SECONDS', 1, 1, 3600),
+    };
+  }
   const accountSid = read.string('TWILIO_ACCOUNT_SID');
   if (accountSid === undefined || !/^AC[0-9a-f]{32}$/i.test(accountSid)) {
     throw new ConfigError('TWILIO_ACCOUNT_SID', 'is required when TELEPHONY_PROVIDER is twilio: the Account SID, AC followed by 32 hex digits.');

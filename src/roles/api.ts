@@ -163,7 +163,7 @@ export function createSandboxCarrier(config: Config, providers: Providers, logge
   if (config.telephony.provider !== 'sandbox') return undefined;
   return new SandboxCarrier({
     logger, token: () => sandboxCarrierToken(providers.secrets), parleyUrl: () => config.publicUrl, owned: (phoneNumber) => heldInParley(knex, phoneNumber),
-    pace: config.telephony.pace,
+    pace: config.telephony.pace, silentCalleeSeconds: config.telephony.silentCalleeSeconds,
   });
 }
 

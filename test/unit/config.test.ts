@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.ts';
+import { timingsAt } from '../../src/providers/telephony/sandbox-carrier/callees.ts';
 
 function configError(env: Record<string, string>): ConfigError {
   try {
@@ -180,6 +181,11 @@ describe('loadConfig', () => {
     expect(loadConfig({}).telephony).toEqual({ provider: 'sandbox', pace: 'phone' });
     expect(loadConfig({ SANDBOX_CARRIER_PACE: 'instant' }).telephony).toEqual({ provider: 'sandbox', pace: 'instant' });
     expect(() => loadConfig({ SANDBOX_CARRIER_PACE: 'fast' })).toThrow(/SANDBOX_CARRIER_PACE/);
+    expect(loadConfig({ SANDBOX_SILENT_CALLEE_SECONDS: '20' }).telephony).toEqual({ provider: 'sandbox', pace: 'phone', silentCalleeSeconds: 20 });
+    expect(configError({ SANDBOX_SILENT_CALLEE_SECONDS: '0' }).variable).toBe('SANDBOX_SILENT_CALLEE_SECONDS');
+    expect(timingsAt('instant', 20).silentHangUpAfterMs).toBe(20_000);
+    expect(timingsAt('instant')).toMatchObject({ answerAfterMs: 0, silentHangUpAfterMs: 1000 });
+    expect(timingsAt('phone')).toMatchObject({ answerAfterMs: 1000, silentHangUpAfterMs: 2000 });
     expect(loadConfig({}).campaignInboundReservePercent).toBe(20);
     expect(loadConfig({ CAMPAIGN_INBOUND_RESERVE: '0' }).campaignInboundReservePercent).toBe(0);
     expect(configError({ CAMPAIGN_INBOUND_RESERVE: '95' }).variable).toBe('CAMPAIGN_INBOUND_RESERVE');

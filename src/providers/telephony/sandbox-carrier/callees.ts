@@ -58,10 +58,12 @@ export type CalleeTimings = typeof timings;
  * The timings at a pace: `phone` as above; `instant` (SANDBOX_CARRIER_PACE, for benches) picks up, reports busy
  * or fails at the dial, and the silent callee hangs up a second after answering, so a call is mostly Parley's
  * own work. Conversations (turns, voicemail, transfers) keep their pace: they are speech, not ringing.
+ * `silentSeconds` (SANDBOX_SILENT_CALLEE_SECONDS) holds the silent callee's line that long instead, as a call of
+ * some length would: a bench's slots then stay taken as real calls take them.
  */
-export function timingsAt(pace: 'phone' | 'instant'): CalleeTimings {
-  if (pace === 'phone') return timings;
-  return { ...timings, ringAfterMs: 0, answerAfterMs: 0, busyAfterMs: 0, failAfterMs: 0, silentHangUpAfterMs: 1000 };
+export function timingsAt(pace: 'phone' | 'instant', silentSeconds?: number): CalleeTimings {
+  const paced = pace === 'phone' ? timings : { ...timings, ringAfterMs: 0, answerAfterMs: 0, busyAfterMs: 0, failAfterMs: 0, silentHangUpAfterMs: 1000 };
+  return silentSeconds === undefined ? paced : { ...paced, silentHangUpAfterMs: silentSeconds * 1000 };
 }
 
 /**

@@ -62,13 +62,14 @@ export class SandboxCarrier {
   /**
    * `owned` says whether a Parley user holds a number, which no softphone may claim; `observe` is told each
    * change of a call's status or verdict. The account SID is made from the token unless given. `pace` is the
-   * scripted callees' (callees.ts `timingsAt`), `phone` unless given.
+   * scripted callees' (callees.ts `timingsAt`, with `silentCalleeSeconds`), `phone` unless given.
    */
   constructor(options: {
     logger: Logger; token: () => string; parleyUrl: () => string; owned: (phoneNumber: string) => Promise<boolean>;
     accountSid?: string; reach?: (url: string) => string; observe?: (call: SimulatedCall) => void; pace?: 'phone' | 'instant';
+    silentCalleeSeconds?: number;
   }) {
-    this.timings = timingsAt(options.pace ?? 'phone');
+    this.timings = timingsAt(options.pace ?? 'phone', options.silentCalleeSeconds);
     this.logger = options.logger.child({ component: 'sandbox-carrier' });
     this.webhooks = { token: options.token, reach: options.reach, logger: this.logger };
     this.observe = options.observe;
