@@ -14,7 +14,8 @@
  * It prints leads per minute, the slot utilisation (calls in flight, time-averaged from the first call's record
  * to the last call's end, ÷ `--parallel`; a call holds its slot from its record's creation to its end), the delay
  * from a slot freeing (a call's end) to the next dial (the next call record created), the most calls live at
- * once, and the leads' statuses. It exits non-zero when more than `--parallel` calls were live at once, a lead
+ * once, the leads' statuses, the CPU time per call of the platform's process and of the Temporal dev server, and the
+ * workflow tasks and history events of the last calls' workflows. It exits non-zero when more than `--parallel` calls were live at once, a lead
  * is not in a final status, or a lead has more calls than attempts.
  *
  *   npm run bench:campaign-dispatch -- [--leads 10000] [--parallel 50] [--hold 1]
@@ -23,6 +24,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import proto from '@temporalio/proto';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
 import { startPlatform } from '../src/platform.ts';
@@ -34,6 +36,7 @@ import { setUpCallingAccount } from './calls/account.ts';
 import { auditCampaign, campaignCompleted, createCampaign, spread, startCampaign, statusTally } from './calls/campaign.ts';
 import { calleeNumber } from './calls/callees.ts';
 import { benchEnv } from './platform-env.ts';
+import { processUsage, selfUsage } from './webhooks/usage.ts';
 
 const { values } = parseArgs({ options: { 'leads': { type: 'string', default: '10000' }, 'parallel': { type: 'string', default: '50' }, 'hold': { type: 'string', default: '1' } } });
 const leadCount = Number(values.leads);
@@ -84,17 +87,24 @@ try {
     `${config.campaignInboundReservePercent}% kept for inbound calls); callees answer at the dial and hang up ${holdSeconds} s later; ` +
     `${config.database.url ? 'PostgreSQL' : 'embedded PGlite'}, STT ${config.stt.provider}, TTS ${config.tts.provider} (fakes); ${load()}`);
 
+  const temporalPid = Number(fs.readFileSync(path.join(dataDir, 'temporal.pid'), 'utf8'));
+  const [temporalBefore, selfBefore] = [processUsage(temporalPid), selfUsage()];
   const startedAt = await startCampaign(account, campaignId);
   // Generous (2 s a lead, as on a loaded machine of 2 shared cores, plus 10 min): a campaign that does not finish is a failure.
   const completed = await campaignCompleted(knex, campaignId, leadCount * 2000 + 10 * 60_000);
   const wallMs = Date.now() - startedAt;
   const audit = await auditCampaign(knex, campaignId, parallel);
+  const cpuPerCall = (before: { cpuMs: number }, after: { cpuMs: number }) => ((after.cpuMs - before.cpuMs) / Math.max(audit.calls, 1)).toFixed(0);
+  const [temporalAfter, selfAfter] = [processUsage(temporalPid), selfUsage()];
+  const histories = await callHistories(knex, 20);
 
   console.log(`campaign ${completed ? 'completed' : 'NOT completed'} ${(wallMs / 1000).toFixed(1)} s after update-status: ${(audit.leads / (wallMs / 60_000)).toFixed(0)} leads per minute ` +
     `(${(audit.calls / (audit.spanMs / 60_000)).toFixed(0)} calls per minute from the first call to the last call's end, ${(audit.spanMs / 1000).toFixed(1)} s)`);
   console.log(`slot utilisation (time-averaged calls in flight ÷ ${parallel}): ${audit.utilisation.toFixed(2)} (goal > 0.9); ` +
     `most calls live at once: ${audit.mostAtOnce} (at most ${parallel})`);
   console.log(`slot freed → next dial, over ${audit.slotToDialMs.length} freed slots: ${spread(audit.slotToDialMs)}`);
+  console.log(`CPU per call: platform process ${cpuPerCall(selfBefore, selfAfter)} ms, Temporal dev server ${cpuPerCall(temporalBefore, temporalAfter)} ms; ` +
+    `a call's workflow, over the last ${histories.calls}: ${histories.tasks.toFixed(1)} workflow tasks, ${histories.events.toFixed(1)} history events`);
   console.log(`leads: ${statusTally(audit.statuses)}; not in a final status: ${audit.open}; calls ${audit.calls}, still live ${audit.callsLive}; ` +
     `leads with more calls than attempts ${audit.moreCallsThanAttempts}, fewer ${audit.fewerCallsThanAttempts}; ${load()}`);
   if (!completed || audit.mostAtOnce > parallel || audit.open > 0 || audit.moreCallsThanAttempts > 0 || audit.callsLive > 0) exitCode = 1;
@@ -105,3 +115,15 @@ try {
   fs.rmSync(dataDir, { recursive: true, force: true });
 }
 process.exit(exitCode);
+
+/** The mean workflow tasks and history events of the workflows of the last `count` calls. */
+async function callHistories(db: typeof knex, count: number): Promise<{ calls: number; tasks: number; events: number }> {
+  const ids = await db('calls').orderBy('id', 'desc').limit(count).pluck('id');
+  let [tasks, events] = [0, 0];
+  for (const id of ids) {
+    const history = await running.temporal.client.workflow.getHandle(`call-${id}`).fetchHistory();
+    events += history.events?.length ?? 0;
+    tasks += history.events?.filter((event) => String(event.eventType) === String(proto.temporal.api.enums.v1.EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED)).length ?? 0;
+  }
+  return { calls: ids.length, tasks: tasks / Math.max(ids.length, 1), events: events / Math.max(ids.length, 1) };
+}
