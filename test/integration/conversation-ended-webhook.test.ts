@@ -1,12 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { zonedIsoTimestamp } from '../../src/lib/time.ts';
 import { workflowIds } from '../../src/temporal/names.ts';
 import { verifySignature } from '../../src/webhooks/signature.ts';
-import { startFakeLlmServer, type FakeLlmServer } from '../fakes/llm-server.ts';
-import { startWebhookReceiver, type WebhookReceiver } from '../fakes/webhook-receiver.ts';
-import { createTestAssistant } from '../support/assistants.ts';
-import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
-import { createTestUser } from '../support/users.ts';
+import type { FakeLlmServer } from '../fakes/llm-server.ts';
+import type { TestPlatform } from '../support/platform.ts';
+import { ownerWithWebhook as ownerWithAssistantWebhook, startWebhookPlatform, webhookReceiver as receiver } from '../support/webhooks.ts';
 
 // CONVERSATION_INACTIVITY_UNIT=second: an assistant's conversation_inactivity_timeout of 2 is two seconds.
 const TIMEOUT_SECONDS = 2;
@@ -17,11 +15,7 @@ describe('the conversation-ended webhook (W2), sent by the real worker when a wi
   let platform: TestPlatform;
 
   beforeAll(async () => {
-    llm = await startFakeLlmServer();
-    platform = await startTestPlatform({
-      worker: true,
-      env: { LLM_BASE_URL: llm.baseUrl, LLM_API_KEY: 'test', FETCH_ALLOW_HOSTS: '127.0.0.1', CONVERSATION_INACTIVITY_UNIT: 'second' },
-    });
+    ({ llm, platform } = await startWebhookPlatform({ CONVERSATION_INACTIVITY_UNIT: 'second' }));
   });
   afterAll(async () => {
     await platform.close();
@@ -30,27 +24,15 @@ describe('the conversation-ended webhook (W2), sent by the real worker when a wi
 
   const knex = () => platform.database.knex;
 
-  async function receiver(): Promise<WebhookReceiver> {
-    const started = await startWebhookReceiver();
-    onTestFinished(() => started.close());
-    return started;
-  }
-
   /** An owner in Berlin whose assistant posts its conversation-ended webhook to `url`. */
-  async function ownerWithWebhook(url: string, settings: Record<string, unknown> = {}) {
-    const owner = await createTestUser(knex(), { balanceUsd: 1 });
-    await knex()('users').where({ id: owner.id }).update({ timezone: 'Europe/Berlin' });
-    const assistant = await createTestAssistant(platform, owner, {
+  const ownerWithWebhook = (url: string, settings: Record<string, unknown> = {}) => ownerWithAssistantWebhook(platform, 'enable-conversation-ended-webhook', url, {
+    timezone: 'Europe/Berlin',
+    settings: {
       conversation_inactivity_timeout: TIMEOUT_SECONDS,
       post_call_schema: [{ name: 'intent', type: 'string', description: 'What the customer wanted.' }],
       ...settings,
-    });
-    const enabled = await platform.request('POST', '/user/assistants/enable-conversation-ended-webhook', {
-      token: owner.token, body: { assistant_id: assistant.id, webhook_url: url },
-    });
-    expect(enabled.body).toEqual({ message: 'Conversation ended webhook enabled successfully', data: [] });
-    return { owner, assistant };
-  }
+    },
+  });
 
   async function say(uuid: string, message: string, reply: string) {
     llm.script({ reply });
