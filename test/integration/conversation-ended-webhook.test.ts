@@ -107,6 +107,39 @@ describe('the conversation-ended webhook (W2), sent by the real worker when a wi
     expect(log.data[0]).toMatchObject({ kind: 'conversation.ended', conversation_id: row.id, status: 'delivered', payload });
   });
 
+  it("restarts the quiet period on an operator's message as on a user's, and reopens an ended conversation with it", async () => {
+    const hooks = await receiver();
+    const { owner, assistant } = await ownerWithWebhook(hooks.url, { post_call_evaluation: false });
+    const started = await platform.request('POST', '/conversations', { body: { assistant_id: assistant.uuid } });
+    const uuid = started.body.conversation_id as string;
+    const row = await knex()('conversations').where({ uuid }).first();
+    const operatorSays = async (message: string) => {
+      const sent = await platform.request('POST', `/user/conversations/${uuid}/messages`, { token: owner.token, body: { message } });
+      expect(sent.status).toBe(201);
+    };
+
+    await say(uuid, 'Can I talk to a person?', 'Let me find someone.');
+    // Most of a period passes, then an operator answers: the period the user's message started never ends.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(hooks.received).toHaveLength(0);
+    await operatorSays('Hi, this is Maria from support.');
+    const quietFrom = await lastMessageAt(row.id);
+    const [hook] = await hooks.arrived(1);
+    expect(hook!.at - quietFrom).toBeGreaterThanOrEqual(TIMEOUT_SECONDS * 1000);
+    expect(JSON.parse(hook!.body)).toMatchObject({ message_count: 4, formatted_transcript: expect.stringMatching(/\nAI: Hi, this is Maria from support\.$/) });
+    const run = platform.temporal.client.workflow.getHandle(workflowIds.conversation(uuid));
+    await run.result();
+    const firstRunId = (await run.describe()).runId;
+
+    // After the end, the operator's message reopens the conversation and a new period ends it again.
+    await operatorSays('Are you still there?');
+    expect((await knex()('conversations').where({ uuid }).first()).endedAt).toBeNull();
+    const second = platform.temporal.client.workflow.getHandle(workflowIds.conversation(uuid));
+    await expect.poll(async () => (await second.describe()).runId).not.toBe(firstRunId);
+    expect(await second.result()).toMatchObject({ periods: 1 });
+    expect((await knex()('conversations').where({ uuid }).first()).endedAt).toBeInstanceOf(Date);
+  });
+
   it('reopens on a message after the end; announces the next quiet period only with conversation_ended_retrigger', async () => {
     for (const retrigger of [false, true]) {
       const hooks = await receiver();
