@@ -25,7 +25,9 @@ export interface RouteResult {
  */
 export type RouteAuth = 'bearer' | 'public' | SignatureVerifier;
 
-export interface RouteInput<P extends TSchema, Q extends TSchema, B extends TSchema, A extends RouteAuth> {
+export interface RouteInput<P extends TSchema, Q extends TSchema, B extends TSchema, A extends RouteAuth, Z = undefined> {
+  /** What the route's `authorize` returned. */
+  authorized: Z;
   params: Static<P>;
   query: Static<Q>;
   body: Static<B>;
@@ -48,6 +50,7 @@ export interface RouteDefinition<
   Q extends TSchema = TSchema,
   B extends TSchema = TSchema,
   A extends RouteAuth = RouteAuth,
+  Z = unknown,
 > {
   method: Method;
   path: string;
@@ -79,12 +82,18 @@ export interface RouteDefinition<
    * table, e.g. `plan_limit` adds the `{message}` 422.
    */
   errors?: ErrorCode[];
-  handle(input: RouteInput<P, Q, B, A>): Promise<RouteResult> | RouteResult;
+  /**
+   * Whether the authenticated caller may use the route at all, asked before the body is read or validated (as
+   * Laravel authorizes a request before it validates it): a caller who may not gets the error it throws (a 403)
+   * whatever it sent. What it returns reaches the handler as `authorized`.
+   */
+  authorize?(input: { auth: A extends 'bearer' ? AuthContext : undefined; ctx: Koa.Context }): Promise<Z>;
+  handle(input: RouteInput<P, Q, B, A, Z>): Promise<RouteResult> | RouteResult;
 }
 
 /** Keeps each route's handler typed by its own schemas while the list holds routes of every shape. */
-export function defineRoute<P extends TSchema, Q extends TSchema, B extends TSchema, A extends RouteAuth>(
-  definition: RouteDefinition<P, Q, B, A>,
+export function defineRoute<P extends TSchema, Q extends TSchema, B extends TSchema, A extends RouteAuth, Z = undefined>(
+  definition: RouteDefinition<P, Q, B, A, Z>,
 ): RouteDefinition {
   return definition;
 }
@@ -106,7 +115,10 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Registers routes on a Koa router: error style, then authentication, rate limit, body, signature, validation, handler. */
+/**
+ * Registers routes on a Koa router: error style, then authentication, rate limit, authorization, body, signature,
+ * validation, handler.
+ */
 export function mountRoutes(router: Router, routes: RouteDefinition[], middleware: RouteMiddleware): void {
   for (const route of routes) {
     const bodyKind = route.bodyKind ?? 'json';
@@ -126,6 +138,13 @@ export function mountRoutes(router: Router, routes: RouteDefinition[], middlewar
     if (route.auth === 'bearer') chain.push(middleware.authenticate);
     chain.push(middleware.rateLimit);
     if (route.rateLimit) chain.push(middleware.routeRateLimit(route.rateLimit));
+    if (route.authorize) {
+      const authorize = route.authorize.bind(route);
+      chain.push(async (ctx, next) => {
+        ctx.state.authorized = await authorize({ auth: ctx.state.auth as AuthContext, ctx });
+        await next();
+      });
+    }
     if (route.body || route.bodyKind) chain.push(bodyReader(bodyKind, middleware.bodyLimitBytes));
     if (typeof route.auth === 'object') chain.push(verifySignature(route.auth));
     chain.push(async (ctx) => {
@@ -138,6 +157,7 @@ export function mountRoutes(router: Router, routes: RouteDefinition[], middlewar
       // Made on first use: most handlers finish without listening for the client going away.
       let signal: AbortSignal | undefined;
       const result = await route.handle({
+        authorized: ctx.state.authorized,
         params,
         query,
         body,

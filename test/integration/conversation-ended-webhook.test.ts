@@ -1,12 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { zonedIsoTimestamp } from '../../src/lib/time.ts';
 import { workflowIds } from '../../src/temporal/names.ts';
 import { verifySignature } from '../../src/webhooks/signature.ts';
-import { startFakeLlmServer, type FakeLlmServer } from '../fakes/llm-server.ts';
-import { startWebhookReceiver, type WebhookReceiver } from '../fakes/webhook-receiver.ts';
-import { createTestAssistant } from '../support/assistants.ts';
-import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
-import { createTestUser } from '../support/users.ts';
+import type { FakeLlmServer } from '../fakes/llm-server.ts';
+import type { TestPlatform } from '../support/platform.ts';
+import { ownerWithWebhook as ownerWithAssistantWebhook, startWebhookPlatform, webhookReceiver as receiver } from '../support/webhooks.ts';
 
 // CONVERSATION_INACTIVITY_UNIT=second: an assistant's conversation_inactivity_timeout of 2 is two seconds.
 const TIMEOUT_SECONDS = 2;
@@ -17,11 +15,7 @@ describe('the conversation-ended webhook (W2), sent by the real worker when a wi
   let platform: TestPlatform;
 
   beforeAll(async () => {
-    llm = await startFakeLlmServer();
-    platform = await startTestPlatform({
-      worker: true,
-      env: { LLM_BASE_URL: llm.baseUrl, LLM_API_KEY: 'test', FETCH_ALLOW_HOSTS: '127.0.0.1', CONVERSATION_INACTIVITY_UNIT: 'second' },
-    });
+    ({ llm, platform } = await startWebhookPlatform({ CONVERSATION_INACTIVITY_UNIT: 'second' }));
   });
   afterAll(async () => {
     await platform.close();
@@ -30,27 +24,15 @@ describe('the conversation-ended webhook (W2), sent by the real worker when a wi
 
   const knex = () => platform.database.knex;
 
-  async function receiver(): Promise<WebhookReceiver> {
-    const started = await startWebhookReceiver();
-    onTestFinished(() => started.close());
-    return started;
-  }
-
   /** An owner in Berlin whose assistant posts its conversation-ended webhook to `url`. */
-  async function ownerWithWebhook(url: string, settings: Record<string, unknown> = {}) {
-    const owner = await createTestUser(knex(), { balanceUsd: 1 });
-    await knex()('users').where({ id: owner.id }).update({ timezone: 'Europe/Berlin' });
-    const assistant = await createTestAssistant(platform, owner, {
+  const ownerWithWebhook = (url: string, settings: Record<string, unknown> = {}) => ownerWithAssistantWebhook(platform, 'enable-conversation-ended-webhook', url, {
+    timezone: 'Europe/Berlin',
+    settings: {
       conversation_inactivity_timeout: TIMEOUT_SECONDS,
       post_call_schema: [{ name: 'intent', type: 'string', description: 'What the customer wanted.' }],
       ...settings,
-    });
-    const enabled = await platform.request('POST', '/user/assistants/enable-conversation-ended-webhook', {
-      token: owner.token, body: { assistant_id: assistant.id, webhook_url: url },
-    });
-    expect(enabled.body).toEqual({ message: 'Conversation ended webhook enabled successfully', data: [] });
-    return { owner, assistant };
-  }
+    },
+  });
 
   async function say(uuid: string, message: string, reply: string) {
     llm.script({ reply });
@@ -123,6 +105,39 @@ describe('the conversation-ended webhook (W2), sent by the real worker when a wi
     const log = (await platform.request('GET', `/user/webhook-deliveries?assistant_id=${assistant.id}`, { token: owner.token })).body;
     expect(log.data).toHaveLength(1);
     expect(log.data[0]).toMatchObject({ kind: 'conversation.ended', conversation_id: row.id, status: 'delivered', payload });
+  });
+
+  it("restarts the quiet period on an operator's message as on a user's, and reopens an ended conversation with it", async () => {
+    const hooks = await receiver();
+    const { owner, assistant } = await ownerWithWebhook(hooks.url, { post_call_evaluation: false });
+    const started = await platform.request('POST', '/conversations', { body: { assistant_id: assistant.uuid } });
+    const uuid = started.body.conversation_id as string;
+    const row = await knex()('conversations').where({ uuid }).first();
+    const operatorSays = async (message: string) => {
+      const sent = await platform.request('POST', `/user/conversations/${uuid}/messages`, { token: owner.token, body: { message } });
+      expect(sent.status).toBe(201);
+    };
+
+    await say(uuid, 'Can I talk to a person?', 'Let me find someone.');
+    // Most of a period passes, then an operator answers: the period the user's message started never ends.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(hooks.received).toHaveLength(0);
+    await operatorSays('Hi, this is Maria from support.');
+    const quietFrom = await lastMessageAt(row.id);
+    const [hook] = await hooks.arrived(1);
+    expect(hook!.at - quietFrom).toBeGreaterThanOrEqual(TIMEOUT_SECONDS * 1000);
+    expect(JSON.parse(hook!.body)).toMatchObject({ message_count: 4, formatted_transcript: expect.stringMatching(/\nAI: Hi, this is Maria from support\.$/) });
+    const run = platform.temporal.client.workflow.getHandle(workflowIds.conversation(uuid));
+    await run.result();
+    const firstRunId = (await run.describe()).runId;
+
+    // After the end, the operator's message reopens the conversation and a new period ends it again.
+    await operatorSays('Are you still there?');
+    expect((await knex()('conversations').where({ uuid }).first()).endedAt).toBeNull();
+    const second = platform.temporal.client.workflow.getHandle(workflowIds.conversation(uuid));
+    await expect.poll(async () => (await second.describe()).runId).not.toBe(firstRunId);
+    expect(await second.result()).toMatchObject({ periods: 1 });
+    expect((await knex()('conversations').where({ uuid }).first()).endedAt).toBeInstanceOf(Date);
   });
 
   it('reopens on a message after the end; announces the next quiet period only with conversation_ended_retrigger', async () => {

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { workflowIds } from '../../src/temporal/names.ts';
 import { startFakeLlmServer, type ChatCompletionRequest, type FakeLlmServer, type FakeTurn } from '../fakes/llm-server.ts';
 import { createTestAssistant } from '../support/assistants.ts';
+import { ownerWithNumbers, transferredCall as transferred, type BoughtNumber } from '../support/phone-calls.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { speechInstalled, speechSkipReason } from '../support/speech.ts';
-import { createTestUser, type TestUser } from '../support/users.ts';
+import type { TestUser } from '../support/users.ts';
 
 /**
  * `call_transfer` end to end on the embedded default: an outbound call through the sandbox carrier, whose
@@ -26,12 +26,11 @@ describe.skipIf(!speechInstalled)(`transferring phone calls through the sandbox 
       return { toolCalls: [{ name: 'call_transfer', arguments: {} }] };
     });
     platform = await startTestPlatform({ worker: true, media: true, env: { LLM_BASE_URL: llm.baseUrl, LLM_API_KEY: 'test' } });
-    owner = await createTestUser(platform.database.knex, { balanceUsd: 5 });
-    await platform.request('POST', '/user/payment-methods', { token: owner.token, body: { payment_method: 'pm_card_visa' } });
-    const offers = await platform.request<{ data: { phone_number: string }[] }>('GET', '/user/phone-numbers/search?country_code=US', { token: owner.token });
-    const bought = await platform.request<{ data: { id: number } }>('POST', '/user/phone-numbers/purchase', { token: owner.token, body: { phone_number: offers.body.data[0]!.phone_number } });
+    const bought = await ownerWithNumbers(platform);
+    owner = bought.owner;
+    const [number] = bought.numbers as [BoughtNumber];
     const transferring = (tool: Record<string, unknown>) => createTestAssistant(platform, owner, {
-      initial_message: 'Hello, this is Parley calling.', phone_number_id: bought.body.data.id, tools: [{ type: 'call_transfer', ...tool }],
+      initial_message: 'Hello, this is Parley calling.', phone_number_id: number.id, tools: [{ type: 'call_transfer', ...tool }],
     });
     assistants.person = (await transferring({ phone_number: '+14155550142', warm_transfer: true, warm_transfer_message: 'A caller from the sandbox wants a person.' })).id;
     assistants.busy = (await transferring({ phone_number: '+14155550181' })).id;
@@ -41,18 +40,8 @@ describe.skipIf(!speechInstalled)(`transferring phone calls through the sandbox 
     await llm?.close();
   });
 
-  const knex = () => platform.database.knex;
   /** Calls a person with the assistant, waits for the call's lifecycle and then for the transfer's outcome. */
-  async function transferredCall(assistant: keyof typeof assistants) {
-    const placed = await platform.request('POST', '/user/make_call', { token: owner.token, body: { phone_number: '+14155550123', assistant_id: assistants[assistant] } });
-    expect(placed.status, placed.text).toBe(200);
-    const callId = placed.body.call_id as number;
-    await platform.temporal.client.workflow.getHandle(workflowIds.call(callId)).result();
-    await expect.poll(async () => ((await knex()('calls').where({ id: callId }).first()).transfers as { status: string }[])[0]?.status, { timeout: 20_000, interval: 200 })
-      .not.toBe('requested');
-    const shown = await platform.request('GET', `/user/calls/${callId}`, { token: owner.token });
-    return { shown: shown.body as Record<string, unknown>, row: await knex()('calls').where({ id: callId }).first() };
-  }
+  const transferredCall = (assistant: keyof typeof assistants) => transferred(platform, owner, assistants[assistant]);
 
   it('bridges the caller to the person at the number after the closing words, the person hearing the warm message first', async () => {
     const { shown, row } = await transferredCall('person');

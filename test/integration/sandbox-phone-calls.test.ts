@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sandboxCarrierToken } from '../../src/providers/telephony/sandbox.ts';
 import { workflowIds } from '../../src/temporal/names.ts';
-import { type FakeLlmServer, type FakeTurn, lastUserText, startFakeLlmServer } from '../fakes/llm-server.ts';
+import { type FakeLlmServer, startFakeLlmServer } from '../fakes/llm-server.ts';
 import { createTestAssistant } from '../support/assistants.ts';
+import { finishedCall, ownerWithNumbers, personCalleeTurn, type BoughtNumber } from '../support/phone-calls.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { speechInstalled, speechSkipReason } from '../support/speech.ts';
 import { createTestUser, type TestUser } from '../support/users.ts';
@@ -26,25 +27,19 @@ describe.skipIf(!speechInstalled)(`phone calls through the sandbox carrier${spee
 
   beforeAll(async () => {
     llm = await startFakeLlmServer({ chunkSize: 4 });
-    llm.respond((request): FakeTurn => {
-      if (request.tool_choice) return { toolCalls: [{ name: 'record_call_evaluation', arguments: { status: true, summary: 'Sam is interested.' } }] };
-      if (/goodbye/i.test(lastUserText(request))) return { reply: 'Thank you Sam, goodbye.' };
-      return { reply: 'Nice to meet you, Sam. I am calling about Parley.' };
-    });
+    llm.respond(personCalleeTurn);
     platform = await startTestPlatform({ worker: true, media: true, env: { LLM_BASE_URL: llm.baseUrl, LLM_API_KEY: 'test' } });
-    owner = await createTestUser(platform.database.knex, { balanceUsd: 5 });
-    await platform.request('POST', '/user/payment-methods', { token: owner.token, body: { payment_method: 'pm_card_visa' } });
-    const offers = await platform.request<{ data: { phone_number: string }[] }>('GET', '/user/phone-numbers/search?country_code=US', { token: owner.token });
-    const bought = await platform.request<{ data: { id: number } }>('POST', '/user/phone-numbers/purchase', { token: owner.token, body: { phone_number: offers.body.data[0]!.phone_number } });
-    assistantId = (await createTestAssistant(platform, owner, { initial_message: 'Hello, this is Parley calling.', phone_number_id: bought.body.data.id, post_call_evaluation: true })).id;
+    const bought = await ownerWithNumbers(platform, 2);
+    owner = bought.owner;
+    const [outbound, inbound] = bought.numbers as [BoughtNumber, BoughtNumber];
+    assistantId = (await createTestAssistant(platform, owner, { initial_message: 'Hello, this is Parley calling.', phone_number_id: outbound.id, post_call_evaluation: true })).id;
     messengerId = (await createTestAssistant(platform, owner, {
-      initial_message: 'Hello, this is Parley calling.', phone_number_id: bought.body.data.id, end_call_on_voicemail: false,
+      initial_message: 'Hello, this is Parley calling.', phone_number_id: outbound.id, end_call_on_voicemail: false,
       voice_mail_message: 'Hi {{customer_name}}, this is Parley. Please call us back about your order. Goodbye.',
     })).id;
-    // A second number, answered by an inbound assistant.
-    const second = await platform.request<{ data: { id: number; phone_number: string } }>('POST', '/user/phone-numbers/purchase', { token: owner.token, body: { phone_number: offers.body.data[1]!.phone_number } });
-    inboundNumber = second.body.data.phone_number;
-    await createTestAssistant(platform, owner, { type: 'inbound', initial_message: 'Thanks for calling Parley, this is Ada.', phone_number_id: second.body.data.id });
+    // The second number, answered by an inbound assistant.
+    inboundNumber = inbound.phone_number;
+    await createTestAssistant(platform, owner, { type: 'inbound', initial_message: 'Thanks for calling Parley, this is Ada.', phone_number_id: inbound.id });
   }, 60_000);
   afterAll(async () => {
     await platform?.close();
@@ -60,15 +55,8 @@ describe.skipIf(!speechInstalled)(`phone calls through the sandbox carrier${spee
   });
   const makeCall = (body: Record<string, unknown>, token = owner.token) => platform.request('POST', '/user/make_call', { token, body });
   /** Calls `to` and waits for the call's lifecycle to finish; the call as the API shows it, and its row. */
-  async function call(to: string, assistant = assistantId) {
-    const placed = await makeCall({ phone_number: to, assistant_id: String(assistant), variables: { customer_name: 'Sam' } });
-    expect(placed.status, placed.text).toBe(200);
-    expect(placed.body).toEqual({ message: 'Call initiated successfully', data: {}, call_id: expect.any(Number), status: 'initiated' });
-    const callId = placed.body.call_id as number;
-    await platform.temporal.client.workflow.getHandle(workflowIds.call(callId)).result();
-    const shown = await platform.request('GET', `/user/calls/${callId}`, { token: owner.token });
-    return { shown: shown.body as Record<string, unknown>, row: await knex()('calls').where({ id: callId }).first() };
-  }
+  const call = (to: string, assistant = assistantId) =>
+    finishedCall(platform, owner, { phone_number: to, assistant_id: String(assistant), variables: { customer_name: 'Sam' } });
 
   it('rings a person who talks with the assistant for two turns and hangs up after its goodbye', async () => {
     const { shown, row } = await call('+14155550123');

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { workflowIds } from '../../src/temporal/names.ts';
 import { startFakeLlmServer, type ChatCompletionRequest, type FakeLlmServer, type FakeTurn } from '../fakes/llm-server.ts';
 import { createTestAssistant } from '../support/assistants.ts';
+import { ownerWithNumbers, transferredCall as transferred, type BoughtNumber } from '../support/phone-calls.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { speechInstalled, speechSkipReason } from '../support/speech.ts';
-import { createTestUser, type TestUser } from '../support/users.ts';
+import type { TestUser } from '../support/users.ts';
 
 const SUMMARY = 'Sam is calling about a late delivery and wants a refund.';
 
@@ -34,16 +34,15 @@ describe.skipIf(!speechInstalled)(`warm transfers to a supervisor through the sa
       return { toolCalls: [{ name: 'warm_call_transfer', arguments: {} }] };
     });
     platform = await startTestPlatform({ worker: true, media: true, env: { LLM_BASE_URL: llm.baseUrl, LLM_API_KEY: 'test' } });
-    owner = await createTestUser(platform.database.knex, { balanceUsd: 5 });
-    await platform.request('POST', '/user/payment-methods', { token: owner.token, body: { payment_method: 'pm_card_visa' } });
-    const offers = await platform.request<{ data: { phone_number: string }[] }>('GET', '/user/phone-numbers/search?country_code=US', { token: owner.token });
-    outboundNumber = offers.body.data[0]!.phone_number;
-    const bought = await platform.request<{ data: { id: number } }>('POST', '/user/phone-numbers/purchase', { token: owner.token, body: { phone_number: outboundNumber } });
+    const bought = await ownerWithNumbers(platform);
+    owner = bought.owner;
+    const [number] = bought.numbers as [BoughtNumber];
+    outboundNumber = number.phone_number;
     const transferring = (tool: Record<string, unknown>, settings: Record<string, unknown> = {}) => createTestAssistant(platform, owner, {
       ...settings,
       initial_message: 'Hello, this is Parley calling.',
-      phone_number_id: bought.body.data.id,
-      tools: [{ type: 'warm_call_transfer', outbound_phone_id: bought.body.data.id, description: 'Transfer to the supervisor when the caller asks for one.', ...tool }],
+      phone_number_id: number.id,
+      tools: [{ type: 'warm_call_transfer', outbound_phone_id: number.id, description: 'Transfer to the supervisor when the caller asks for one.', ...tool }],
     });
     assistants.person = (await transferring({
       supervisor_phone: '+14155550142', hold_music_volume: 40, hold_message: 'Please hold for a moment.', summary_instructions: 'BRIEF-OK: summarise the call.',
@@ -57,21 +56,8 @@ describe.skipIf(!speechInstalled)(`warm transfers to a supervisor through the sa
     await llm?.close();
   });
 
-  const knex = () => platform.database.knex;
   /** Calls a person with the assistant, waits for the call's lifecycle and then for the transfer's outcome. */
-  async function transferredCall(assistant: keyof typeof assistants) {
-    const placed = await platform.request('POST', '/user/make_call', { token: owner.token, body: { phone_number: '+14155550123', assistant_id: assistants[assistant] } });
-    expect(placed.status, placed.text).toBe(200);
-    const callId = placed.body.call_id as number;
-    await platform.temporal.client.workflow.getHandle(workflowIds.call(callId)).result();
-    await expect.poll(async () => ((await knex()('calls').where({ id: callId }).first()).transfers as { status: string }[])[0]?.status, { timeout: 20_000, interval: 200 })
-      .not.toMatch(/^(requested|connected)$/);
-    const shown = await platform.request('GET', `/user/calls/${callId}`, { token: owner.token });
-    const row = await knex()('calls').where({ id: callId }).first();
-    // The carrier's side settles after Parley's record: the caller's call ends once the supervisor's does.
-    await expect.poll(() => platform.sandboxCarrier!.get(row.providerCallId as string)?.status, { timeout: 10_000, interval: 100 }).toBe('completed');
-    return { shown: shown.body as Record<string, unknown>, row, carried: platform.sandboxCarrier!.get(row.providerCallId as string)! };
-  }
+  const transferredCall = (assistant: keyof typeof assistants) => transferred(platform, owner, assistants[assistant]);
 
   it('holds the caller with music, briefs the supervisor with the model\'s summary, then bridges them after the connected message', async () => {
     const { shown, row, carried } = await transferredCall('person');

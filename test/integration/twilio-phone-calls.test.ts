@@ -6,13 +6,14 @@ import { twilioSignatureOf } from '../../src/api/middleware/signatures.ts';
 import { createTwilioTelephony } from '../../src/providers/telephony/twilio.ts';
 import { searchAttributes, workflowIds } from '../../src/temporal/names.ts';
 import { workflowTypes } from '../../src/temporal/shared.ts';
-import { type FakeLlmServer, type FakeTurn, lastUserText, startFakeLlmServer } from '../fakes/llm-server.ts';
+import { type FakeLlmServer, startFakeLlmServer } from '../fakes/llm-server.ts';
 import { startFakeTwilio, type FakeTwilio } from '../fakes/twilio/server.ts';
 import { createTestAssistant } from '../support/assistants.ts';
+import { ownerWithNumbers, personCalleeTurn, placeCall, settledCall, type BoughtNumber } from '../support/phone-calls.ts';
 import { listenOnLoopback } from '../support/ports.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { speechInstalled, speechSkipReason } from '../support/speech.ts';
-import { createTestUser, type TestUser } from '../support/users.ts';
+import type { TestUser } from '../support/users.ts';
 
 const PUBLIC_URL = 'https://parley.example.test';
 
@@ -35,27 +36,20 @@ describe.skipIf(!speechInstalled)(`phone calls through Twilio${speechInstalled ?
 
   beforeAll(async () => {
     llm = await startFakeLlmServer({ chunkSize: 4 });
-    llm.respond((request): FakeTurn => {
-      if (request.tool_choice) return { toolCalls: [{ name: 'record_call_evaluation', arguments: { status: true, summary: 'Sam is interested.' } }] };
-      if (/goodbye/i.test(lastUserText(request))) return { reply: 'Thank you Sam, goodbye.' };
-      return { reply: 'Nice to meet you, Sam. I am calling about Parley.' };
-    });
+    llm.respond(personCalleeTurn);
     twilio = await startFakeTwilio({ placesCalls: true });
     const settings = { provider: 'twilio' as const, accountSid: twilio.accountSid, authToken: twilio.authToken, apiBase: twilio.url };
     platform = await startTestPlatform({
       worker: true, media: true, env: { PUBLIC_URL, LLM_BASE_URL: llm.baseUrl, LLM_API_KEY: 'test' }, providers: { telephony: createTwilioTelephony({ settings, publicUrl: PUBLIC_URL }) },
     });
     twilio.tunnel(PUBLIC_URL, platform.baseUrl);
-    owner = await createTestUser(platform.database.knex, { balanceUsd: 5 });
-    await platform.request('POST', '/user/payment-methods', { token: owner.token, body: { payment_method: 'pm_card_visa' } });
-    const offers = await platform.request<{ data: { phone_number: string }[] }>('GET', '/user/phone-numbers/search?country_code=US', { token: owner.token });
-    const bought = await platform.request<{ data: { id: number; phone_number: string } }>('POST', '/user/phone-numbers/purchase', { token: owner.token, body: { phone_number: offers.body.data[0]!.phone_number } });
-    expect(bought.status, bought.text).toBe(201);
-    from = bought.body.data.phone_number;
-    assistantId = (await createTestAssistant(platform, owner, { initial_message: 'Hello, this is Parley calling.', phone_number_id: bought.body.data.id, post_call_evaluation: true })).id;
-    const second = await platform.request<{ data: { id: number; phone_number: string } }>('POST', '/user/phone-numbers/purchase', { token: owner.token, body: { phone_number: offers.body.data[1]!.phone_number } });
-    inboundNumber = second.body.data.phone_number;
-    await createTestAssistant(platform, owner, { type: 'inbound', initial_message: 'Thanks for calling Parley, this is Ada.', phone_number_id: second.body.data.id });
+    const bought = await ownerWithNumbers(platform, 2);
+    owner = bought.owner;
+    const [outbound, inbound] = bought.numbers as [BoughtNumber, BoughtNumber];
+    from = outbound.phone_number;
+    assistantId = (await createTestAssistant(platform, owner, { initial_message: 'Hello, this is Parley calling.', phone_number_id: outbound.id, post_call_evaluation: true })).id;
+    inboundNumber = inbound.phone_number;
+    await createTestAssistant(platform, owner, { type: 'inbound', initial_message: 'Thanks for calling Parley, this is Ada.', phone_number_id: inbound.id });
   }, 60_000);
   afterAll(async () => {
     await platform?.close();
@@ -64,20 +58,13 @@ describe.skipIf(!speechInstalled)(`phone calls through Twilio${speechInstalled ?
   });
 
   const knex = () => platform.database.knex;
-  const settled = (callId: number) => platform.temporal.client.workflow.getHandle(workflowIds.call(callId)).result();
   /** The call as the API shows it, its row, and Twilio's record of it, once its lifecycle is over. */
   async function outcome(callId: number) {
-    await settled(callId);
-    const row = await knex()('calls').where({ id: callId }).first();
-    const shown = await platform.request('GET', `/user/calls/${callId}`, { token: owner.token });
-    return { shown: shown.body as Record<string, unknown>, row, twilioCall: twilio.calls.calls.get(row.providerCallId as string) };
+    const { shown, row } = await settledCall(platform, owner, callId);
+    return { shown, row, twilioCall: twilio.calls.calls.get(row.providerCallId as string) };
   }
   /** Calls `to` with `POST /user/make_call`. */
-  async function call(to: string) {
-    const placed = await platform.request('POST', '/user/make_call', { token: owner.token, body: { phone_number: to, assistant_id: String(assistantId), variables: { customer_name: 'Sam' } } });
-    expect(placed.status, placed.text).toBe(200);
-    return outcome(placed.body.call_id as number);
-  }
+  const call = async (to: string) => outcome(await placeCall(platform, owner, { phone_number: to, assistant_id: String(assistantId), variables: { customer_name: 'Sam' } }));
   /** A call to `to` whose phone rings `ringTimeoutSeconds` at most, started as make_call starts one, with a shorter ring. */
   async function callRinging(to: string, ringTimeoutSeconds: number) {
     const [row] = await knex()('calls').insert({

@@ -10,12 +10,13 @@ import type { DeliveryPolicy } from '../../src/webhooks/policy.ts';
 import { verifySignature } from '../../src/webhooks/signature.ts';
 import type { callLifecycleWorkflow } from '../../workflows/call-lifecycle.ts';
 import type { webhookDeliveryWorkflow } from '../../workflows/webhook-delivery.ts';
-import { startFakeLlmServer, type FakeLlmServer } from '../fakes/llm-server.ts';
-import { startWebhookReceiver, type WebhookReceiver } from '../fakes/webhook-receiver.ts';
+import type { FakeLlmServer } from '../fakes/llm-server.ts';
+import { startWebhookReceiver } from '../fakes/webhook-receiver.ts';
 import { createTestAssistant } from '../support/assistants.ts';
 import { insertCall, spokenTurns } from '../support/calls.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { createTestUser, type TestUser } from '../support/users.ts';
+import { ownerWithWebhook as ownerWithAssistantWebhook, startWebhookPlatform, webhookReceiver as receiver } from '../support/webhooks.ts';
 
 // Waits of a tenth of a second instead of minutes; Retry-After may ask for up to 5 s.
 const quick: DeliveryPolicy = { delaysMs: [100, 100], maxRetryAfterMs: 5000 };
@@ -26,8 +27,7 @@ describe('webhooks, delivered by the real worker to a local receiver', () => {
   let platform: TestPlatform;
 
   beforeAll(async () => {
-    llm = await startFakeLlmServer();
-    platform = await startTestPlatform({ worker: true, env: { LLM_BASE_URL: llm.baseUrl, LLM_API_KEY: 'test', FETCH_ALLOW_HOSTS: '127.0.0.1' } });
+    ({ llm, platform } = await startWebhookPlatform());
   });
   afterAll(async () => {
     await platform.close();
@@ -36,20 +36,8 @@ describe('webhooks, delivered by the real worker to a local receiver', () => {
 
   const knex = () => platform.database.knex;
 
-  async function receiver(): Promise<WebhookReceiver> {
-    const started = await startWebhookReceiver();
-    onTestFinished(() => started.close());
-    return started;
-  }
-
   /** A fresh owner whose assistant posts its webhook to `url`. */
-  async function ownerWithWebhook(url: string, settings: Record<string, unknown> = {}) {
-    const owner = await createTestUser(knex(), { balanceUsd: 1 });
-    const assistant = await createTestAssistant(platform, owner, settings);
-    const enabled = await platform.request('POST', '/user/assistants/enable-webhook', { token: owner.token, body: { assistant_id: assistant.id, webhook_url: url } });
-    expect(enabled.body).toEqual({ message: 'Webhook enabled successfully', data: [] });
-    return { owner, assistant };
-  }
+  const ownerWithWebhook = (url: string, settings: Record<string, unknown> = {}) => ownerWithAssistantWebhook(platform, 'enable-webhook', url, { settings });
 
   /** A web call that connects, says two lines (with a recording when asked) and is hung up by the customer; or one that never connects. */
   async function webCall(owner: TestUser, assistantId: number, options: { connect?: boolean; recorded?: boolean } = {}) {

@@ -238,4 +238,28 @@ describe('white-label platforms', () => {
     }
     expect(await platform.database.knex('users').where({ email: 'x-new@example.test' })).toEqual([]);
   });
+
+  // Anchor §1.1–1.2: the routes need an admin's key and a non-admin "gets 403"; no rule puts validation first, and
+  // Laravel authorizes a request before it validates it.
+  it('answers 403 to a non-admin before looking at its body; an admin sending the same body gets the 422', async () => {
+    const ordinary = await createTestUser(platform.database.knex);
+    const admin = await createAdmin();
+    const invalid: [string, Record<string, unknown>][] = [
+      ['/white-label/login', { password: 7 }],
+      ['/white-label/token', { token_name: 'x'.repeat(300) }],
+      ['/white-label/register', { email: 'not an email', password: 'short' }],
+      ['/white-label/transfer', { email: ordinary.email, transfer_type: 'hours', amount: -1 }],
+    ];
+    for (const [path, body] of invalid) {
+      const refused = await platform.request('POST', path, { token: ordinary.token, body });
+      expect(refused.status, path).toBe(403);
+      expect(refused.body, path).toEqual(NOT_ADMIN);
+      const asAdmin = await platform.request('POST', path, { token: admin.token, body });
+      expect(asAdmin.status, path).toBe(422);
+      expect(asAdmin.body, path).toMatchObject({ message: expect.any(String), errors: expect.any(Object) });
+    }
+    // Not even a body that is not JSON is read first.
+    const garbled = await platform.request('POST', '/white-label/register', { token: ordinary.token, body: '{"name":', headers: { 'content-type': 'application/json' } });
+    expect(garbled.status).toBe(403);
+  });
 });

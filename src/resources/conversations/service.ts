@@ -191,7 +191,7 @@ export async function acceptMessage(
     inactivityTimeoutMinutes,
   };
   if (turn.chargeKey) void deps.afterCharge?.(conversation.userId);
-  restartQuietPeriod(deps, turn);
+  restartQuietPeriod(deps, turn.conversation, turn.inactivityTimeoutMinutes);
   if (conversation.type === 'test' && admitTest) {
     try {
       await admitTest({ assistantId: turn.profile.assistantId, ownerId: conversation.userId });
@@ -204,13 +204,18 @@ export async function acceptMessage(
 }
 
 /**
- * A widget conversation's inactivity timer starts again with each message stored, user's or assistant's (a test
- * conversation has none): told without waiting, so the chat is never slower for it, nor failed by it.
+ * A widget conversation's inactivity timer starts again with each message stored, the user's, the assistant's or
+ * an operator's (a test conversation has none): told without waiting, so the chat is never slower for it, nor
+ * failed by it.
  */
-function restartQuietPeriod(deps: ConversationDeps, turn: PendingTurn): void {
-  if (turn.conversation.type !== 'widget' || !deps.messageStored) return;
-  const { id, uuid, userId, assistantId } = turn.conversation;
-  deps.messageStored({ id, uuid, userId, assistantId, inactivityTimeoutMinutes: turn.inactivityTimeoutMinutes }).catch((error: unknown) => {
+export function restartQuietPeriod(
+  deps: Pick<ConversationDeps, 'messageStored' | 'logger'>,
+  conversation: Pick<Conversation, 'id' | 'uuid' | 'userId' | 'assistantId' | 'type'>,
+  inactivityTimeoutMinutes: number,
+): void {
+  if (conversation.type !== 'widget' || !deps.messageStored) return;
+  const { id, uuid, userId, assistantId } = conversation;
+  deps.messageStored({ id, uuid, userId, assistantId, inactivityTimeoutMinutes }).catch((error: unknown) => {
     deps.logger.warn({ err: error, conversationId: id }, "the conversation's inactivity timer could not be started again");
   });
 }
@@ -246,7 +251,7 @@ async function storeReply(deps: ConversationDeps, turn: PendingTurn, result: Tur
     set message_count = message_count + 1, updated_at = now(), ended_at = case when ? then now() else ended_at end
     where id = ?`,
   [turn.conversation.id, result.delivered, result.functionCalls.length ? JSON.stringify(result.functionCalls) : null, result.endCall, turn.conversation.id]);
-  restartQuietPeriod(deps, turn);
+  restartQuietPeriod(deps, turn.conversation, turn.inactivityTimeoutMinutes);
 }
 
 /**

@@ -2,7 +2,7 @@ import { defineRoute, type RouteDefinition } from '../../api/routing.ts';
 import { StatusErrorBody } from '../../api/schemas.ts';
 import { sqlTimestamp } from '../../lib/time.ts';
 import { AiSwitched, ConversationParams, OperatorMessage, OperatorMessageBody } from './schemas.ts';
-import type { ConversationDeps } from './service.ts';
+import { restartQuietPeriod, type ConversationDeps } from './service.ts';
 import { setAiEnabled, storeOperatorMessage } from './takeover.ts';
 
 /** Disable-ai and enable-ai (anchor §12.5): the same route but for the switch's position. */
@@ -34,7 +34,7 @@ function aiSwitchRoute(deps: Pick<ConversationDeps, 'knex'>, enabled: boolean): 
   });
 }
 
-export function takeoverRoutes(deps: Pick<ConversationDeps, 'knex'>): RouteDefinition[] {
+export function takeoverRoutes(deps: Pick<ConversationDeps, 'knex' | 'messageStored' | 'logger'>): RouteDefinition[] {
   return [
     aiSwitchRoute(deps, false),
     aiSwitchRoute(deps, true),
@@ -45,7 +45,8 @@ export function takeoverRoutes(deps: Pick<ConversationDeps, 'knex'>): RouteDefin
       summary: "An operator's answer in one of the caller's conversations (a Parley extension for human takeover)",
       description:
         'Stored as an `assistant` message marked `human: true` (so in the conversation\'s history too), free of ' +
-        'charge, and no model runs. It can be sent whether or not the AI is disabled; the widget shows it. Delivering ' +
+        'charge, and no model runs. It can be sent whether or not the AI is disabled; the widget shows it. Like a user ' +
+        'message, it starts a widget conversation\'s inactivity period again (reopening an ended conversation). Delivering ' +
         'it on another channel (`api` conversations) is up to the integration.',
       auth: 'bearer',
       errorStyle: 'status',
@@ -57,7 +58,8 @@ export function takeoverRoutes(deps: Pick<ConversationDeps, 'knex'>): RouteDefin
         422: { description: 'The message is missing or too long', schema: StatusErrorBody },
       },
       async handle({ auth, params, body }) {
-        const message = await storeOperatorMessage(deps.knex, { userId: auth.user.id, uuid: params.uuid, content: body.message });
+        const { message, conversation, inactivityTimeoutMinutes } = await storeOperatorMessage(deps.knex, { userId: auth.user.id, uuid: params.uuid, content: body.message });
+        restartQuietPeriod(deps, conversation, inactivityTimeoutMinutes);
         return {
           status: 201,
           body: { status: true, message: { role: 'assistant', content: message.content, human: true, created_at: sqlTimestamp(message.createdAt) } },

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { NotFoundError } from '../../lib/errors.ts';
 import { isUuid } from '../../lib/uuid.ts';
-import { ConversationMessage } from './model.ts';
+import { ConversationMessage, type Conversation } from './model.ts';
 
 /**
  * Human takeover (anchor §12.5): switches the assistant's replies in one of the caller's conversations off or
@@ -14,22 +14,38 @@ export async function setAiEnabled(knex: Knex, input: { userId: number; uuid: st
   if (updated === 0) throw new NotFoundError('Conversation not found');
 }
 
+/** An operator's message as stored, with what its conversation's inactivity timer needs. */
+export interface StoredOperatorMessage {
+  message: ConversationMessage;
+  conversation: Pick<Conversation, 'id' | 'uuid' | 'userId' | 'assistantId' | 'type'>;
+  /** The assistant's `conversation_inactivity_timeout`, read with the message. */
+  inactivityTimeoutMinutes: number;
+}
+
 /**
  * An operator's answer in one of the caller's conversations: an assistant message marked `human`, stored and
- * counted in one statement. It is not charged (the charge is for the user's messages) and runs no model.
+ * counted in one statement. It is not charged (the charge is for the user's messages) and runs no model. Like a
+ * user's message it reopens an ended conversation: its inactivity timer starts again (the caller's part).
  */
-export async function storeOperatorMessage(knex: Knex, input: { userId: number; uuid: string; content: string }): Promise<ConversationMessage> {
+export async function storeOperatorMessage(knex: Knex, input: { userId: number; uuid: string; content: string }): Promise<StoredOperatorMessage> {
   if (!isUuid(input.uuid)) throw new NotFoundError('Conversation not found');
-  const { rows } = await knex.raw<{ rows: { id: number }[] }>(`
+  const { rows } = await knex.raw<{ rows: (StoredOperatorMessage['conversation'] & { messageId: number; inactivityTimeoutMinutes: number })[] }>(`
     with c as (
-      update conversations set message_count = message_count + 1, updated_at = now()
-      where uuid = ? and user_id = ? returning id
+      update conversations set message_count = message_count + 1, updated_at = now(), ended_at = null
+      where uuid = ? and user_id = ? returning id, uuid, user_id, assistant_id, type
+    ),
+    m as (
+      insert into conversation_messages (conversation_id, role, content, human)
+      select id, 'assistant', ?, true from c
+      returning id
     )
-    insert into conversation_messages (conversation_id, role, content, human)
-    select id, 'assistant', ?, true from c
-    returning id`,
+    select m.id as "messageId", c.id, c.uuid, c.user_id as "userId", c.assistant_id as "assistantId", c.type,
+      (select conversation_inactivity_timeout from assistants a where a.id = c.assistant_id) as "inactivityTimeoutMinutes"
+    from m, c`,
   [input.uuid, input.userId, input.content]);
   const row = rows[0];
   if (!row) throw new NotFoundError('Conversation not found');
-  return ConversationMessage.query(knex).findById(row.id).throwIfNotFound();
+  const { messageId, inactivityTimeoutMinutes, ...conversation } = row;
+  const message = await ConversationMessage.query(knex).findById(messageId).throwIfNotFound();
+  return { message, conversation, inactivityTimeoutMinutes };
 }

@@ -1,15 +1,5 @@
-import { Model } from 'objection';
-import type { Color } from './schemas.ts';
+import { Badge } from '../badges/model.ts';
 
-export class Folder extends Model {
+export class Folder extends Badge {
   static override tableName = 'folders';
-
-  declare id: number;
-  declare userId: number;
-  declare name: string;
-  declare color: Color | null;
-  declare createdAt: Date;
-  declare updatedAt: Date;
-  /** Selected by the service's reads. */
-  declare assistantsCount?: number;
 }

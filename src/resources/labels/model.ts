@@ -1,15 +1,5 @@
-import { Model } from 'objection';
-import type { Color } from '../folders/schemas.ts';
+import { Badge } from '../badges/model.ts';
 
-export class Label extends Model {
+export class Label extends Badge {
   static override tableName = 'labels';
-
-  declare id: number;
-  declare userId: number;
-  declare name: string;
-  declare color: Color | null;
-  declare createdAt: Date;
-  declare updatedAt: Date;
-  /** Selected by the service's reads. */
-  declare assistantsCount?: number;
 }

@@ -1,4 +1,5 @@
 import { defineRoute, type RouteDefinition } from '../../api/routing.ts';
+import type { AuthContext } from '../../api/middleware/auth.ts';
 import { MessageBody } from '../../api/schemas.ts';
 import { isTimeZone, isoTimestamp } from '../../lib/time.ts';
 import { ValidationError } from '../../lib/errors.ts';
@@ -21,6 +22,8 @@ const FORBIDDEN = { description: 'The caller is not a white-label admin', schema
  */
 export function whiteLabelRoutes(deps: AuthDeps): RouteDefinition[] {
   const { knex } = deps;
+  // Asked before the body is validated: a caller that is not an admin is answered 403 whatever it sent.
+  const adminOnly = ({ auth }: { auth: AuthContext }) => requireWhiteLabelAdmin(knex, auth.user.id);
   return [
     defineRoute({
       method: 'POST',
@@ -36,8 +39,8 @@ export function whiteLabelRoutes(deps: AuthDeps): RouteDefinition[] {
         401: { description: 'Wrong email or password, or not a user of your platform', schema: MessageBody },
         403: FORBIDDEN,
       },
-      async handle({ auth, body, ctx }) {
-        const admin = await requireWhiteLabelAdmin(knex, auth.user.id);
+      authorize: adminOnly,
+      async handle({ authorized: admin, body, ctx }) {
         const { user, token, tokenName } = await login(deps, body, ctx.ip, admin.id);
         return { body: { message: 'Login successful.', user: userSummary(user), token, token_name: tokenName } };
       },
@@ -56,8 +59,8 @@ export function whiteLabelRoutes(deps: AuthDeps): RouteDefinition[] {
         403: FORBIDDEN,
         404: { description: 'No such user on your platform', schema: MessageBody },
       },
-      async handle({ auth, body }) {
-        const admin = await requireWhiteLabelAdmin(knex, auth.user.id);
+      authorize: adminOnly,
+      async handle({ authorized: admin, body }) {
         const user = await findPlatformUser(knex, admin.id, body);
         const tokenName = body.token_name ?? 'api-token';
         const { token } = await issueToken(knex, { userId: user.id, kind: 'api_key', name: tokenName });
@@ -77,8 +80,8 @@ export function whiteLabelRoutes(deps: AuthDeps): RouteDefinition[] {
         200: { description: 'Registered', schema: WhiteLabelRegisterResponse },
         403: FORBIDDEN,
       },
-      async handle({ auth, body }) {
-        const admin = await requireWhiteLabelAdmin(knex, auth.user.id);
+      authorize: adminOnly,
+      async handle({ authorized: admin, body }) {
         const timezone = body.timezone ?? 'Europe/Bucharest';
         if (!isTimeZone(timezone)) throw ValidationError.of('timezone', 'The timezone field must be a valid timezone.');
         const user = await createUser(knex, { name: body.name, email: body.email, password: body.password, timezone, whiteLabelOwnerId: admin.id });
@@ -97,8 +100,8 @@ export function whiteLabelRoutes(deps: AuthDeps): RouteDefinition[] {
         200: { description: 'The users, oldest first', schema: WhiteLabelUserList },
         403: FORBIDDEN,
       },
-      async handle({ auth }) {
-        const admin = await requireWhiteLabelAdmin(knex, auth.user.id);
+      authorize: adminOnly,
+      async handle({ authorized: admin }) {
         const users = await listPlatformUsers(knex, admin);
         return {
           body: {
@@ -124,8 +127,8 @@ export function whiteLabelRoutes(deps: AuthDeps): RouteDefinition[] {
         403: FORBIDDEN,
         404: { description: 'No such user on your platform', schema: MessageBody },
       },
-      async handle({ auth, body }) {
-        const admin = await requireWhiteLabelAdmin(knex, auth.user.id);
+      authorize: adminOnly,
+      async handle({ authorized: admin, body }) {
         const user = await findPlatformUser(knex, admin.id, body);
         const done = await transferBalance(knex, admin, { user, unit: body.transfer_type, operation: body.operation, amount: body.amount });
         return {

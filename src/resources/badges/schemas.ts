@@ -14,15 +14,15 @@ export const ColorField = Type.Unsafe<Color | null>({
 
 export const NameField = Type.String({ minLength: 1, maxLength: 255, description: 'Unique among your own (regardless of case).' });
 
-export const CreateFolderBody = Type.Object({
+export const CreateBadgeBody = Type.Object({
   name: NameField,
   color: Type.Optional(ColorField),
 }, { additionalProperties: false });
-export type CreateFolderBody = Static<typeof CreateFolderBody>;
+export type CreateBadgeBody = Static<typeof CreateBadgeBody>;
 
 /** Only the fields sent are changed; `color: null` clears the colour. */
-export const UpdateFolderBody = Type.Partial(CreateFolderBody, { additionalProperties: false });
-export type UpdateFolderBody = Static<typeof UpdateFolderBody>;
+export const UpdateBadgeBody = Type.Partial(CreateBadgeBody, { additionalProperties: false });
+export type UpdateBadgeBody = Static<typeof UpdateBadgeBody>;
 
 /** Query of the folder and label lists. */
 export const BadgeListQuery = Type.Object({
@@ -30,12 +30,17 @@ export const BadgeListQuery = Type.Object({
   page: Type.Optional(PageNumber()),
 });
 
-export const FolderItem = Type.Object({
-  id: Type.Integer(),
-  name: Type.String(),
-  color: Type.Union([Type.String({ enum: [...COLORS] }), Type.Null()]),
-  assistants_count: Type.Integer({ description: 'Assistants in this folder.' }),
-}, { title: 'Folder' });
-
-export const FolderPage = LaravelPage(FolderItem, 'FolderPage');
-export const FolderEnvelope = (message: string) => Type.Object({ message: Type.Literal(message), data: FolderItem });
+/** The response schemas of one kind of badge: `title` names it in the document ("Folder"). */
+export function badgeResponseSchemas(title: string, countDescription: string) {
+  const Item = Type.Object({
+    id: Type.Integer(),
+    name: Type.String(),
+    color: Type.Union([Type.String({ enum: [...COLORS] }), Type.Null()]),
+    assistants_count: Type.Integer({ description: countDescription }),
+  }, { title });
+  return {
+    Item,
+    Page: LaravelPage(Item, `${title}Page`),
+    Envelope: (message: string) => Type.Object({ message: Type.Literal(message), data: Item }),
+  };
+}
