@@ -204,11 +204,11 @@ export async function acceptMessage(
 }
 
 /**
- * A widget conversation's inactivity timer starts again with each message stored, user's or assistant's (a test
+ * A widget or WhatsApp conversation's inactivity timer starts again with each message stored, user's or assistant's (a test
  * conversation has none): told without waiting, so the chat is never slower for it, nor failed by it.
  */
 function restartQuietPeriod(deps: ConversationDeps, turn: PendingTurn): void {
-  if (turn.conversation.type !== 'widget' || !deps.messageStored) return;
+  if ((turn.conversation.type !== 'widget' && turn.conversation.type !== 'whatsapp') || !deps.messageStored) return;
   const { id, uuid, userId, assistantId } = turn.conversation;
   deps.messageStored({ id, uuid, userId, assistantId, inactivityTimeoutMinutes: turn.inactivityTimeoutMinutes }).catch((error: unknown) => {
     deps.logger.warn({ err: error, conversationId: id }, "the conversation's inactivity timer could not be started again");
