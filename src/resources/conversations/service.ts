@@ -84,10 +84,15 @@ export async function startConversation(
   });
 }
 
-export async function conversationHistory(knex: Knex, uuid: string): Promise<{ conversation: Conversation; history: ConversationMessage[] }> {
+/** A conversation's messages, oldest first, with the WhatsApp sender of a `whatsapp` conversation. */
+export async function conversationHistory(knex: Knex, uuid: string): Promise<{
+  conversation: Conversation; history: ConversationMessage[]; sender: { displayName: string; phoneNumber: string } | undefined;
+}> {
   const conversation = await findConversation(knex, uuid);
   const history = await ConversationMessage.query(knex).where({ conversationId: conversation.id }).orderBy('id');
-  return { conversation, history };
+  const sender = conversation.whatsappSenderId === null ? undefined
+    : await knex('whatsapp_senders').where({ id: conversation.whatsappSenderId }).first<{ displayName: string; phoneNumber: string } | undefined>('displayName', 'phoneNumber');
+  return { conversation, history, sender };
 }
 
 /** What a turn needs of its conversation. */
