@@ -113,7 +113,7 @@ export function createConversationActivities(deps: EvaluationDependencies) {
       if (queued && queued.createdAt >= lastMessageAt) return { outcome: 'queued', deliveryId: queued.id, eventId: queued.eventId, ...owner };
       if (queued && !row.conversationEndedRetrigger) return { outcome: 'skipped', reason: 'sent_before' };
       const payload = conversationEndedPayload({
-        conversation: { ...row, type: row.type as 'widget' | 'whatsapp', endedAt: row.endedAt },
+        conversation: { ...row, type: row.type, endedAt: row.endedAt },
         assistantUuid: row.assistantUuid,
         sender: row.senderPhone !== null && row.senderName !== null ? { phoneNumber: row.senderPhone, displayName: row.senderName } : null,
         timeZone: row.timezone,

@@ -103,9 +103,9 @@ async function storeCharged(knex: Knex, message: OutboundMessage, provider: stri
       })]);
       if (charged?.entry === null || charged?.entry === undefined) return undefined;
     }
-    const [history] = message.human
+    const history: { id: number }[] = message.human
       ? await trx('conversation_messages').insert({ conversationId: message.conversation.id, role: 'assistant', content: message.body, human: true }, ['id'])
-      : [undefined];
+      : [];
     await trx('whatsapp_messages').insert({
       id, userId: message.sender.userId, senderId: message.sender.id, conversationId: message.conversation.id, templateId: message.template?.id ?? null,
       direction: 'outbound', fromNumber: message.sender.phoneNumber, toNumber: message.to, body: message.body, costMicros: message.costMicros,
@@ -117,7 +117,7 @@ async function storeCharged(knex: Knex, message: OutboundMessage, provider: stri
       updatedAt: trx.fn.now(),
       endedAt: null,
     });
-    return { id, historyId: history ? Number((history as { id: number }).id) : null };
+    return { id, historyId: history[0] ? Number(history[0].id) : null };
   });
 }
 

@@ -38,7 +38,7 @@ export interface SenderInput {
 
 /** The assistant must be the user's; Laravel's `exists` text otherwise. */
 async function checkAssistant(knex: Knex, userId: number, assistantId: number): Promise<void> {
-  const assistant = await knex('assistants').where({ id: assistantId, userId }).first('id');
+  const assistant = await knex('assistants').where({ id: assistantId, userId }).first<{ id: number } | undefined>('id');
   if (!assistant) throw ValidationError.of('assistant_id', 'The selected assistant id is invalid.');
 }
 
