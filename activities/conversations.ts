@@ -19,6 +19,10 @@ interface ConversationRow {
   userId: number;
   assistantId: number;
   type: string;
+  customerPhone: string | null;
+  customerName: string | null;
+  senderPhone: string | null;
+  senderName: string | null;
   messageCount: number;
   variables: Record<string, unknown>;
   evaluation: Record<string, unknown> | null;
@@ -37,7 +41,7 @@ async function messagesOf(knex: Knex, conversationId: number): Promise<StoredMes
 }
 
 /**
- * The end of a widget conversation's quiet period (workflows/conversation-inactivity.ts): mark it ended, evaluate
+ * The end of a widget or WhatsApp conversation's quiet period (workflows/conversation-inactivity.ts): mark it ended, evaluate
  * it, queue its conversation-ended webhook (W2). Each is safe to retry.
  */
 export function createConversationActivities(deps: EvaluationDependencies) {
@@ -90,12 +94,14 @@ export function createConversationActivities(deps: EvaluationDependencies) {
       const row = await knex('conversations as c')
         .join('assistants as a', 'a.id', 'c.assistant_id')
         .join('users as u', 'u.id', 'c.user_id')
+        .leftJoin('whatsapp_senders as s', 's.id', 'c.whatsapp_sender_id')
         .where('c.id', conversationId)
         .first<ConversationRow | undefined>(
           'c.id', 'c.uuid', 'c.user_id', 'c.assistant_id', 'c.type', 'c.message_count', 'c.variables', 'c.evaluation', 'c.created_at', 'c.ended_at',
+          'c.customer_phone', 'c.customer_name', 's.phone_number as sender_phone', 's.display_name as sender_name',
           'a.uuid as assistant_uuid', 'a.conversation_ended_webhook_url', 'a.conversation_ended_retrigger', 'u.timezone',
         );
-      if (!row || row.type !== 'widget') return { outcome: 'skipped', reason: 'deleted' };
+      if (!row || (row.type !== 'widget' && row.type !== 'whatsapp')) return { outcome: 'skipped', reason: 'deleted' };
       // A message came after the end: the conversation is open again, and its workflow waits out the new quiet period.
       if (row.endedAt === null) return { outcome: 'skipped', reason: 'reopened' };
       if (row.conversationEndedWebhookUrl === null) return { outcome: 'skipped', reason: 'webhook_off' };
@@ -107,8 +113,9 @@ export function createConversationActivities(deps: EvaluationDependencies) {
       if (queued && queued.createdAt >= lastMessageAt) return { outcome: 'queued', deliveryId: queued.id, eventId: queued.eventId, ...owner };
       if (queued && !row.conversationEndedRetrigger) return { outcome: 'skipped', reason: 'sent_before' };
       const payload = conversationEndedPayload({
-        conversation: { ...row, type: 'widget', endedAt: row.endedAt },
+        conversation: { ...row, type: row.type, endedAt: row.endedAt },
         assistantUuid: row.assistantUuid,
+        sender: row.senderPhone !== null && row.senderName !== null ? { phoneNumber: row.senderPhone, displayName: row.senderName } : null,
         timeZone: row.timezone,
         messages,
       });

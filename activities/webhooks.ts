@@ -9,7 +9,7 @@ import { storedAnswer } from '../src/webhooks/answer.ts';
 import { currentWebhookUrl, findDelivery, recordAttempt, recordWebhookEvent, settleDelivery, type DeliveryStatus } from '../src/webhooks/deliveries.ts';
 import { retryDelay, type DeliveryPolicy } from '../src/webhooks/policy.ts';
 import { postCallPayload, postCallWebhookWanted, type PostCallFacts } from '../src/webhooks/post-call.ts';
-import { signingSecrets } from '../src/webhooks/secrets.ts';
+import { senderSigningSecret, signingSecrets } from '../src/webhooks/secrets.ts';
 import { sendWebhook } from '../src/webhooks/send.ts';
 
 export interface WebhookActivityDependencies {
@@ -77,15 +77,20 @@ export function createWebhookActivities(deps: WebhookActivityDependencies) {
       const delivery = await findDelivery(knex, deliveryId);
       if (!delivery) return { outcome: 'cancelled' };
       if (delivery.status !== 'pending') return { outcome: delivery.status };
-      if (await currentWebhookUrl(knex, delivery.assistantId, delivery.kind) === null) {
+      if (await currentWebhookUrl(knex, delivery) === null) {
         await settleDelivery(knex, deliveryId, 'cancelled', 'The webhook was turned off before this attempt.');
         webhookDeliveries.inc({ outcome: 'cancelled' });
         return { outcome: 'cancelled' };
       }
       const attemptedAt = now();
-      const secrets = await signingSecrets(knex, deps.providers.secrets, delivery.userId, attemptedAt);
+      // A read receipt is signed with its sender's secret (anchor §13.3), every other event with the account's.
+      const receipt = delivery.kind === 'whatsapp.message_status' && delivery.whatsappSenderId !== null;
+      const secrets = receipt
+        ? [await senderSigningSecret(knex, deps.providers.secrets, delivery.whatsappSenderId!)]
+        : await signingSecrets(knex, deps.providers.secrets, delivery.userId, attemptedAt);
       const result = await sendWebhook(deps.providers.fetch, {
         url: delivery.url, body: delivery.payload, eventId: delivery.eventId, kind: delivery.kind, secrets, nowMs: attemptedAt.getTime(),
+        scheme: receipt ? 'sha256' : 'parley', retryRequestTimeout: policy.retryRequestTimeout ?? true,
       });
       const delayMs = result.verdict === 'retry' ? retryDelay(policy, attempt, result.retryAfterMs) : undefined;
       const status: DeliveryStatus = result.verdict === 'delivered' ? 'delivered' : result.verdict === 'final' ? 'failed' : delayMs === undefined ? 'dead' : 'pending';

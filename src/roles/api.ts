@@ -21,6 +21,7 @@ import { tellLeadsAdded } from '../resources/campaigns/status.ts';
 import { catalogRoutes } from '../resources/catalogs/routes.ts';
 import type { OfferedSpeech } from '../resources/catalogs/service.ts';
 import { conversationRoutes } from '../resources/conversations/routes.ts';
+import type { QuietConversation } from '../resources/conversations/service.ts';
 import { dialingCountryRoutes } from '../resources/dialing-countries/routes.ts';
 import { documentRoutes } from '../resources/documents/routes.ts';
 import { folderRoutes } from '../resources/folders/routes.ts';
@@ -45,8 +46,12 @@ import { toolRoutes } from '../resources/tools/routes.ts';
 import { userRoutes } from '../resources/users/routes.ts';
 import { webCallRoutes } from '../resources/web-calls/routes.ts';
 import { webhookRoutes } from '../resources/webhooks/routes.ts';
+import { whatsappCallbackRoutes } from '../resources/whatsapp/callback-routes.ts';
+import { whatsappRoutes } from '../resources/whatsapp/routes.ts';
+import { whatsappSettingsRoutes } from '../resources/whatsapp/settings-routes.ts';
+import { READ_RECEIPT_POLICY } from '../webhooks/policy.ts';
 import type { TemporalClient } from '../temporal/client.ts';
-import { restartConversationTimer } from '../temporal/starters.ts';
+import { restartConversationTimer, startWebhookDelivery } from '../temporal/starters.ts';
 import { createAutoRecharger } from '../billing/auto-recharge.ts';
 import type { SubscriptionPaymentHandler } from '../billing/payment-events.ts';
 import { closeServer, listen } from './http-server.ts';
@@ -79,6 +84,16 @@ export function apiRoutes(deps: ApiRouteDeps): RouteDefinition[] {
   const testChats = { limiter: guards.limiter, limits: config.testChats, resolveToken: guards.resolveToken };
   // Told of each charge to a user's balance, so auto-recharge can check its threshold.
   const afterCharge = createAutoRecharger({ knex, payments: deps.providers.payments, logger });
+  // A widget or WhatsApp conversation's inactivity timer starts again with each message (W2).
+  const messageStored = (conversation: QuietConversation) =>
+    restartConversationTimer(temporal, conversation, conversation.inactivityTimeoutMinutes * config.conversationInactivityUnitMs);
+  const conversations = {
+    knex, secrets, safeFetch: deps.providers.fetch, embeddings, model: deps.providers.llm, defaultModel: config.llm.defaultModel, logger, afterCharge, messageStored,
+  };
+  const whatsapp = { knex, telephony: deps.providers.telephony, logger, publicUrl: config.publicUrl, now: guards.clock, afterCharge, messageStored };
+  const receipts = {
+    knex, logger, now: guards.clock, deliverReceipt: (delivery: { deliveryId: number; userId: number; assistantId: number }) => startWebhookDelivery(temporal, delivery, READ_RECEIPT_POLICY),
+  };
   let document: Record<string, unknown> = {};
   const routes = [
     ...healthRoutes({ knex, temporal, embeddings: describeEmbeddings(config) }),
@@ -105,27 +120,18 @@ export function apiRoutes(deps: ApiRouteDeps): RouteDefinition[] {
     ...campaignRoutes({ knex, temporal, now: guards.clock }),
     ...leadRoutes({ knex, publicUrl: config.publicUrl, leadsAdded: (campaignId) => tellLeadsAdded({ knex, temporal }, campaignId) }),
     ...makeCallRoutes({ knex, temporal, logger, model: deps.providers.llm }),
-    ...conversationRoutes({
-      knex,
-      secrets,
-      safeFetch: deps.providers.fetch,
-      embeddings,
-      model: deps.providers.llm,
-      defaultModel: config.llm.defaultModel,
-      logger,
-      publicUrl: config.publicUrl,
-      testChats,
-      afterCharge,
-      messageStored: (conversation) => restartConversationTimer(temporal, conversation, conversation.inactivityTimeoutMinutes * config.conversationInactivityUnitMs),
-    }),
+    ...conversationRoutes({ ...conversations, publicUrl: config.publicUrl, testChats }),
     ...smsRoutes({ knex, telephony: deps.providers.telephony, logger, publicUrl: config.publicUrl, afterCharge }),
     ...paymentMethodRoutes({ knex, payments: deps.providers.payments, onDefaultChanged: retryPastDueRenewals({ knex, temporal, logger }) }),
     ...balanceRoutes({ knex, payments: deps.providers.payments, publicUrl: config.publicUrl }),
     ...paymentWebhookRoutes({ knex, payments: deps.providers.payments, logger, onSubscriptionPayment: deps.onSubscriptionPayment ?? settleSubscriptionPayment(temporal, logger) }),
     ...carrierCallbackRoutes({
       knex, temporal, logger, secrets, telephony: deps.providers.telephony, publicUrl: config.publicUrl, model: deps.providers.llm, mediaPublicUrl: () => config.media.publicUrl,
-      fetch: deps.providers.fetch,
+      fetch: deps.providers.fetch, whatsapp: { ...whatsapp, conversations },
     }),
+    ...whatsappRoutes(whatsapp),
+    ...whatsappSettingsRoutes({ ...receipts, secrets }),
+    ...whatsappCallbackRoutes({ ...receipts, telephony: deps.providers.telephony, publicUrl: config.publicUrl }),
     ...(deps.sandboxCarrier ? sandboxCarrierRoutes({ knex, carrier: deps.sandboxCarrier, token: () => sandboxCarrierToken(secrets) }) : []),
     ...webCallRoutes({ knex, temporal, logger, model: deps.providers.llm, mediaPublicUrl: config.media.publicUrl, clock: guards.clock }),
   ];

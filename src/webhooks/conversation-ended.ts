@@ -10,7 +10,10 @@ export interface ConversationEndedFacts {
   conversation: {
     id: number;
     uuid: string;
-    type: 'widget';
+    type: 'widget' | 'whatsapp';
+    /** A WhatsApp conversation's customer (a widget's comes from its input variables, when it hands them over). */
+    customerPhone: string | null;
+    customerName: string | null;
     messageCount: number;
     variables: Record<string, unknown>;
     evaluation: Record<string, unknown> | null;
@@ -18,6 +21,8 @@ export interface ConversationEndedFacts {
     endedAt: Date;
   };
   assistantUuid: string;
+  /** A WhatsApp conversation's sender. */
+  sender: { phoneNumber: string; displayName: string } | null;
   /** The account's IANA time zone: the transcript's `timestamp`s read in it. */
   timeZone: string;
   /** Oldest first. */
@@ -30,7 +35,7 @@ function stringVariable(variables: Record<string, unknown>, name: string): strin
   return typeof value === 'string' && value.trim() !== '' ? value : null;
 }
 
-export function conversationEndedPayload({ conversation, assistantUuid, timeZone, messages }: ConversationEndedFacts): Record<string, unknown> {
+export function conversationEndedPayload({ conversation, assistantUuid, sender, timeZone, messages }: ConversationEndedFacts): Record<string, unknown> {
   return {
     id: conversation.id,
     conversation_id: conversation.uuid,
@@ -47,11 +52,11 @@ export function conversationEndedPayload({ conversation, assistantUuid, timeZone
       timestamp_unix: Math.floor(message.createdAt.getTime() / 1000),
     })),
     formatted_transcript: callTranscript(messages.map((message) => ({ role: message.role, text: message.content }))),
-    // Widget chats carry no files, and no WhatsApp sender: the keys are there, empty, for one parser of both.
+    // Parley's chats carry no files (WhatsApp media is not taken in): the key is there, empty, for one parser of all.
     attachments: [],
-    customer_phone: stringVariable(conversation.variables, 'customer_phone'),
-    customer_name: stringVariable(conversation.variables, 'customer_name'),
-    sender: null,
+    customer_phone: conversation.customerPhone ?? stringVariable(conversation.variables, 'customer_phone'),
+    customer_name: conversation.customerName ?? stringVariable(conversation.variables, 'customer_name'),
+    sender: sender ? { phone_number: sender.phoneNumber, display_name: sender.displayName } : null,
     created_at: conversation.createdAt.toISOString(),
     ended_at: conversation.endedAt.toISOString(),
   };

@@ -6,9 +6,12 @@ import type { Knex } from 'knex';
  * delivery activity reads and writes. Sending itself is the `webhookDelivery` workflow's (workflows/webhook-delivery.ts).
  */
 
-/** `call.ended`: the post-call webhook (W1); `conversation.ended` (W2); `call.inbound`: before an inbound call is answered. */
-export type WebhookKind = 'call.ended' | 'conversation.ended' | 'call.inbound';
-export const WEBHOOK_KINDS: readonly WebhookKind[] = ['call.ended', 'conversation.ended', 'call.inbound'];
+/**
+ * `call.ended`: the post-call webhook (W1); `conversation.ended` (W2); `call.inbound`: before an inbound call is
+ * answered; `whatsapp.message_status`: a WhatsApp sender's read receipt (W3), which goes to the sender's URL.
+ */
+export type WebhookKind = 'call.ended' | 'conversation.ended' | 'call.inbound' | 'whatsapp.message_status';
+export const WEBHOOK_KINDS: readonly WebhookKind[] = ['call.ended', 'conversation.ended', 'call.inbound', 'whatsapp.message_status'];
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'dead' | 'cancelled';
 export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'delivered', 'failed', 'dead', 'cancelled'];
 
@@ -17,6 +20,8 @@ export interface WebhookEvent {
   assistantId: number;
   callId?: number | null;
   conversationId?: number | null;
+  /** The sender of a read receipt. */
+  whatsappSenderId?: number | null;
   kind: WebhookKind;
   url: string;
   payload: Record<string, unknown>;
@@ -29,6 +34,7 @@ export interface DeliveryRow {
   assistantId: number | null;
   callId: number | null;
   conversationId: number | null;
+  whatsappSenderId: number | null;
   redeliveryOf: number | null;
   kind: WebhookKind;
   url: string;
@@ -65,6 +71,7 @@ export async function recordWebhookEvent(knex: Knex, event: WebhookEvent): Promi
     assistantId: event.assistantId,
     callId: event.callId ?? null,
     conversationId: event.conversationId ?? null,
+    whatsappSenderId: event.whatsappSenderId ?? null,
     kind: event.kind,
     url: event.url,
     payload: JSON.stringify(event.payload),
@@ -80,6 +87,7 @@ export async function recordRedelivery(knex: Knex, original: DeliveryRow, url: s
     assistantId: original.assistantId,
     callId: original.callId,
     conversationId: original.conversationId,
+    whatsappSenderId: original.whatsappSenderId,
     redeliveryOf: original.id,
     kind: original.kind,
     url,
@@ -93,10 +101,17 @@ export async function findDelivery(knex: Knex, deliveryId: number): Promise<Deli
 }
 
 /**
- * Where the assistant's webhook of `kind` goes now, or null when it is turned off: read at each attempt, so that
- * turning a webhook off stops the deliveries still to come at once.
+ * Where the delivery's webhook goes now (its assistant's of its kind, or its WhatsApp sender's read receipts),
+ * or null when it is turned off: read at each attempt, so that turning a webhook off stops the deliveries still
+ * to come at once.
  */
-export async function currentWebhookUrl(knex: Knex, assistantId: number | null, kind: WebhookKind): Promise<string | null> {
+export async function currentWebhookUrl(knex: Knex, delivery: Pick<DeliveryRow, 'assistantId' | 'whatsappSenderId' | 'kind'>): Promise<string | null> {
+  const { assistantId, kind } = delivery;
+  if (kind === 'whatsapp.message_status') {
+    if (delivery.whatsappSenderId === null) return null;
+    const sender = await knex('whatsapp_senders').where({ id: delivery.whatsappSenderId }).first<{ webhookUrl: string | null } | undefined>('webhookUrl');
+    return sender?.webhookUrl ?? null;
+  }
   if (assistantId === null) return null;
   const assistant = await knex('assistants').where({ id: assistantId })
     .first<{ isWebhookActive: boolean; webhookUrl: string | null; inboundWebhookUrl: string | null; conversationEndedWebhookUrl: string | null } | undefined>(
@@ -111,6 +126,7 @@ export async function currentWebhookUrl(knex: Knex, assistantId: number | null, 
     case 'conversation.ended':
       return assistant.conversationEndedWebhookUrl;
   }
+  return null;
 }
 
 export interface AttemptRecord {

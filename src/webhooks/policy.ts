@@ -8,12 +8,21 @@ export interface DeliveryPolicy {
   delaysMs: number[];
   /** The longest wait a receiver's `Retry-After` may ask for; a longer one is cut to this. */
   maxRetryAfterMs: number;
+  /** Whether a 408 is retried like a 5xx; false where the contract retries only 5xx and 429 (W3). */
+  retryRequestTimeout?: boolean;
 }
 
 /** 30 s, 2 min, 10 min, 1 h, 6 h: six attempts over about seven hours. */
 export const DEFAULT_DELIVERY_POLICY: DeliveryPolicy = {
   delaysMs: [30_000, 120_000, 600_000, 3_600_000, 21_600_000],
   maxRetryAfterMs: 21_600_000,
+};
+
+/** WhatsApp read receipts (W3, anchor §13.3): retried after 30 s, 60 s and 120 s on 5xx or 429; any other 4xx is final. */
+export const READ_RECEIPT_POLICY: DeliveryPolicy = {
+  delaysMs: [30_000, 60_000, 120_000],
+  maxRetryAfterMs: 120_000,
+  retryRequestTimeout: false,
 };
 
 /**
@@ -24,10 +33,10 @@ export const DEFAULT_DELIVERY_POLICY: DeliveryPolicy = {
  */
 export type AttemptVerdict = 'delivered' | 'retry' | 'final';
 
-export function attemptVerdict(status: number | undefined): AttemptVerdict {
+export function attemptVerdict(status: number | undefined, retryRequestTimeout = true): AttemptVerdict {
   if (status === undefined) return 'retry';
   if (status >= 200 && status < 300) return 'delivered';
-  if (status >= 500 || status === 408 || status === 429) return 'retry';
+  if (status >= 500 || status === 429 || (status === 408 && retryRequestTimeout)) return 'retry';
   return 'final';
 }
 

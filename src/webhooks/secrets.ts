@@ -57,3 +57,13 @@ export async function rotateSigningSecret(knex: Knex, box: SecretBox, userId: nu
   });
   return { secret, previousExpiresAt };
 }
+
+/** The purpose a WhatsApp sender's signing secret is encrypted for. */
+export const SENDER_SECRET_PURPOSE = 'whatsapp-sender-signing-secret';
+
+/** A WhatsApp sender's signing secret, which signs its read receipts (anchor §13.3). */
+export async function senderSigningSecret(knex: Knex, box: SecretBox, senderId: number): Promise<string> {
+  const row = await knex('whatsapp_senders').where({ id: senderId }).first<{ signingSecret: string } | undefined>('signingSecret');
+  if (!row) throw new Error(`WhatsApp sender ${senderId} is gone.`);
+  return box.decrypt(row.signingSecret, SENDER_SECRET_PURPOSE);
+}

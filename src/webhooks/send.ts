@@ -1,6 +1,6 @@
 import { FetchRefusedError, type FetchRefusal, type SafeFetch } from '../lib/safe-fetch.ts';
 import { attemptVerdict, parseRetryAfter, type AttemptVerdict } from './policy.ts';
-import { SIGNATURE_HEADER, signatureHeader } from './signature.ts';
+import { SHA256_SIGNATURE_HEADER, SIGNATURE_HEADER, sha256SignatureHeader, signatureHeader } from './signature.ts';
 
 export const WEBHOOK_USER_AGENT = 'Parley-Webhooks/1.0';
 /** How long a receiver gets to answer one attempt. */
@@ -18,6 +18,13 @@ export interface WebhookRequest {
   kind: string;
   /** The account's signing secrets in force, newest first. */
   secrets: readonly string[];
+  /**
+   * How the body is signed: `parley` (X-Parley-Signature with each of `secrets`, the default), or `sha256`
+   * (X-Signature-256 with the first of them: a WhatsApp sender's secret, anchor §13.3).
+   */
+  scheme?: 'parley' | 'sha256';
+  /** Whether a 408 is retried (DeliveryPolicy.retryRequestTimeout); true unless given. */
+  retryRequestTimeout?: boolean;
   /** Unix milliseconds: when the attempt is made (its signature's time). */
   nowMs: number;
   /** How long the receiver gets; ATTEMPT_TIMEOUT_MS unless the sender cannot wait that long (the inbound-call webhook). */
@@ -50,7 +57,9 @@ export async function sendWebhook(fetch: SafeFetch, request: WebhookRequest, now
     'idempotency-key': request.eventId,
     'x-parley-event-id': request.eventId,
     'x-parley-event': request.kind,
-    [SIGNATURE_HEADER.toLowerCase()]: signatureHeader(request.body, request.secrets, Math.floor(request.nowMs / 1000)),
+    ...(request.scheme === 'sha256'
+      ? { [SHA256_SIGNATURE_HEADER.toLowerCase()]: sha256SignatureHeader(request.body, request.secrets[0] ?? '') }
+      : { [SIGNATURE_HEADER.toLowerCase()]: signatureHeader(request.body, request.secrets, Math.floor(request.nowMs / 1000)) }),
   };
   const started = now();
   try {
@@ -58,7 +67,7 @@ export async function sendWebhook(fetch: SafeFetch, request: WebhookRequest, now
       method: 'POST', headers, body: request.body, timeoutMs: request.timeoutMs ?? ATTEMPT_TIMEOUT_MS, maxBytes: ANSWER_MAX_BYTES,
     });
     return {
-      verdict: attemptVerdict(response.status),
+      verdict: attemptVerdict(response.status, request.retryRequestTimeout),
       statusCode: response.status,
       latencyMs: now() - started,
       excerpt: excerpt(response.body),

@@ -34,3 +34,13 @@ export function verifySignature(header: string, body: string, secret: string, no
   return parts.some(([name, value]) => name === 'v1' && value !== undefined && /^[0-9a-f]{64}$/.test(value)
     && timingSafeEqual(Buffer.from(value, 'hex'), expected));
 }
+
+/**
+ * The `X-Signature-256` header of WhatsApp read receipts (anchor §13.3): `sha256=<hex HMAC-SHA256 of the raw
+ * body>`, keyed with the sender's signing secret, as Meta signs its own webhooks.
+ */
+export const SHA256_SIGNATURE_HEADER = 'X-Signature-256';
+
+export function sha256SignatureHeader(body: string, secret: string): string {
+  return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+}

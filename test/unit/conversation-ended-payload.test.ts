@@ -2,11 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { zonedIsoTimestamp } from '../../src/lib/time.ts';
 import { conversationEndedPayload, type ConversationEndedFacts } from '../../src/webhooks/conversation-ended.ts';
 
-const facts = (overrides: Partial<ConversationEndedFacts['conversation']> = {}): ConversationEndedFacts => ({
+const facts = (overrides: Partial<ConversationEndedFacts['conversation']> = {}, sender: ConversationEndedFacts['sender'] = null): ConversationEndedFacts => ({
+  sender,
   conversation: {
     id: 17,
     uuid: '5f0c7a8e-2b1d-4c3e-9f4a-0123456789ab',
     type: 'widget',
+    customerPhone: null,
+    customerName: null,
     messageCount: 3,
     variables: { customer_name: 'Ada', order: 42 },
     evaluation: { status: true, summary: 'Asked about an order.' },
@@ -58,6 +61,16 @@ describe('conversationEndedPayload (W2, §13.2)', () => {
     const payload = conversationEndedPayload(facts({ evaluation: null, variables: { customer_phone: '+4915112345678', customer_name: 7 } }));
     expect(payload).toMatchObject({ extracted_variables: {}, customer_phone: '+4915112345678', customer_name: null });
     expect(conversationEndedPayload(facts({ variables: { customer_name: '  ' } })).customer_name).toBeNull();
+  });
+
+  it('names a WhatsApp conversation\'s customer and sender', () => {
+    const payload = conversationEndedPayload(facts(
+      { type: 'whatsapp', customerPhone: '+4915112345678', customerName: 'Ada L.', variables: {} },
+      { phoneNumber: '+14155550100', displayName: 'Acme Support' },
+    ));
+    expect(payload).toMatchObject({
+      type: 'whatsapp', customer_phone: '+4915112345678', customer_name: 'Ada L.', sender: { phone_number: '+14155550100', display_name: 'Acme Support' },
+    });
   });
 });
 

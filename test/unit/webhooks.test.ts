@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { storedAnswer, STORED_ANSWER_BYTES } from '../../src/webhooks/answer.ts';
 import { inboundAnswer, inboundCallPayload } from '../../src/webhooks/inbound.ts';
-import { attemptVerdict, DEFAULT_DELIVERY_POLICY, maxAttempts, parseRetryAfter, retryDelay } from '../../src/webhooks/policy.ts';
+import { attemptVerdict, DEFAULT_DELIVERY_POLICY, READ_RECEIPT_POLICY, maxAttempts, parseRetryAfter, retryDelay } from '../../src/webhooks/policy.ts';
 import { postCallPayload, postCallWebhookWanted } from '../../src/webhooks/post-call.ts';
 import { generateSigningSecret, signatureHeader, verifySignature } from '../../src/webhooks/signature.ts';
 import { excerpt, type AttemptResult } from '../../src/webhooks/send.ts';
@@ -41,9 +41,17 @@ describe('webhook signatures', () => {
 
 describe('the delivery policy', () => {
   it('delivers on 2xx, retries on no answer, 5xx, 408 and 429, and ends on any other status', () => {
-    expect([200, 201, 204].map(attemptVerdict)).toEqual(['delivered', 'delivered', 'delivered']);
-    expect([undefined, 500, 502, 503, 408, 429].map(attemptVerdict)).toEqual(Array(6).fill('retry'));
-    expect([400, 401, 403, 404, 410, 422, 301].map(attemptVerdict)).toEqual(Array(7).fill('final'));
+    const verdict = (status: number | undefined) => attemptVerdict(status);
+    expect([200, 201, 204].map(verdict)).toEqual(['delivered', 'delivered', 'delivered']);
+    expect([undefined, 500, 502, 503, 408, 429].map(verdict)).toEqual(Array(6).fill('retry'));
+    expect([400, 401, 403, 404, 410, 422, 301].map(verdict)).toEqual(Array(7).fill('final'));
+  });
+
+  it('retries read receipts (W3) after 30 s, 60 s and 120 s on 5xx and 429 only: a 408 is final, as every 4xx', () => {
+    const verdict = (status: number) => attemptVerdict(status, READ_RECEIPT_POLICY.retryRequestTimeout);
+    expect([500, 503, 429].map(verdict)).toEqual(['retry', 'retry', 'retry']);
+    expect([408, 400, 404].map(verdict)).toEqual(['final', 'final', 'final']);
+    expect([1, 2, 3, 4].map((attempt) => retryDelay(READ_RECEIPT_POLICY, attempt))).toEqual([30_000, 60_000, 120_000, undefined]);
   });
 
   it('waits 30 s, 2 min, 10 min, 1 h and 6 h, then gives up after the sixth attempt', () => {

@@ -147,5 +147,10 @@ function sandboxMessages(post: CarrierRequest): CarrierMessages {
       if (status !== 201 || !payload.sid || !payload.status) throw new Error(`The sandbox carrier answered ${status} to a message.`);
       return { providerMessageId: payload.sid, status: payload.status };
     },
+    async sendWhatsApp(request) {
+      const { status, payload } = await post('/whatsapp', request);
+      if (status !== 201 || !payload.sid || !payload.status) throw new Error(`The sandbox carrier answered ${status} to a WhatsApp message.`);
+      return { providerMessageId: payload.sid, status: payload.status };
+    },
   };
 }

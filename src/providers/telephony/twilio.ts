@@ -331,5 +331,22 @@ function twilioMessages(client: twilio.Twilio): CarrierMessages {
         throw carrierError(error, `send a message to ${request.to}`);
       }
     },
+    // Twilio's WhatsApp addresses are the numbers prefixed `whatsapp:`; an approved template goes as its Content
+    // SID with the variables as a JSON object (https://www.twilio.com/docs/whatsapp/tutorial/send-whatsapp-notification-messages-templates).
+    async sendWhatsApp(request) {
+      try {
+        const message = await client.messages.create({
+          from: `whatsapp:${request.from}`,
+          to: `whatsapp:${request.to}`,
+          ...(request.template
+            ? { contentSid: request.template.contentSid, contentVariables: JSON.stringify(request.template.variables) }
+            : { body: request.body }),
+          statusCallback: request.statusCallbackUrl,
+        });
+        return { providerMessageId: message.sid, status: message.status };
+      } catch (error) {
+        throw carrierError(error, `send a WhatsApp message to ${request.to}`);
+      }
+    },
   };
 }

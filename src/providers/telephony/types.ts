@@ -200,4 +200,24 @@ export interface CarrierMessages {
    * whose text says why.
    */
   sendSms(request: SmsRequest): Promise<{ providerMessageId: string; status: string }>;
+  /**
+   * Hands a WhatsApp message to the carrier, as `sendSms` does a text: the carrier answers its id and status
+   * (`queued`), then posts each status change (sent, delivered, read, failed, undelivered) to the callback. A
+   * message it refuses is a `RejectedError`. Where the carrier does WhatsApp.
+   */
+  sendWhatsApp?(request: WhatsAppRequest): Promise<{ providerMessageId: string; status: string }>;
+}
+
+/**
+ * A WhatsApp message Parley asks a carrier to send from a sender (one of the account's numbers) to a customer,
+ * both E.164 without the `whatsapp:` prefix Twilio's addresses carry (the adapter adds it). Free-form, the
+ * text is `body`; a template is sent by the carrier's id of it (Twilio's Content SID) with its variables where
+ * the carrier knows it, else as its rendered text in `body`.
+ */
+export interface WhatsAppRequest {
+  from: string;
+  to: string;
+  body: string;
+  template?: { contentSid: string; variables: Record<string, string> };
+  statusCallbackUrl: string;
 }

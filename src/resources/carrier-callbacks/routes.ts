@@ -8,6 +8,7 @@ import { holdMusicWav } from '../../providers/telephony/hold-music.ts';
 import type { TelephonyProvider } from '../../providers/telephony/types.ts';
 import type { TemporalClient } from '../../temporal/client.ts';
 import { EMPTY_TWIML, receiveMessage, recordMessageStatus } from '../sms/status.ts';
+import { isWhatsApp, receiveWhatsApp, type InboundDeps } from '../whatsapp/inbound.ts';
 import { answerInboundCall, type InboundCallDeps } from './inbound.ts';
 import { recordCarrierStatus, recordCarrierVerdict } from './service.ts';
 import { recordTransferOutcome, whisperTwiml } from './transfers.ts';
@@ -20,6 +21,8 @@ export interface CarrierCallbackDeps extends InboundCallDeps {
   telephony: TelephonyProvider;
   /** PUBLIC_URL: the address the carrier was given, which its signature covers. */
   publicUrl: string;
+  /** Where WhatsApp messages to a sender go (their `From` is `whatsapp:+…`); without it they are stored as texts. */
+  whatsapp?: InboundDeps;
 }
 
 /**
@@ -34,7 +37,8 @@ export interface CarrierCallbackDeps extends InboundCallDeps {
  * A warm transfer to a supervisor (warm-transfers.ts): `GET …/hold-music?volume=<0-100>`, the WAV the caller
  * waits with (public); `POST …/warm-transfer/bridge?call_id=<id>`, the briefed supervisor joining the caller
  * (TwiML); `POST …/warm-transfer/status?call_id=<id>`, the supervisor's call status.
- * `POST /api/telephony/<carrier>/messages`: a text to one of the numbers, stored and answered with empty TwiML.
+ * `POST /api/telephony/<carrier>/messages`: a text to one of the numbers, stored and answered with empty TwiML; a
+ * WhatsApp message to a sender (Twilio posts those here too, `From: whatsapp:+…`) is answered by its assistant.
  * `POST /api/telephony/<carrier>/messages/status?sms_id=<id>`: a sent message's status changes.
  */
 export function carrierCallbackRoutes(deps: CarrierCallbackDeps): RouteDefinition[] {
@@ -194,10 +198,15 @@ export function carrierCallbackRoutes(deps: CarrierCallbackDeps): RouteDefinitio
         MessageSid: Type.String({ minLength: 1, maxLength: 64 }),
         From: Type.String({ maxLength: 64 }),
         To: Type.String({ maxLength: 64 }),
-        Body: Type.String({ maxLength: 1600 }),
+        Body: Type.String({ maxLength: 4096 }),
+        ProfileName: Type.Optional(Type.String({ maxLength: 255 })),
       }, { additionalProperties: true }),
       responses: { 200: { description: 'TwiML', schema: Type.String(), contentType: 'text/xml' } },
       async handle({ body }) {
+        if (deps.whatsapp && isWhatsApp(body.From)) {
+          await receiveWhatsApp(deps.whatsapp, { providerMessageId: body.MessageSid, from: body.From, to: body.To, body: body.Body, profileName: body.ProfileName });
+          return { body: EMPTY_TWIML, type: 'text/xml' };
+        }
         await receiveMessage({ ...deps, provider: telephony.name }, { providerMessageId: body.MessageSid, from: body.From, to: body.To, body: body.Body });
         return { body: EMPTY_TWIML, type: 'text/xml' };
       },

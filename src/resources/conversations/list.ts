@@ -33,6 +33,10 @@ interface Row {
   type: string;
   variables: Record<string, unknown>;
   externalIdentifier: string | null;
+  customerPhone: string | null;
+  customerName: string | null;
+  senderName: string | null;
+  senderPhone: string | null;
   aiEnabled: boolean;
   messageCount: number;
   totalCostMicros: number;
@@ -48,15 +52,20 @@ export async function listConversations(
   knex: Knex,
   input: {
     userId: number; type?: string | undefined; assistantId?: string | undefined; externalIdentifier?: string | undefined; perPage: number; cursor?: string | undefined;
+    customerPhone?: string | undefined; whatsappSenderPhone?: string | undefined;
     path: string; query: Record<string, unknown>;
   },
 ) {
   const cursor = decodeCursor(input.cursor);
   const query = knex('conversations as c')
     .join('assistants as a', 'a.id', 'c.assistant_id')
+    .leftJoin('whatsapp_senders as s', 's.id', 'c.whatsapp_sender_id')
     .where('c.user_id', input.userId)
-    .select('c.id', 'c.uuid', 'a.uuid as assistant_uuid', 'a.name as assistant_name', 'c.type', 'c.variables', 'c.external_identifier', 'c.ai_enabled', 'c.message_count', 'c.total_cost_micros', 'c.created_at', 'c.updated_at');
+    .select('c.id', 'c.uuid', 'a.uuid as assistant_uuid', 'a.name as assistant_name', 'c.type', 'c.variables', 'c.external_identifier', 'c.ai_enabled', 'c.message_count', 'c.total_cost_micros', 'c.created_at', 'c.updated_at',
+      'c.customer_phone', 'c.customer_name', 's.display_name as sender_name', 's.phone_number as sender_phone');
   if (input.type) query.where('c.type', input.type);
+  if (input.customerPhone) query.where('c.customer_phone', input.customerPhone);
+  if (input.whatsappSenderPhone) query.where('s.phone_number', input.whatsappSenderPhone);
   if (input.externalIdentifier) query.where('c.external_identifier', input.externalIdentifier);
   if (input.assistantId) {
     // An integer past any id (and past `bigint`) names no assistant rather than reaching the query.
@@ -88,6 +97,10 @@ export async function listConversations(
       type: row.type,
       variables: row.variables,
       ...(row.type === 'api' ? { external_identifier: row.externalIdentifier } : {}),
+      ...(row.type === 'whatsapp' ? {
+        whatsapp_sender: { name: row.senderName, phone: row.senderPhone },
+        customer: { name: row.customerName, phone: row.customerPhone },
+      } : {}),
       message_count: row.messageCount,
       total_cost: microsToUsd(Number(row.totalCostMicros)),
       ai_enabled: row.aiEnabled,

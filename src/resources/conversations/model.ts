@@ -1,7 +1,10 @@
 import { Model } from 'objection';
 
-/** `api` conversations are those of AI replies for other channels (POST /user/ai/generate-reply). */
-export type ConversationType = 'widget' | 'test' | 'api';
+/**
+ * `api` conversations are those of AI replies for other channels (POST /user/ai/generate-reply); `whatsapp` ones
+ * a WhatsApp sender's chat with one customer (resources/whatsapp).
+ */
+export type ConversationType = 'widget' | 'test' | 'api' | 'whatsapp';
 
 /** A function the assistant called for a message, as the interface records it: `{name, arguments, result}`. */
 export interface StoredFunctionCall {
@@ -24,6 +27,11 @@ export class Conversation extends Model {
   declare aiEnabled: boolean;
   /** The integration's customer identifier of an `api` conversation; null for the others. */
   declare externalIdentifier: string | null;
+  /** A `whatsapp` conversation's sender, customer and when the customer last wrote (its 24-hour window). */
+  declare whatsappSenderId: number | null;
+  declare customerPhone: string | null;
+  declare customerName: string | null;
+  declare lastCustomerMessageAt: Date | null;
   declare messageCount: number;
   declare totalCostMicros: number;
   /** What the post-conversation evaluation filled in from the assistant's `post_call_schema` once it went quiet. */

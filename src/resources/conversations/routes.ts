@@ -94,13 +94,17 @@ export function conversationRoutes(deps: ConversationDeps & { publicUrl: string;
         404: { description: 'Conversation not found', schema: StatusErrorBody },
       },
       async handle({ params }) {
-        const { conversation, history } = await conversationHistory(deps.knex, params.uuid);
+        const { conversation, history, sender } = await conversationHistory(deps.knex, params.uuid);
         return {
           body: {
             status: true,
             history: history.map(historyItem),
             variables: conversation.variables,
             ...(conversation.type === 'api' ? { external_identifier: conversation.externalIdentifier } : {}),
+            ...(conversation.type === 'whatsapp' ? {
+              whatsapp_sender: sender ? { name: sender.displayName, phone: sender.phoneNumber } : null,
+              customer: { name: conversation.customerName, phone: conversation.customerPhone },
+            } : {}),
             ai_enabled: conversation.aiEnabled,
           },
         };
@@ -158,6 +162,8 @@ export function conversationRoutes(deps: ConversationDeps & { publicUrl: string;
             type: query.type,
             assistantId: query.assistant_id,
             externalIdentifier: query.external_identifier,
+            customerPhone: query.customer_phone,
+            whatsappSenderPhone: query.whatsapp_sender_phone,
             perPage: query.per_page ?? 15,
             cursor: query.cursor,
             path: `${deps.publicUrl}/api/user/conversations`,

@@ -23,11 +23,16 @@ export const StartedConversation = Type.Object({
   history: Type.Array(HistoryItem),
 });
 
+/** The sender or the customer of a `whatsapp` conversation. */
+const WhatsAppParty = Type.Object({ name: Type.Union([Type.String(), Type.Null()]), phone: Type.Union([Type.String(), Type.Null()]) });
+
 export const ConversationHistory = Type.Object({
   status: Type.Literal(true),
   history: Type.Array(HistoryItem),
   variables: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()]),
   external_identifier: Type.Optional(Type.String({ description: 'The customer identifier of an `api` conversation (AI replies for other channels).' })),
+  whatsapp_sender: Type.Optional(Type.Union([WhatsAppParty, Type.Null()], { description: 'A `whatsapp` conversation\'s sender.' })),
+  customer: Type.Optional(WhatsAppParty),
   ai_enabled: Type.Boolean({ description: 'False while a person answers instead of the assistant (human takeover).' }),
 });
 
@@ -77,8 +82,10 @@ export const GeneratedReply = Type.Object({
 });
 
 export const ConversationListQuery = Type.Object({
-  type: Type.Optional(Type.String({ enum: ['widget', 'test', 'api'] })),
+  type: Type.Optional(Type.String({ enum: ['widget', 'test', 'api', 'whatsapp'] })),
   external_identifier: Type.Optional(Type.String({ maxLength: 255, description: 'The customer identifier of `api` conversations.' })),
+  customer_phone: Type.Optional(Type.String({ maxLength: 32, description: 'The customer\'s number (E.164) of `whatsapp` conversations.' })),
+  whatsapp_sender_phone: Type.Optional(Type.String({ maxLength: 32, description: 'The WhatsApp sender\'s number (E.164) of `whatsapp` conversations.' })),
   assistant_id: Type.Optional(Type.String({ maxLength: 64, description: "The assistant's UUID (or its integer id)." })),
   per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 15 })),
   cursor: Type.Optional(Type.String({ maxLength: 200 })),
@@ -91,6 +98,8 @@ export const ConversationListItem = Type.Object({
   type: Type.String(),
   variables: Type.Record(Type.String(), Type.Unknown()),
   external_identifier: Type.Optional(Type.String()),
+  whatsapp_sender: Type.Optional(WhatsAppParty),
+  customer: Type.Optional(WhatsAppParty),
   message_count: Type.Integer(),
   total_cost: Type.Number(),
   ai_enabled: Type.Boolean(),

@@ -84,10 +84,15 @@ export async function startConversation(
   });
 }
 
-export async function conversationHistory(knex: Knex, uuid: string): Promise<{ conversation: Conversation; history: ConversationMessage[] }> {
+/** A conversation's messages, oldest first, with the WhatsApp sender of a `whatsapp` conversation. */
+export async function conversationHistory(knex: Knex, uuid: string): Promise<{
+  conversation: Conversation; history: ConversationMessage[]; sender: { displayName: string; phoneNumber: string } | undefined;
+}> {
   const conversation = await findConversation(knex, uuid);
   const history = await ConversationMessage.query(knex).where({ conversationId: conversation.id }).orderBy('id');
-  return { conversation, history };
+  const sender = conversation.whatsappSenderId === null ? undefined
+    : await knex('whatsapp_senders').where({ id: conversation.whatsappSenderId }).first<{ displayName: string; phoneNumber: string } | undefined>('displayName', 'phoneNumber');
+  return { conversation, history, sender };
 }
 
 /** What a turn needs of its conversation. */
@@ -204,16 +209,16 @@ export async function acceptMessage(
 }
 
 /**
- * A widget conversation's inactivity timer starts again with each message stored, the user's, the assistant's or
- * an operator's (a test conversation has none): told without waiting, so the chat is never slower for it, nor
- * failed by it.
+ * A widget or WhatsApp conversation's inactivity timer starts again with each message stored, the user's, the
+ * assistant's or an operator's (a test conversation has none): told without waiting, so the chat is never slower
+ * for it, nor failed by it.
  */
 export function restartQuietPeriod(
   deps: Pick<ConversationDeps, 'messageStored' | 'logger'>,
   conversation: Pick<Conversation, 'id' | 'uuid' | 'userId' | 'assistantId' | 'type'>,
   inactivityTimeoutMinutes: number,
 ): void {
-  if (conversation.type !== 'widget' || !deps.messageStored) return;
+  if ((conversation.type !== 'widget' && conversation.type !== 'whatsapp') || !deps.messageStored) return;
   const { id, uuid, userId, assistantId } = conversation;
   deps.messageStored({ id, uuid, userId, assistantId, inactivityTimeoutMinutes }).catch((error: unknown) => {
     deps.logger.warn({ err: error, conversationId: id }, "the conversation's inactivity timer could not be started again");

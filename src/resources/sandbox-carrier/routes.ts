@@ -8,7 +8,7 @@ import { MessageBody } from '../../api/schemas.ts';
 import { BadRequestError, ConflictError, NotFoundError } from '../../lib/errors.ts';
 import type { SandboxCarrier } from '../../providers/telephony/sandbox-carrier/carrier.ts';
 import { newCallSid } from '../../providers/telephony/sandbox-carrier/simulated-call.ts';
-import type { CallRequest, SmsRequest, TransferRequest, WarmTransferRequest } from '../../providers/telephony/types.ts';
+import type { CallRequest, SmsRequest, TransferRequest, WarmTransferRequest, WhatsAppRequest } from '../../providers/telephony/types.ts';
 
 export interface SandboxCarrierDeps {
   knex: Knex;
@@ -245,6 +245,28 @@ export function sandboxCarrierRoutes(deps: SandboxCarrierDeps): RouteDefinition[
         }
         if (typeof request.statusCallbackUrl !== 'string') throw new BadRequestError('A message needs a `statusCallbackUrl`.');
         const message = carrier.messages.send({ from: String(request.from), to: to.number, body: request.body, statusCallbackUrl: request.statusCallbackUrl });
+        return { status: 201, body: { sid: message.sid, status: message.status } };
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/sandbox/carrier/whatsapp',
+      tag: 'Sandbox carrier',
+      summary: 'Sends a WhatsApp message from one of its numbers to the browser page\'s phone (the sandbox telephony adapter calls this)',
+      description: 'A template goes as its rendered text. Status callbacks follow: sent, delivered, and read once the page shows it.',
+      auth,
+      bodyKind: 'raw',
+      responses: { 201: { description: 'Queued', schema: Type.Object({ sid: Type.String(), status: Type.Literal('queued') }) } },
+      async handle({ rawBody }) {
+        const request = JSON.parse(rawBody?.toString('utf8') || '{}') as Partial<WhatsAppRequest>;
+        const to = parsePhoneNumberFromString(String(request.to ?? ''));
+        if (!to?.isValid() || to.number !== request.to) throw new BadRequestError(`The sandbox carrier cannot reach ${String(request.to)} on WhatsApp: not a valid E.164 number.`);
+        if (!await holds(String(request.from))) throw new BadRequestError(`${String(request.from)} is not a number of the sandbox carrier: WhatsApp senders are numbers bought from it.`);
+        if (typeof request.body !== 'string' || request.body === '' || request.body.length > MAX_MESSAGE_LENGTH) {
+          throw new BadRequestError(`A message needs a body of 1 to ${MAX_MESSAGE_LENGTH} characters.`);
+        }
+        if (typeof request.statusCallbackUrl !== 'string') throw new BadRequestError('A message needs a `statusCallbackUrl`.');
+        const message = carrier.whatsapp.send({ from: String(request.from), to: to.number, body: request.body, statusCallbackUrl: request.statusCallbackUrl });
         return { status: 201, body: { sid: message.sid, status: message.status } };
       },
     }),

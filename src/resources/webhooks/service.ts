@@ -55,7 +55,7 @@ export async function redeliver(knex: Knex, userId: number, deliveryId: number):
   if (!original) throw new NotFoundError(NOT_FOUND);
   if (original.kind === 'call.inbound') throw new UnprocessableError('An inbound call\'s webhook is asked once, before the call is answered: it cannot be redelivered.');
   if (original.status === 'pending') throw new ConflictError('The delivery is still being attempted; redeliver it once it has ended.');
-  const url = await currentWebhookUrl(knex, original.assistantId, original.kind);
+  const url = await currentWebhookUrl(knex, original);
   if (url === null) throw new UnprocessableError("The assistant's webhook is turned off: turn it on to redeliver.");
   const { deliveryId: id } = await recordRedelivery(knex, original, url);
   const created = await knex<DeliveryRow>('webhook_deliveries').where({ id }).first();

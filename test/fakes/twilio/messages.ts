@@ -31,6 +31,11 @@ export interface TwilioMessages {
   report(messageSid: string, status: string, errorCode?: number): TwilioWebhook;
   /** Builds the post of a text from `from` to one of the account's numbers, to that number's SmsUrl. */
   receive(message: { from: string; to: string; body: string }): TwilioWebhook;
+  /**
+   * Builds the post of a WhatsApp message from a customer (`+E164`) to one of the account's numbers enabled as a
+   * WhatsApp sender, as Twilio posts it to the sender's webhook: `whatsapp:` addresses, ProfileName and WaId.
+   */
+  receiveWhatsApp(message: { from: string; to: string; body: string; profileName: string }): TwilioWebhook;
 }
 
 const MAX_BODY = 1600;
@@ -65,7 +70,23 @@ export function messageRoutes(accountSid: string, authToken: string, numbers: Tw
         From: resource.from, To: resource.to,
       });
       if (errorCode !== undefined) form.set('ErrorCode', String(errorCode));
+      // WhatsApp statuses name the channel, as Twilio's callbacks for WhatsApp messages do.
+      if (resource.from.startsWith('whatsapp:')) {
+        form.set('ChannelPrefix', 'whatsapp');
+        form.set('ChannelToAddress', resource.to.replace(/^whatsapp:/, ''));
+      }
       return signed(message.statusCallback, form);
+    },
+    receiveWhatsApp({ from, to, body, profileName }) {
+      const number = [...numbers.incoming.values()].find((held) => held.phone_number === to);
+      if (!number || typeof number.sms_url !== 'string') throw new Error(`${to} is not a number of the account with an SmsUrl`);
+      const messageSid = sid('SM');
+      const form = new URLSearchParams({
+        SmsMessageSid: messageSid, NumMedia: '0', ProfileName: profileName, MessageType: 'text', SmsSid: messageSid, WaId: from.replace(/^\+/, ''),
+        SmsStatus: 'received', Body: body, To: `whatsapp:${to}`, NumSegments: '1', ReferralNumMedia: '0', MessageSid: messageSid, AccountSid: accountSid,
+        From: `whatsapp:${from}`, ApiVersion: '2010-04-01',
+      });
+      return signed(number.sms_url, form);
     },
     receive({ from, to, body }) {
       const number = [...numbers.incoming.values()].find((held) => held.phone_number === to);
@@ -80,7 +101,9 @@ export function messageRoutes(accountSid: string, authToken: string, numbers: Tw
     },
   };
 
-  const create = (_match: string[], { form }: TwilioRequest) => {
+  const create = (_match: string[], request: TwilioRequest) => {
+    const { form } = request;
+    if ((form.get('From') ?? '').startsWith('whatsapp:') || (form.get('To') ?? '').startsWith('whatsapp:')) return createWhatsApp(form);
     const to = form.get('To') ?? '';
     const from = form.get('From') ?? '';
     const body = form.get('Body') ?? '';
@@ -102,6 +125,42 @@ export function messageRoutes(accountSid: string, authToken: string, numbers: Tw
       account_sid: accountSid, api_version: '2010-04-01', body, date_created: now, date_sent: null, date_updated: now, direction: 'outbound-api',
       error_code: null, error_message: null, from, messaging_service_sid: null, num_media: '0', num_segments: String(segmentsOf(body)),
       price: null, price_unit: 'USD', sid: messageSid, status: 'queued', subresource_uris: { media: `${base}/Messages/${messageSid}/Media.json` }, to, uri,
+    };
+    state.messages.set(messageSid, { resource, statusCallback: form.get('StatusCallback') });
+    return { status: 201, body: resource };
+  };
+
+  /**
+   * A WhatsApp message: both addresses `whatsapp:+E164`, From one of the account's numbers (enabled as a sender),
+   * and either a Body or an approved template's ContentSid with ContentVariables (a JSON object of strings).
+   */
+  const createWhatsApp = (form: URLSearchParams) => {
+    const to = form.get('To') ?? '';
+    const from = form.get('From') ?? '';
+    const contentSid = form.get('ContentSid');
+    if (!/^whatsapp:\+[1-9]\d{7,14}$/.test(to)) return twilioError(400, 21211, `The 'To' number ${to} is not a valid phone number.`);
+    if (!from.startsWith('whatsapp:') || ![...numbers.incoming.values()].some((number) => number.phone_number === from.slice('whatsapp:'.length))) {
+      return twilioError(400, 63007, `Twilio could not find a Channel with the specified From address: ${from}`);
+    }
+    let body = form.get('Body') ?? '';
+    if (contentSid) {
+      if (!/^HX[0-9a-f]{32}$/.test(contentSid)) return twilioError(400, 21655, 'The ContentSid is Invalid.');
+      try {
+        const variables = JSON.parse(form.get('ContentVariables') ?? '{}') as Record<string, unknown>;
+        if (typeof variables !== 'object' || variables === null || Object.values(variables).some((value) => typeof value !== 'string')) throw new Error('not strings');
+        body = `[template ${contentSid}] ${JSON.stringify(variables)}`;
+      } catch {
+        return twilioError(400, 21656, 'The ContentVariables Parameter is invalid.');
+      }
+    }
+    if (!body) return twilioError(400, 21619, 'A text message body or media urls must be specified.');
+    const messageSid = sid('SM');
+    const now = rfc2822(new Date());
+    const resource: FakeMessage['resource'] = {
+      account_sid: accountSid, api_version: '2010-04-01', body, date_created: now, date_sent: null, date_updated: now, direction: 'outbound-api',
+      error_code: null, error_message: null, from, messaging_service_sid: null, num_media: '0', num_segments: '1',
+      price: null, price_unit: 'USD', sid: messageSid, status: 'queued', subresource_uris: { media: `${base}/Messages/${messageSid}/Media.json` }, to,
+      uri: `${base}/Messages/${messageSid}.json`,
     };
     state.messages.set(messageSid, { resource, statusCallback: form.get('StatusCallback') });
     return { status: 201, body: resource };

@@ -11,6 +11,7 @@ import { bridgeTransfer } from './transfers.ts';
 import { readTwiml, sayText } from './twiml.ts';
 import { SupervisorHold } from './warm-transfers.ts';
 import { SandboxMessaging } from './messaging.ts';
+import { SandboxWhatsApp } from './whatsapp.ts';
 import { Softphones, type SoftphonePage } from './softphones.ts';
 import { sandboxCallPriceMicros } from './rates.ts';
 import { beep, CalleeVoice } from './voice.ts';
@@ -46,6 +47,8 @@ export class SandboxCarrier {
   readonly accountSid: string;
   /** Its text messages, reported the same way (messaging.ts). */
   readonly messages: SandboxMessaging;
+  /** Its WhatsApp chats with the browser page's phones (whatsapp.ts). */
+  readonly whatsapp: SandboxWhatsApp;
   private readonly running = new Map<string, Running>();
   private readonly ended = new Map<string, SimulatedCall>();
   private readonly voice = new CalleeVoice();
@@ -76,6 +79,7 @@ export class SandboxCarrier {
     this.parleyUrl = options.parleyUrl;
     this.accountSid = options.accountSid ?? `AC${createHash('sha256').update(options.token()).digest('hex').slice(0, 32)}`;
     this.messages = new SandboxMessaging({ logger: this.logger, accountSid: this.accountSid, token: options.token, parleyUrl: options.parleyUrl });
+    this.whatsapp = new SandboxWhatsApp({ logger: this.logger, accountSid: this.accountSid, token: options.token, parleyUrl: options.parleyUrl });
     this.softphones = new Softphones({
       dial: (page, to) => this.ring({ from: page.number ?? '', to, page }),
       hangUp: (sid) => this.end(sid),
@@ -182,7 +186,7 @@ export class SandboxCarrier {
       run.line?.hangUp();
       return run.line ? [run.line.closed] : [];
     });
-    await Promise.all([...lines, this.messages.close()]);
+    await Promise.all([...lines, this.messages.close(), this.whatsapp.close()]);
   }
 
   private start(call: SimulatedCall, page: SoftphonePage | undefined, as: ReportedAs | undefined): Running {
