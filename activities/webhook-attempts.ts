@@ -27,7 +27,7 @@ export function createWebhookAttempts(deps: WebhookAttemptDependencies) {
   const now = deps.now ?? (() => new Date());
 
   /**
-   * Makes attempt `attempt` of a delivery and stores it: delivered on a 2xx, failed on an answer that retrying
+   * Makes attempt `number` of a delivery and stores it: delivered on a 2xx, failed on an answer that retrying
    * cannot fix, dead when it was the policy's last, else to be retried after the policy's wait (or the
    * receiver's Retry-After). A delivery whose webhook was turned off since is cancelled without an attempt.
    * The answer to a post-call webhook is kept as the call's `webhook_response`.
