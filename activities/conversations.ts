@@ -6,6 +6,7 @@ import { conversationEndedPayload, type ConversationEndedFacts } from '../src/we
 import { recordWebhookEvent } from '../src/webhooks/deliveries.ts';
 import { evaluateRecord, evaluationColumns, type EvaluationDependencies } from './call-evaluation.ts';
 import { cancellationSignal } from './calls.ts';
+import { createWebhookAttempts, type WebhookAttemptDependencies } from './webhook-attempts.ts';
 
 interface EndingRow {
   conversationEndedWebhookUrl: string | null;
@@ -44,8 +45,9 @@ async function messagesOf(knex: Knex, conversationId: number): Promise<StoredMes
  * The end of a widget or WhatsApp conversation's quiet period (workflows/conversation-inactivity.ts): mark it ended, evaluate
  * it, queue its conversation-ended webhook (W2). Each is safe to retry.
  */
-export function createConversationActivities(deps: EvaluationDependencies) {
+export function createConversationActivities(deps: EvaluationDependencies & WebhookAttemptDependencies) {
   const { knex } = deps;
+  const attempts = createWebhookAttempts(deps);
 
   return {
     /**
@@ -86,9 +88,10 @@ export function createConversationActivities(deps: EvaluationDependencies) {
 
     /**
      * Queues the conversation-ended webhook (W2) of the quiet period that just ended, when the assistant's webhook
-     * is on. Once per quiet period: a retried attempt finds the delivery it queued (one recorded after the last
-     * message). Without `conversation_ended_retrigger`, once per conversation: a conversation that went quiet
-     * again after more messages is not announced again.
+     * is on, and makes its first attempt. Once per quiet period: a retried attempt finds the delivery it queued
+     * (one recorded after the last message), and the first attempt it made if it was stored. Without
+     * `conversation_ended_retrigger`, once per conversation: a conversation that went quiet again after more
+     * messages is not announced again.
      */
     async queueConversationEndedWebhook({ conversationId }: { conversationId: number }): Promise<QueuedConversationEndedWebhook> {
       const row = await knex('conversations as c')
@@ -110,7 +113,9 @@ export function createConversationActivities(deps: EvaluationDependencies) {
       const lastMessageAt = messages.at(-1)?.createdAt ?? row.createdAt;
       const queued = await knex('webhook_deliveries').where({ conversationId, kind: 'conversation.ended' }).whereNull('redeliveryOf')
         .orderBy('id', 'desc').first<{ id: number; eventId: string; createdAt: Date } | undefined>('id', 'eventId', 'createdAt');
-      if (queued && queued.createdAt >= lastMessageAt) return { outcome: 'queued', deliveryId: queued.id, eventId: queued.eventId, ...owner };
+      if (queued && queued.createdAt >= lastMessageAt) {
+        return { outcome: 'queued', deliveryId: queued.id, eventId: queued.eventId, ...owner, first: await attempts.first(queued.id, undefined) };
+      }
       if (queued && !row.conversationEndedRetrigger) return { outcome: 'skipped', reason: 'sent_before' };
       const payload = conversationEndedPayload({
         conversation: { ...row, type: row.type, endedAt: row.endedAt },
@@ -120,7 +125,7 @@ export function createConversationActivities(deps: EvaluationDependencies) {
         messages,
       });
       const recorded = await recordWebhookEvent(knex, { ...owner, conversationId, kind: 'conversation.ended', url: row.conversationEndedWebhookUrl, payload });
-      return { outcome: 'queued', ...recorded, ...owner };
+      return { outcome: 'queued', ...recorded, ...owner, first: await attempts.first(recorded.deliveryId, undefined) };
     },
   };
 }

@@ -6,8 +6,9 @@
  *
  * What is real and what is shortcut is said in bench/webhooks/post-call.ts: the calls' rows are inserted as a
  * finished call leaves them (no call workflow, no media), their webhooks queued by the worker's own
- * `queuePostCallWebhook` and each delivered by its own `webhookDeliveryWorkflow`, started through the Temporal
- * client as the API starts it, on the production retry policy. Calls end `--concurrency` at a time as fast as
+ * `queuePostCallWebhook`, which makes the first attempt, and an event that needs retries delivered by its own
+ * `webhookDeliveryWorkflow`, started through the Temporal client as the API starts it, on the production retry
+ * policy. Calls end `--concurrency` at a time as fast as
  * they can be queued (a burst, the worst case for the delay), or at `--rate` a second.
  *
  * It prints deliveries per second (events received ÷ the time from the first call's end to the last arrival),

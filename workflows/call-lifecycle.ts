@@ -10,7 +10,7 @@ import {
 } from '../src/temporal/shared.ts';
 import type { DeliveryPolicy } from '../src/webhooks/policy.ts';
 import { CallState, type CallEnd, type HangUpCause } from './call-state.ts';
-import { startWebhookDeliveryChild } from './webhook-delivery.ts';
+import { continueWebhookDelivery, webhookQueueing } from './webhook-delivery.ts';
 
 export const callAnsweredSignal = defineSignal<[CallAnsweredSignal]>(callSignals.callAnswered);
 export const callEndedSignal = defineSignal<[CallEndedSignal]>(callSignals.callEnded);
@@ -247,13 +247,14 @@ async function recordCarrierCost(callId: number): Promise<void> {
 }
 
 /**
- * Queues the post-call webhook and starts its delivery, which outlives this run. A webhook that cannot be queued
- * is logged: the call is over and billed all the same.
+ * Queues the post-call webhook, whose activity makes the first attempt, and starts the delivery's retries when
+ * that attempt asks for them; they outlive this run. A webhook that cannot be queued is logged: the call is over
+ * and billed all the same.
  */
 async function sendPostCallWebhook(callId: number, policy: Partial<DeliveryPolicy> | undefined): Promise<void> {
   try {
-    const queued = await bookkeeping.queuePostCallWebhook({ callId });
-    if (queued.outcome === 'queued') await startWebhookDeliveryChild(queued, policy);
+    const queued = await webhookQueueing.queuePostCallWebhook({ callId, ...(policy ? { policy } : {}) });
+    if (queued.outcome === 'queued') await continueWebhookDelivery(queued, policy);
   } catch (error) {
     if (isGone(error)) return;
     log.warn('the post-call webhook could not be queued', { callId, error: String(error) });

@@ -3,7 +3,7 @@ import type { Activities } from '../activities/index.ts';
 import {
   conversationSignals, nonRetryableErrorTypes, type ConversationInactivityInput, type ConversationInactivityResult, type MessageStoredSignal,
 } from '../src/temporal/shared.ts';
-import { startWebhookDeliveryChild } from './webhook-delivery.ts';
+import { continueWebhookDelivery, webhookQueueing } from './webhook-delivery.ts';
 
 export const messageStoredSignal = defineSignal<[MessageStoredSignal]>(conversationSignals.messageStored);
 
@@ -23,9 +23,9 @@ const evaluating = proxyActivities<Activities>({
  * A widget conversation's inactivity timer (`conversation-<uuid>`), started by the first message stored with
  * signal-with-start; each later message's `messageStored` starts the quiet period again, with the timeout it
  * carries. When a period passes without one (a durable timer, not a poll), the conversation is marked ended and,
- * when its assistant sends the conversation-ended webhook, evaluated and announced; the delivery is a child
- * that outlives this run. A message during that work starts another period in the same run; after the end the
- * run completes, and the next message starts a new one under the same id.
+ * when its assistant sends the conversation-ended webhook, evaluated and announced; a delivery that needs
+ * retries is a child that outlives this run. A message during that work starts another period in the same run;
+ * after the end the run completes, and the next message starts a new one under the same id.
  */
 export async function conversationInactivityWorkflow(input: ConversationInactivityInput): Promise<ConversationInactivityResult> {
   const { conversationId } = input;
@@ -64,8 +64,10 @@ async function quietPeriod(conversationId: number, state: { messages: number; ti
 }
 
 /**
- * Ends the conversation, then (its webhook on) evaluates it and queues the webhook. An evaluation or a webhook
- * that fails is logged: the conversation is ended all the same. Answers the delivery started, if any, or `gone`.
+ * Ends the conversation, then (its webhook on) evaluates it and queues the webhook, whose activity makes the
+ * first attempt; the delivery's workflow is started for the retries when that attempt asks for them. An
+ * evaluation or a webhook that fails is logged: the conversation is ended all the same. Answers the delivery
+ * queued, if any, or `gone`.
  */
 async function endConversation(conversationId: number): Promise<number | 'gone' | undefined> {
   const ended = await bookkeeping.endConversation({ conversationId });
@@ -79,9 +81,9 @@ async function endConversation(conversationId: number): Promise<number | 'gone' 
     }
   }
   try {
-    const queued = await bookkeeping.queueConversationEndedWebhook({ conversationId });
+    const queued = await webhookQueueing.queueConversationEndedWebhook({ conversationId });
     if (queued.outcome !== 'queued') return undefined;
-    await startWebhookDeliveryChild(queued);
+    await continueWebhookDelivery(queued);
     return queued.deliveryId;
   } catch (error) {
     log.warn('the conversation-ended webhook could not be queued', { conversationId, error: String(error) });

@@ -1,7 +1,7 @@
-import { ParentClosePolicy, proxyActivities, sleep, startChild } from '@temporalio/workflow';
+import { ParentClosePolicy, patched, proxyActivities, sleep, startChild } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import { searchAttributes, workflowIds } from '../src/temporal/names.ts';
-import { nonRetryableErrorTypes, type WebhookDeliveryInput, type WebhookDeliveryResult } from '../src/temporal/shared.ts';
+import { nonRetryableErrorTypes, type QueuedWebhook, type WebhookDeliveryInput, type WebhookDeliveryResult } from '../src/temporal/shared.ts';
 import { DEFAULT_DELIVERY_POLICY, type DeliveryPolicy } from '../src/webhooks/policy.ts';
 
 // One attempt: the receiver has ATTEMPT_TIMEOUT_MS (10 s) to answer, and the activity never fails for what the
@@ -11,16 +11,26 @@ const delivering = proxyActivities<Activities>({
   retry: { initialInterval: '1 second', maximumInterval: '1 minute', maximumAttempts: 30, nonRetryableErrorTypes },
 });
 
+// Queuing an event, for the workflows that send one: its activity stores the event and then makes the first
+// attempt (the receiver's 10 s and the database's reads and writes). Retries are for the database; one after
+// the event was stored finds it, and finds the attempt stored or makes it again.
+export const webhookQueueing = proxyActivities<Activities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 20, nonRetryableErrorTypes },
+});
+
 /**
  * One delivery of a webhook event (`webhook-<deliveryId>`): attempts, each an activity that sends the signed
  * request and stores how it went, with durable timers between them as the policy (src/webhooks/policy.ts) and
  * the receiver's `Retry-After` say, so neither a receiver that is down for hours nor a restarted worker loses the
  * event. Ends delivered, failed (an answer that retrying cannot fix), dead (every attempt failed) or cancelled
- * (the webhook was turned off meanwhile).
+ * (the webhook was turned off meanwhile). Started `after` a first attempt made elsewhere, it waits the delay that
+ * attempt stored and goes on from the next.
  */
 export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Promise<WebhookDeliveryResult> {
   const policy: DeliveryPolicy = { ...DEFAULT_DELIVERY_POLICY, ...input.policy };
-  for (let attempt = 1; ; attempt++) {
+  if (input.after) await sleep(input.after.delayMs);
+  for (let attempt = (input.after?.attempts ?? 0) + 1; ; attempt++) {
     const result = await delivering.attemptWebhookDelivery({ deliveryId: input.deliveryId, attempt, policy });
     if (result.outcome !== 'retry') return { status: result.outcome, attempts: attempt };
     await sleep(result.delayMs);
@@ -34,14 +44,29 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
 export async function startWebhookDeliveryChild(
   delivery: { deliveryId: number; userId: number; assistantId: number },
   policy?: Partial<DeliveryPolicy>,
+  after?: WebhookDeliveryInput['after'],
 ): Promise<void> {
   await startChild(webhookDeliveryWorkflow, {
     workflowId: workflowIds.webhookDelivery(delivery.deliveryId),
-    args: [{ deliveryId: delivery.deliveryId, ...(policy ? { policy } : {}) }],
+    args: [{ deliveryId: delivery.deliveryId, ...(policy ? { policy } : {}), ...(after ? { after } : {}) }],
     parentClosePolicy: ParentClosePolicy.ABANDON,
     typedSearchAttributes: [
       { key: searchAttributes.userId, value: delivery.userId },
       { key: searchAttributes.assistantId, value: delivery.assistantId },
     ],
   });
+}
+
+/**
+ * After the activity that queued an event and made its first attempt: starts the delivery's workflow for the
+ * retries when that attempt failed in a way worth retrying, or when none was made (a result stored by an older
+ * worker); an event that attempt settled (delivered, failed for good, dead, cancelled) needs none. Runs that
+ * queued their webhook before the first attempt was made inline start the workflow for every event, as they did.
+ */
+export async function continueWebhookDelivery(queued: QueuedWebhook, policy?: Partial<DeliveryPolicy>): Promise<void> {
+  if (!patched('webhook-first-attempt-inline') || queued.first === undefined) {
+    await startWebhookDeliveryChild(queued, policy);
+  } else if (queued.first.outcome === 'retry') {
+    await startWebhookDeliveryChild(queued, policy, { attempts: 1, delayMs: queued.first.delayMs });
+  }
 }

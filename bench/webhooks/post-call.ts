@@ -1,16 +1,17 @@
 /**
  * Post-call webhooks for the webhook bench and drill, as a finished call queues them, without the calls.
  *
- * Real: the account, its assistant and `enable-webhook` through the API; the post-call body, the delivery row and
- * the event id made by the worker's own `queuePostCallWebhook` activity; the delivery's `webhookDeliveryWorkflow`
- * started through the Temporal client as the API's starter does (`startWebhookDelivery`), on the production retry
- * policy; every attempt made by the worker's `attemptWebhookDelivery`, through the guarded fetch client, signed.
+ * Real: the account, its assistant and `enable-webhook` through the API; the post-call body, the delivery row,
+ * the event id and the first attempt made by the worker's own `queuePostCallWebhook` activity; for an event
+ * whose first attempt asks for a retry, the delivery's `webhookDeliveryWorkflow` started through the Temporal
+ * client as the API's starter does (`startWebhookDelivery`), on the production retry policy, its attempts made by
+ * the worker's `attemptWebhookDelivery`; every attempt through the guarded fetch client, signed.
  *
  * Shortcut: the call itself. Its row is inserted as `finalizeCall` leaves an answered outbound call that the
  * customer hung up (status, end reason, answer and end times, duration, turns and their transcript, the
  * evaluation), without a call workflow, media session or ledger entry, and its webhook is queued by calling the
  * activity from this process instead of from the end of `callLifecycle` (where a child workflow starts the same
- * delivery workflow).
+ * delivery workflow for the retries). So the first attempt is made in this process, not the worker's.
  */
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
@@ -68,11 +69,12 @@ const CONVERSATION = [
 
 /**
  * Makes one call end now and queues its post-call webhook: a finished call's row (module comment), then the
- * worker's `queuePostCallWebhook` and the delivery workflow's start.
+ * worker's `queuePostCallWebhook` (which makes the first attempt) and, when that attempt failed in a way worth
+ * retrying, the delivery workflow's start.
  */
 export function postCallProducer(deps: PostCallProducerDeps, account: WebhookAccount) {
   const { knex } = deps;
-  // Only this activity is called here; the attempts are the worker's.
+  // Only this activity is called here; the retries are the worker's.
   const activities = createWebhookActivities(deps);
   let sequence = 0;
 
@@ -106,7 +108,8 @@ export function postCallProducer(deps: PostCallProducerDeps, account: WebhookAcc
     const callId = Number(row?.id);
     const queued = await activities.queuePostCallWebhook({ callId });
     if (queued.outcome !== 'queued') throw new Error(`call ${callId}: the post-call webhook was not queued (${queued.reason})`);
-    await startWebhookDelivery(deps.temporal, queued);
+    // As `continueWebhookDelivery` at the end of callLifecycle: a workflow only for the retries.
+    if (queued.first?.outcome === 'retry') await startWebhookDelivery(deps.temporal, queued, undefined, { attempts: 1, delayMs: queued.first.delayMs });
     return { callId, endedAt: endedAt.getTime() };
   };
 }

@@ -235,11 +235,13 @@ export interface CampaignResult {
 /**
  * A webhook delivery's workflow (`webhook-<deliveryId>`) takes the delivery's id; the event, its URL and its
  * attempts are rows (src/webhooks/deliveries.ts). `policy` shortens the waits in tests; production starts never
- * set it.
+ * set it. `after` is set when the activity that queued the event made the first attempt itself and it failed
+ * in a way worth retrying: the workflow waits `delayMs`, then makes attempt `attempts + 1`.
  */
 export interface WebhookDeliveryInput {
   deliveryId: number;
   policy?: Partial<DeliveryPolicy>;
+  after?: { attempts: number; delayMs: number };
 }
 
 /** How a webhook delivery ended (the delivery log's status). */
@@ -256,9 +258,23 @@ export type WebhookAttemptOutcome =
   | { outcome: 'delivered' | 'failed' | 'dead' | 'cancelled' }
   | { outcome: 'retry'; delayMs: number };
 
-/** The post-call webhook of a call: queued as a delivery, or not sent and why. */
+/**
+ * An event queued by the activity that also made its first attempt: how that attempt went (`first`), so that
+ * the caller starts the delivery's workflow only for the retries. A result stored by a worker from before the
+ * first attempt was made inline has no `first`: its delivery's workflow makes every attempt.
+ */
+export interface QueuedWebhook {
+  outcome: 'queued';
+  deliveryId: number;
+  eventId: string;
+  userId: number;
+  assistantId: number;
+  first?: WebhookAttemptOutcome;
+}
+
+/** The post-call webhook of a call: queued as a delivery (its first attempt made), or not sent and why. */
 export type QueuedPostCallWebhook =
-  | { outcome: 'queued'; deliveryId: number; eventId: string; userId: number; assistantId: number }
+  | QueuedWebhook
   | { outcome: 'skipped'; reason: 'webhook_off' | 'not_completed' | 'deleted' };
 
 /** The signals a conversation's inactivity workflow takes, by name. */
@@ -282,7 +298,7 @@ export interface ConversationInactivityInput {
 export interface ConversationInactivityResult {
   /** Quiet periods that ended the conversation in this run (a message during the end starts another). */
   periods: number;
-  /** The conversation-ended webhook's deliveries this run started. */
+  /** The conversation-ended webhook's deliveries this run queued. */
   deliveries: number[];
 }
 
@@ -294,9 +310,9 @@ export type EndedConversation =
   | { outcome: 'ended'; webhook: boolean; evaluate: boolean }
   | { outcome: 'gone' };
 
-/** The conversation-ended webhook of a quiet period: queued as a delivery, or not sent and why. */
+/** The conversation-ended webhook of a quiet period: queued as a delivery (its first attempt made), or not sent and why. */
 export type QueuedConversationEndedWebhook =
-  | { outcome: 'queued'; deliveryId: number; eventId: string; userId: number; assistantId: number }
+  | QueuedWebhook
   | { outcome: 'skipped'; reason: 'webhook_off' | 'sent_before' | 'reopened' | 'deleted' };
 
 /** The signals a number's subscription workflow takes, by name. */

@@ -7,7 +7,7 @@ import type { Logger } from '../logger.ts';
 import type { TemporalClient } from './client.ts';
 import { searchAttributes, workflowIds } from './names.ts';
 import {
-  campaignSignals, conversationSignals, subscriptionSignals, workflowTypes, type CampaignInput, type ConversationInactivityInput, type MessageStoredSignal, type PaymentSettledSignal, type PhoneNumberSubscriptionInput, type PurchaseOutcome, type SelfCheckResult,
+  campaignSignals, conversationSignals, subscriptionSignals, workflowTypes, type CampaignInput, type ConversationInactivityInput, type MessageStoredSignal, type PaymentSettledSignal, type PhoneNumberSubscriptionInput, type PurchaseOutcome, type SelfCheckResult, type WebhookDeliveryInput,
 } from './shared.ts';
 
 /**
@@ -124,18 +124,19 @@ export async function signalSubscription(temporal: TemporalClient, phoneNumberId
 /**
  * Starts the delivery of a webhook event recorded with `recordWebhookEvent` (or a redelivery), from a process
  * that is not a workflow (the API). A second start of the same delivery finds the first and is not an error.
- * `policy` shortens the waits in tests.
+ * `policy` shortens the waits in tests; `after`, a first attempt made already (WebhookDeliveryInput).
  */
 export async function startWebhookDelivery(
   temporal: TemporalClient,
   delivery: { deliveryId: number; userId: number; assistantId: number | null },
   policy?: Partial<DeliveryPolicy>,
+  after?: WebhookDeliveryInput['after'],
 ): Promise<void> {
   try {
     await temporal.client.workflow.start<typeof webhookDeliveryWorkflow>(workflowTypes.webhookDelivery, {
       taskQueue: temporal.taskQueue,
       workflowId: workflowIds.webhookDelivery(delivery.deliveryId),
-      args: [{ deliveryId: delivery.deliveryId, ...(policy ? { policy } : {}) }],
+      args: [{ deliveryId: delivery.deliveryId, ...(policy ? { policy } : {}), ...(after ? { after } : {}) }],
       typedSearchAttributes: [
         { key: searchAttributes.userId, value: delivery.userId },
         ...(delivery.assistantId === null ? [] : [{ key: searchAttributes.assistantId, value: delivery.assistantId }]),

@@ -3,7 +3,9 @@ import type { Knex } from 'knex';
 
 /**
  * The delivery log (migrations/20261127000003): what other parts of Parley call to send an event, and what the
- * delivery activity reads and writes. Sending itself is the `webhookDelivery` workflow's (workflows/webhook-delivery.ts).
+ * attempts read and write. Sending itself is activities/webhook-attempts.ts': the first attempt in the activity
+ * that queues a post-call or conversation-ended event, the retries in the `webhookDelivery` workflow
+ * (workflows/webhook-delivery.ts).
  */
 
 /**
@@ -60,8 +62,9 @@ export interface AttemptRow {
 }
 
 /**
- * Records an event for delivery with a new event id, as a `pending` delivery; start its `webhookDelivery`
- * workflow next (starters.ts `startWebhookDelivery` from the API, `startWebhookDeliveryChild` from a workflow).
+ * Records an event for delivery with a new event id, as a `pending` delivery; then make its first attempt
+ * (activities/webhook-attempts.ts `first`) or start its `webhookDelivery` workflow (starters.ts
+ * `startWebhookDelivery` from the API, `startWebhookDeliveryChild` from a workflow).
  */
 export async function recordWebhookEvent(knex: Knex, event: WebhookEvent): Promise<{ deliveryId: number; eventId: string }> {
   const eventId = randomUUID();

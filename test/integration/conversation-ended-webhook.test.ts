@@ -1,3 +1,4 @@
+import { WorkflowNotFoundError } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { zonedIsoTimestamp } from '../../src/lib/time.ts';
 import { workflowIds } from '../../src/temporal/names.ts';
@@ -102,9 +103,14 @@ describe('the conversation-ended webhook (W2), sent by the real worker when a wi
     expect(hook!.headers['idempotency-key']).toMatch(/^[0-9a-f-]{36}$/);
     const secret = (await platform.request('GET', '/user/webhook-signing-secret', { token: owner.token })).body.data.secret as string;
     expect(verifySignature(hook!.headers['x-parley-signature'] as string, hook!.body, secret, now())).toBe(true);
-    const log = (await platform.request('GET', `/user/webhook-deliveries?assistant_id=${assistant.id}`, { token: owner.token })).body;
-    expect(log.data).toHaveLength(1);
-    expect(log.data[0]).toMatchObject({ kind: 'conversation.ended', conversation_id: row.id, status: 'delivered', payload });
+    const logOf = async () => (await platform.request('GET', `/user/webhook-deliveries?assistant_id=${assistant.id}`, { token: owner.token })).body;
+    // The attempt is stored once the receiver has answered.
+    await expect.poll(async () => (await logOf()).data.map((entry: { status: string }) => entry.status)).toEqual(['delivered']);
+    const log = await logOf();
+    expect(log.data[0]).toMatchObject({ kind: 'conversation.ended', conversation_id: row.id, status: 'delivered', payload, attempts_count: 1 });
+    // Delivered by the activity that queued it: no delivery workflow was started.
+    await expect(platform.temporal.client.workflow.getHandle(workflowIds.webhookDelivery(log.data[0].id as number)).describe())
+      .rejects.toBeInstanceOf(WorkflowNotFoundError);
   });
 
   it("restarts the quiet period on an operator's message as on a user's, and reopens an ended conversation with it", async () => {

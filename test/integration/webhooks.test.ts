@@ -1,3 +1,4 @@
+import { WorkflowNotFoundError } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it, onTestFinished } from 'vitest';
 import { createActivities } from '../../activities/index.ts';
 import { createLogger } from '../../src/logger.ts';
@@ -73,6 +74,17 @@ describe('webhooks, delivered by the real worker to a local receiver', () => {
   }
 
   const deliveries = async (owner: TestUser, query = '') => (await platform.request('GET', `/user/webhook-deliveries${query}`, { token: owner.token })).body;
+  const deliveryWorkflow = (deliveryId: number) => platform.temporal.client.workflow.getHandle<typeof webhookDeliveryWorkflow>(workflowIds.webhookDelivery(deliveryId));
+  const activities = (providers: Partial<TestPlatform['providers']> = {}) => createActivities({
+    knex: knex(), logger: createLogger(platform.config), config: platform.config, providers: { ...platform.providers, ...providers },
+  });
+
+  /** A finished, connected call of a fresh owner whose assistant posts its webhook to `url`: ready to queue. */
+  async function endedCall(url: string) {
+    const { owner, assistant } = await ownerWithWebhook(url);
+    const callId = await insertCall(knex(), owner.id, { assistant_id: assistant.id, type: 'outbound', status: 'ended_by_customer', duration: 42, transcript: 'AI: Hi.' });
+    return { owner, assistant, callId };
+  }
 
   it('posts every field of the post-call webhook (§13.1), signed, and keeps the JSON answer as the call\'s webhook_response', async () => {
     const hooks = await receiver();
@@ -127,10 +139,13 @@ describe('webhooks, delivered by the real worker to a local receiver', () => {
       attempts: [{ attempt: 1, status_code: 200, response_excerpt: '{"received":true,"crm_id":"c-7"}', error: null }],
     });
     expect(log.data[0].attempts[0].latency_ms).toBeGreaterThanOrEqual(0);
+    // Delivered by the activity that queued it: no delivery workflow was started.
+    await expect(deliveryWorkflow(log.data[0].id as number).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
   });
 
   it("gives a campaign call's webhook its numbers, its lead and its campaign, at the top and inside the lead, once per call", async () => {
-    const { owner, assistant } = await ownerWithWebhook('https://crm.example.com/hooks');
+    const hooks = await receiver();
+    const { owner, assistant } = await ownerWithWebhook(hooks.url);
     const campaign = (await platform.request('POST', '/user/campaign', { token: owner.token, body: { name: 'Autumn', assistant_id: assistant.id } })).body.data;
     const lead = (await platform.request('POST', '/user/lead', {
       token: owner.token, body: { campaign_id: campaign.id, phone_number: '+14155550101', variables: { customer_name: 'Ada' } },
@@ -140,10 +155,10 @@ describe('webhooks, delivered by the real worker to a local receiver', () => {
       client_phone_number: '+14155550101', assistant_phone_number: '+14155550199', transcript: 'AI: Hi Ada.', variables: { customer_name: 'Ada' },
       evaluation: { status: false, summary: 'Call back later.' },
     });
-    const activities = createActivities({ knex: knex(), logger: createLogger(platform.config), config: platform.config, providers: platform.providers });
-    const queued = await activities.queuePostCallWebhook({ callId });
-    expect(queued).toMatchObject({ outcome: 'queued', userId: owner.id, assistantId: assistant.id });
-    expect(await activities.queuePostCallWebhook({ callId })).toEqual(queued);
+    const queued = await activities().queuePostCallWebhook({ callId });
+    expect(queued).toMatchObject({ outcome: 'queued', userId: owner.id, assistantId: assistant.id, first: { outcome: 'delivered' } });
+    expect(await activities().queuePostCallWebhook({ callId })).toEqual(queued);
+    expect(hooks.received).toHaveLength(1);
 
     const stored = await knex()('webhook_deliveries').where({ callId });
     expect(stored).toHaveLength(1);
@@ -178,6 +193,70 @@ describe('webhooks, delivered by the real worker to a local receiver', () => {
     const received = await hooks.arrived(2);
     expect(JSON.parse(received[1]!.body)).toMatchObject({ id: failed.callId, status: 'failed', duration: 0 });
     expect(hooks.received).toHaveLength(2);
+  });
+
+  it('makes the first attempt in the activity that queues the event, and leaves a 500 to the delivery workflow, which honours a 429\'s Retry-After', async () => {
+    const hooks = await receiver();
+    hooks.script({ status: 500, body: 'Internal error' }, { status: 429, headers: { 'retry-after': '1' } });
+    const { owner, callId } = await endedCall(hooks.url);
+    const queued = await activities().queuePostCallWebhook({ callId, policy: quick });
+    expect(queued).toMatchObject({ outcome: 'queued', first: { outcome: 'retry', delayMs: expect.any(Number) } });
+    if (queued.outcome !== 'queued' || queued.first?.outcome !== 'retry') throw new Error('the first attempt asks for a retry');
+    expect(queued.first.delayMs).toBeLessThanOrEqual(100);
+    expect(hooks.received).toHaveLength(1);
+    await expect(deliveryWorkflow(queued.deliveryId).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
+    expect((await knex()('calls').where({ id: callId }).first()).webhookResponse).toEqual({ status_code: 500, body: 'Internal error' });
+
+    // What the call's workflow does with that answer (continueWebhookDelivery), as the bench does it.
+    await startWebhookDelivery(platform.temporal, queued, quick, { attempts: 1, delayMs: queued.first.delayMs });
+    expect(await deliveryWorkflow(queued.deliveryId).result()).toEqual({ status: 'delivered', attempts: 3 });
+    const received = await hooks.arrived(3);
+    expect(received.map((hook) => hook.headers['idempotency-key'])).toEqual(Array(3).fill(queued.eventId));
+    expect(received[2]!.at - received[1]!.at).toBeGreaterThanOrEqual(1000);
+    const [logged] = (await deliveries(owner, `?call_id=${callId}`)).data;
+    expect(logged).toMatchObject({ id: queued.deliveryId, status: 'delivered', attempts_count: 3, last_error: null, next_attempt_at: null });
+    expect(logged.attempts.map((attempt: { attempt: number; status_code: number }) => [attempt.attempt, attempt.status_code])).toEqual([[1, 500], [2, 429], [3, 200]]);
+    expect(logged.attempts[0]).toMatchObject({ response_excerpt: 'Internal error', error: null, latency_ms: expect.any(Number) });
+    expect((await knex()('calls').where({ id: callId }).first()).webhookResponse).toEqual({ ok: true });
+  });
+
+  it('takes a 400 to the first attempt as final: the delivery fails, with no workflow', async () => {
+    const hooks = await receiver();
+    hooks.script({ status: 400, body: 'bad' });
+    const { owner, callId } = await endedCall(hooks.url);
+    const queued = await activities().queuePostCallWebhook({ callId });
+    expect(queued).toMatchObject({ outcome: 'queued', first: { outcome: 'failed' } });
+    if (queued.outcome !== 'queued') throw new Error('queued');
+    await expect(deliveryWorkflow(queued.deliveryId).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
+    expect((await deliveries(owner, '?status=failed')).data).toMatchObject([{ id: queued.deliveryId, attempts_count: 1, last_error: 'HTTP 400', attempts: [{ status_code: 400 }] }]);
+  });
+
+  it('queues an event once when its activity runs again after a crash, and attempts it again only when no attempt was stored', async () => {
+    const hooks = await receiver();
+    // The worker dies during the first attempt: the event is stored, its attempt is not.
+    const dying = await endedCall(hooks.url);
+    const crashed = activities({ fetch: () => Promise.reject(new Error('the worker died')) }).queuePostCallWebhook({ callId: dying.callId });
+    await expect(crashed).rejects.toThrow('the worker died');
+    expect(await knex()('webhook_deliveries').where({ callId: dying.callId })).toMatchObject([{ status: 'pending', attempts: 0 }]);
+    const retried = await activities().queuePostCallWebhook({ callId: dying.callId });
+    expect(retried).toMatchObject({ outcome: 'queued', first: { outcome: 'delivered' } });
+    expect(await activities().queuePostCallWebhook({ callId: dying.callId })).toEqual(retried);
+    expect(await knex()('webhook_deliveries').where({ callId: dying.callId })).toMatchObject([{ status: 'delivered', attempts: 1 }]);
+    expect(hooks.received).toHaveLength(1);
+
+    // The worker dies after a first attempt that asks for a retry was stored, before the workflow started: the
+    // activity's retry makes no second attempt, and answers what is left of the wait so the retries start.
+    hooks.script({ status: 503 });
+    const failing = await endedCall(hooks.url);
+    const first = await activities().queuePostCallWebhook({ callId: failing.callId, policy: { delaysMs: [60_000] } });
+    const again = await activities().queuePostCallWebhook({ callId: failing.callId, policy: { delaysMs: [60_000] } });
+    expect(first).toMatchObject({ outcome: 'queued', first: { outcome: 'retry' } });
+    expect(again).toMatchObject({ outcome: 'queued', deliveryId: (first as { deliveryId: number }).deliveryId, first: { outcome: 'retry', delayMs: expect.any(Number) } });
+    const waits = [first, again].map((queued) => (queued as { first: { delayMs: number } }).first.delayMs);
+    expect(waits[1]).toBeLessThanOrEqual(waits[0]!);
+    expect(waits[1]).toBeGreaterThan(50_000);
+    expect(hooks.received).toHaveLength(2);
+    expect(await knex()('webhook_delivery_attempts').where({ deliveryId: (first as { deliveryId: number }).deliveryId })).toHaveLength(1);
   });
 
   it('retries on 500 and on 429 after its Retry-After, with the same event id each time, and logs every attempt', async () => {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/activity';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import type { Activities } from '../../activities/index.ts';
 import { searchAttributes, workflowIds } from '../../src/temporal/names.ts';
@@ -29,7 +30,7 @@ async function conversation(stubs: Partial<Activities>) {
 const names = (worker: StubWorker) => worker.calls.map((entry) => entry.name);
 
 describe('conversationInactivityWorkflow', () => {
-  it('ends the conversation once, a timeout after its last message, and queues its webhook for a child to deliver', async () => {
+  it('ends the conversation once, a timeout after its last message, and queues its webhook (queued by an older worker: a child delivers it)', async () => {
     const deliveryId = 900 + ++lastId;
     let endedAt = 0;
     const { worker, id, message, handle, signalledAt } = await conversation({
@@ -60,6 +61,27 @@ describe('conversationInactivityWorkflow', () => {
     expect(await delivery.result()).toEqual({ status: 'delivered', attempts: 1 });
     expect((await delivery.describe()).parentExecution?.workflowId).toBe(handle().workflowId);
     expect(names(worker)).toEqual(['endConversation', 'evaluateConversation', 'queueConversationEndedWebhook', 'attemptWebhookDelivery']);
+  });
+
+  it('starts a child for the webhook only when the first attempt, made by the activity that queued it, asks for a retry', async () => {
+    for (const first of [{ outcome: 'delivered' as const }, { outcome: 'retry' as const, delayMs: 100 }]) {
+      const deliveryId = 900 + ++lastId;
+      const { worker, message, handle } = await conversation({
+        endConversation: () => Promise.resolve({ outcome: 'ended' as const, webhook: true, evaluate: false }),
+        queueConversationEndedWebhook: () => Promise.resolve({ outcome: 'queued' as const, deliveryId, eventId: 'e', userId: 41, assistantId: 7, first }),
+        attemptWebhookDelivery: () => Promise.resolve({ outcome: 'delivered' as const }),
+      });
+      await message();
+      expect(await handle().result()).toEqual({ periods: 1, deliveries: [deliveryId] } satisfies ConversationInactivityResult);
+      const delivery = worker.temporal.client.workflow.getHandle(workflowIds.webhookDelivery(deliveryId));
+      if (first.outcome === 'delivered') {
+        await expect(delivery.describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
+        expect(names(worker)).toEqual(['endConversation', 'queueConversationEndedWebhook']);
+      } else {
+        expect(await delivery.result()).toEqual({ status: 'delivered', attempts: 2 });
+        expect(worker.calls.at(-1)).toMatchObject({ name: 'attemptWebhookDelivery', input: { deliveryId, attempt: 2 } });
+      }
+    }
   });
 
   it('only marks the conversation ended when its webhook is off; a message after the end starts a new run, and a failed webhook does not fail it', async () => {

@@ -198,6 +198,32 @@ const scenarios: Record<string, Scenario> = {
     },
     run: webCall({ reason: 'customer_hangup' }),
   },
+  // The first attempt made by the activity that queued the event, and retries asked for: the retries' child.
+  'call-lifecycle-post-call-webhook-inline': {
+    stubs: {
+      ...callSteps,
+      finalizeCall: () => Promise.resolve({ status: 'ended_by_customer' as const, evaluate: true, webhook: true as const }),
+      queuePostCallWebhook: () => Promise.resolve({
+        outcome: 'queued' as const, deliveryId: 4, eventId: '00000000-0000-4000-8000-000000000004', userId: 1, assistantId: 1, first: { outcome: 'retry' as const, delayMs: 100 },
+      }),
+      attemptWebhookDelivery: () => Promise.resolve({ outcome: 'delivered' as const }),
+    },
+    run: webCall({ reason: 'customer_hangup' }),
+  },
+  'webhook-delivery-after-first-attempt': {
+    stubs: {
+      attemptWebhookDelivery: ({ attempt }) => Promise.resolve(attempt < 3 ? { outcome: 'retry' as const, delayMs: 100 } : { outcome: 'delivered' as const }),
+    },
+    async run(temporal, workflowId) {
+      const handle = await temporal.client.workflow.start(workflowTypes.webhookDelivery, {
+        taskQueue: temporal.taskQueue,
+        workflowId,
+        args: [{ deliveryId: 5, policy: { delaysMs: [100, 100, 100], maxRetryAfterMs: 1000 }, after: { attempts: 1, delayMs: 100 } }],
+      });
+      await handle.result();
+      return handle;
+    },
+  },
   'webhook-delivery-retried': {
     stubs: {
       attemptWebhookDelivery: ({ attempt }) => Promise.resolve(attempt < 3 ? { outcome: 'retry' as const, delayMs: 100 } : { outcome: 'delivered' as const }),

@@ -15,10 +15,11 @@ describe('recorded workflow histories', () => {
     Runtime.install({ logger: new DefaultLogger('WARN') });
   });
 
-  it('cover each way a document ingestion ends, the main ways a call ends (one with its post-call webhook), a campaign completed and stopped, a retried webhook delivery, a conversation\'s end with its webhook, and the self-check', () => {
+  it('cover each way a document ingestion ends, the main ways a call ends (with its post-call webhook delivered by a child, and retried by one after the first attempt), a campaign completed and stopped, a retried webhook delivery (from its first attempt and after one made elsewhere), a conversation\'s end with its webhook, and the self-check', () => {
     expect(histories).toEqual(expect.arrayContaining([
       'call-lifecycle-customer-hangup.json',
       'call-lifecycle-post-call-webhook.json',
+      'call-lifecycle-post-call-webhook-inline.json',
       'campaign-completed.json',
       'campaign-stopped.json',
       'conversation-ended-webhook.json',
@@ -29,6 +30,7 @@ describe('recorded workflow histories', () => {
       'document-ingestion-deleted.json',
       'document-ingestion-failed.json',
       'platform-self-check.json',
+      'webhook-delivery-after-first-attempt.json',
       'webhook-delivery-retried.json',
     ]));
   });

@@ -1,4 +1,5 @@
 import { ApplicationFailure } from '@temporalio/activity';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import type { Activities } from '../../activities/index.ts';
 import { searchAttributes, workflowIds } from '../../src/temporal/names.ts';
@@ -47,6 +48,25 @@ describe('webhookDeliveryWorkflow', () => {
     }
   });
 
+  it('started after a first attempt made elsewhere, waits the delay that attempt stored and goes on from the next', async () => {
+    const startedAt: number[] = [];
+    const worker = await startStubWorker({
+      attemptWebhookDelivery: () => {
+        startedAt.push(Date.now());
+        return Promise.resolve(startedAt.length === 1 ? { outcome: 'retry' as const, delayMs: 10 } : { outcome: 'delivered' as const });
+      },
+    });
+    onTestFinished(() => worker.stop());
+    const deliveryId = ++lastDeliveryId;
+    const started = Date.now();
+    const result = await worker.temporal.client.workflow.execute<typeof webhookDeliveryWorkflow>(workflowTypes.webhookDelivery, {
+      taskQueue: worker.temporal.taskQueue, workflowId: workflowIds.webhookDelivery(deliveryId), args: [{ deliveryId, policy, after: { attempts: 1, delayMs: 400 } }],
+    });
+    expect(result).toEqual({ status: 'delivered', attempts: 3 });
+    expect(worker.calls.map((entry) => entry.input)).toEqual([2, 3].map((attempt) => ({ deliveryId, attempt, policy })));
+    expect(startedAt[0]! - started).toBeGreaterThanOrEqual(400);
+  });
+
   it('is retried as an activity when the database fails, without counting an attempt', async () => {
     let tries = 0;
     const worker = await startStubWorker({
@@ -69,25 +89,44 @@ describe('webhookDeliveryWorkflow', () => {
 describe('the post-call webhook in callLifecycleWorkflow', () => {
   const delivered = () => Promise.resolve({ outcome: 'delivered' as const });
 
-  it('is queued after the evaluation and delivered by a child that outlives the call', async () => {
+  /** A call whose post-call webhook is queued with `queued` (its first attempt's outcome, or none from an older worker). */
+  async function callWithWebhook(first: WebhookAttemptOutcome | undefined) {
     const deliveryId = ++lastDeliveryId;
-    const { worker, callId, handle } = await call({
+    const running = await call({
       ...steps,
       finalizeCall: () => Promise.resolve({ status: 'ended_by_customer' as const, evaluate: true, webhook: true as const }),
-      queuePostCallWebhook: () => Promise.resolve({ outcome: 'queued' as const, deliveryId, eventId: 'e', userId: 41, assistantId: 7 }),
+      queuePostCallWebhook: () => Promise.resolve({ outcome: 'queued' as const, deliveryId, eventId: 'e', userId: 41, assistantId: 7, ...(first ? { first } : {}) }),
       attemptWebhookDelivery: delivered,
     } satisfies Partial<Activities>);
-    await handle.signal(callSignals.callAnswered, { at: new Date().toISOString() });
-    await handle.signal(callSignals.callEnded, { reason: 'customer_hangup', at: new Date().toISOString() });
-    expect(await handle.result()).toEqual({ status: 'ended_by_customer', reason: 'customer_hangup' });
+    await running.handle.signal(callSignals.callAnswered, { at: new Date().toISOString() });
+    await running.handle.signal(callSignals.callEnded, { reason: 'customer_hangup', at: new Date().toISOString() });
+    expect(await running.handle.result()).toEqual({ status: 'ended_by_customer', reason: 'customer_hangup' });
+    return { ...running, deliveryId, delivery: running.worker.temporal.client.workflow.getHandle<typeof webhookDeliveryWorkflow>(workflowIds.webhookDelivery(deliveryId)) };
+  }
 
-    const delivery = worker.temporal.client.workflow.getHandle<typeof webhookDeliveryWorkflow>(workflowIds.webhookDelivery(deliveryId));
-    expect(await delivery.result()).toEqual({ status: 'delivered', attempts: 1 });
-    expect(names(worker)).toEqual(['prepareCall', 'markAnswered', 'finalizeCall', 'evaluateCall', 'queuePostCallWebhook', 'attemptWebhookDelivery']);
-    expect(worker.calls.find((entry) => entry.name === 'queuePostCallWebhook')?.input).toEqual({ callId });
+  it('starts no delivery workflow when the first attempt, made by the activity that queued it, settled the event', async () => {
+    for (const outcome of ['delivered', 'failed', 'dead', 'cancelled'] as const) {
+      const { worker, delivery } = await callWithWebhook({ outcome });
+      expect(names(worker)).toEqual(['prepareCall', 'markAnswered', 'finalizeCall', 'evaluateCall', 'queuePostCallWebhook']);
+      await expect(delivery.describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
+    }
+  });
+
+  it('starts the retries as a child that outlives the call when the first attempt asked for one, from the second attempt', async () => {
+    const { worker, callId, deliveryId, delivery } = await callWithWebhook({ outcome: 'retry', delayMs: 200 });
+    expect(await delivery.result()).toEqual({ status: 'delivered', attempts: 2 });
+    expect(worker.calls.find((entry) => entry.name === 'attemptWebhookDelivery')?.input).toMatchObject({ deliveryId, attempt: 2 });
     const described = await delivery.describe();
     expect(described.parentExecution?.workflowId).toBe(workflowIds.call(callId));
     expect(described.typedSearchAttributes.get(searchAttributes.userId)).toBe(41);
+  });
+
+  it('is queued after the evaluation, and delivered from its first attempt by a child when an older worker queued it without one', async () => {
+    const { worker, callId, delivery } = await callWithWebhook(undefined);
+    expect(await delivery.result()).toEqual({ status: 'delivered', attempts: 1 });
+    expect(names(worker)).toEqual(['prepareCall', 'markAnswered', 'finalizeCall', 'evaluateCall', 'queuePostCallWebhook', 'attemptWebhookDelivery']);
+    expect(worker.calls.find((entry) => entry.name === 'queuePostCallWebhook')?.input).toEqual({ callId });
+    expect((await delivery.describe()).parentExecution?.workflowId).toBe(workflowIds.call(callId));
   });
 
   it('is not queued when the assistant has no webhook on, and a webhook that cannot be queued does not fail the call', async () => {
