@@ -19,7 +19,7 @@ export interface AppDeps {
   routes: RouteDefinition[];
   /** Authentication and rate limiting, the same the routes were built with. */
   guards: RequestGuards;
-  /** Pages served beside the widget, outside `/api` (the sandbox carrier's softphone). */
+  /** Pages served beside the widget, outside `/api` (the sandbox carrier's softphone and WhatsApp phone). */
   pages?: Router;
 }
 

@@ -33,7 +33,9 @@ import { paymentWebhookRoutes } from '../resources/payment-webhooks/routes.ts';
 import { carrierCallbackRoutes } from '../resources/carrier-callbacks/routes.ts';
 import { makeCallRoutes } from '../resources/calls/make-call-routes.ts';
 import { sandboxCarrierRoutes } from '../resources/sandbox-carrier/routes.ts';
-import { heldInParley, softphonePages, softphoneUpgrades } from '../resources/sandbox-carrier/softphone.ts';
+import { sandboxPages } from '../resources/sandbox-carrier/pages.ts';
+import { heldInParley, softphoneUpgrades } from '../resources/sandbox-carrier/softphone.ts';
+import { sandboxWhatsAppPageRoutes } from '../resources/sandbox-carrier/whatsapp-page.ts';
 import { SandboxCarrier } from '../providers/telephony/sandbox-carrier/carrier.ts';
 import { sandboxCarrierToken } from '../providers/telephony/sandbox.ts';
 import { ownedNumberRoutes } from '../resources/phone-numbers/owned-routes.ts';
@@ -69,7 +71,7 @@ export interface ApiRouteDeps {
   guards: RequestGuards;
   /** Told of each payment event of a phone number subscription; by default its workflow is signalled. */
   onSubscriptionPayment?: SubscriptionPaymentHandler;
-  /** The sandbox carrier's calls, served here when it is the carrier (TELEPHONY_PROVIDER=sandbox). */
+  /** The sandbox carrier's calls and chats, served here when it is the carrier (TELEPHONY_PROVIDER=sandbox). */
   sandboxCarrier?: SandboxCarrier;
 }
 
@@ -132,7 +134,10 @@ export function apiRoutes(deps: ApiRouteDeps): RouteDefinition[] {
     ...whatsappRoutes(whatsapp),
     ...whatsappSettingsRoutes({ ...receipts, secrets }),
     ...whatsappCallbackRoutes({ ...receipts, telephony: deps.providers.telephony, publicUrl: config.publicUrl }),
-    ...(deps.sandboxCarrier ? sandboxCarrierRoutes({ knex, carrier: deps.sandboxCarrier, token: () => sandboxCarrierToken(secrets) }) : []),
+    ...(deps.sandboxCarrier ? [
+      ...sandboxCarrierRoutes({ knex, carrier: deps.sandboxCarrier, token: () => sandboxCarrierToken(secrets) }),
+      ...sandboxWhatsAppPageRoutes({ knex, carrier: deps.sandboxCarrier }),
+    ] : []),
     ...webCallRoutes({ knex, temporal, logger, model: deps.providers.llm, mediaPublicUrl: config.media.publicUrl, clock: guards.clock }),
   ];
   document = buildOpenApiDocument(routes, { serverUrl: `${config.publicUrl}/api`, version: '0.1.0' });
@@ -147,7 +152,7 @@ export async function start(ctx: RoleContext): Promise<RunningRole> {
   const guards = createRequestGuards({ knex, config });
   const sandboxCarrier = createSandboxCarrier(config, ctx.providers, logger, knex);
   const routes = apiRoutes({ config, logger, knex, temporal: ctx.temporal, providers: ctx.providers, guards, sandboxCarrier });
-  const { app } = createApp({ config, logger, routes, guards, pages: sandboxCarrier ? softphonePages() : undefined });
+  const { app } = createApp({ config, logger, routes, guards, pages: sandboxCarrier ? sandboxPages() : undefined });
   const server = http.createServer(app.callback());
   if (sandboxCarrier) server.on('upgrade', softphoneUpgrades(sandboxCarrier, logger));
   await listen(server, config.port, config.host);
@@ -162,8 +167,9 @@ export async function start(ctx: RoleContext): Promise<RunningRole> {
 }
 
 /**
- * The sandbox carrier's simulator, run by the api role when it is the deployment's carrier; its softphone page
- * (softphonePages) and socket (softphoneUpgrades) are served beside the API then, and only then.
+ * The sandbox carrier's simulator, run by the api role when it is the deployment's carrier; its pages (the softphone
+ * and the WhatsApp phone: sandboxPages), the softphone's socket (softphoneUpgrades) and the WhatsApp phone's JSON
+ * routes are served beside the API then, and only then.
  */
 export function createSandboxCarrier(config: Config, providers: Providers, logger: Logger, knex: Knex): SandboxCarrier | undefined {
   if (config.telephony.provider !== 'sandbox') return undefined;

@@ -6,12 +6,13 @@ import { verifySignature } from '../../src/webhooks/signature.ts';
 import type { FakeLlmServer } from '../fakes/llm-server.ts';
 import type { TestPlatform } from '../support/platform.ts';
 import { ownerWithWebhook as ownerWithAssistantWebhook, startWebhookPlatform, webhookReceiver as receiver } from '../support/webhooks.ts';
+import { createTestSender } from '../support/whatsapp.ts';
 
 // CONVERSATION_INACTIVITY_UNIT=second: an assistant's conversation_inactivity_timeout of 2 is two seconds.
 const TIMEOUT_SECONDS = 2;
 const now = () => Math.floor(Date.now() / 1000);
 
-describe('the conversation-ended webhook (W2), sent by the real worker when a widget chat goes quiet', () => {
+describe('the conversation-ended webhook (W2), sent by the real worker when a widget or WhatsApp chat goes quiet', () => {
   let llm: FakeLlmServer;
   let platform: TestPlatform;
 
@@ -111,6 +112,57 @@ describe('the conversation-ended webhook (W2), sent by the real worker when a wi
     // Delivered by the activity that queued it: no delivery workflow was started.
     await expect(platform.temporal.client.workflow.getHandle(workflowIds.webhookDelivery(log.data[0].id as number)).describe())
       .rejects.toBeInstanceOf(WorkflowNotFoundError);
+  });
+
+  it('posts a WhatsApp conversation with its customer and sender a timeout after the assistant\'s reply', async () => {
+    const customer = '+4915112345678';
+    const hooks = await receiver();
+    const owner = await createTestSender(platform, {
+      assistantSettings: { conversation_inactivity_timeout: TIMEOUT_SECONDS, post_call_schema: [{ name: 'intent', type: 'string', description: 'What the customer wanted.' }] },
+    });
+    await knex()('users').where({ id: owner.user.id }).update({ timezone: 'Europe/Berlin' });
+    const enabled = await platform.request('POST', '/user/assistants/enable-conversation-ended-webhook', { token: owner.user.token, body: { assistant_id: owner.assistant.id, webhook_url: hooks.url } });
+    expect(enabled.status, enabled.text).toBe(200);
+
+    // The customer writes from the sandbox carrier's WhatsApp phone; the sender's assistant answers.
+    llm.script({ reply: 'Hi Ada! It shipped this morning.' });
+    const written = await platform.sandboxCarrier!.whatsapp.receive({ sender: owner.sender.phone_number, phone: customer, name: 'Ada', body: 'Has my order shipped?' });
+    expect(written.answered).toBe(200);
+    llm.script({ toolCalls: [{ name: 'record_call_evaluation', arguments: { intent: 'order status' } }] });
+    const row = await knex()('conversations').where({ whatsappSenderId: owner.sender.id }).first();
+    const quietFrom = await lastMessageAt(row.id);
+
+    const [hook] = await hooks.arrived(1);
+    expect(hook!.at - quietFrom).toBeGreaterThanOrEqual(TIMEOUT_SECONDS * 1000);
+    const ended = await knex()('conversations').where({ id: row.id }).first();
+    expect(ended.endedAt).toBeInstanceOf(Date);
+    const messages = await knex()('conversation_messages').where({ conversationId: row.id }).orderBy('id');
+    expect(JSON.parse(hook!.body)).toEqual({
+      id: row.id,
+      conversation_id: row.uuid,
+      assistant_id: owner.assistant.uuid,
+      type: 'whatsapp',
+      message_count: 2,
+      status: 'ended',
+      extracted_variables: { intent: 'order status' },
+      input_variables: { customer_phone: customer, customer_name: 'Ada' },
+      transcript: messages.map((message: { role: string; content: string; createdAt: Date }) => ({
+        role: message.role,
+        content: message.content,
+        timestamp: zonedIsoTimestamp(message.createdAt, 'Europe/Berlin'),
+        timestamp_unix: Math.floor(message.createdAt.getTime() / 1000),
+      })),
+      formatted_transcript: 'Customer: Has my order shipped?\nAI: Hi Ada! It shipped this morning.',
+      attachments: [],
+      customer_phone: customer,
+      customer_name: 'Ada',
+      sender: { phone_number: owner.sender.phone_number, display_name: 'Acme Support' },
+      created_at: (row.createdAt as Date).toISOString(),
+      ended_at: (ended.endedAt as Date).toISOString(),
+    });
+    expect(hook!.headers['x-parley-event']).toBe('conversation.ended');
+    const secret = (await platform.request('GET', '/user/webhook-signing-secret', { token: owner.user.token })).body.data.secret as string;
+    expect(verifySignature(hook!.headers['x-parley-signature'] as string, hook!.body, secret, now())).toBe(true);
   });
 
   it("restarts the quiet period on an operator's message as on a user's, and reopens an ended conversation with it", async () => {

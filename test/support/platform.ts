@@ -16,7 +16,8 @@ import { createLogger, type Logger } from '../../src/logger.ts';
 import { createProviders, type Providers } from '../../src/providers/index.ts';
 import { createMediaControl } from '../../src/providers/media-control/index.ts';
 import { apiRoutes, createSandboxCarrier } from '../../src/roles/api.ts';
-import { softphonePages, softphoneUpgrades } from '../../src/resources/sandbox-carrier/softphone.ts';
+import { sandboxPages } from '../../src/resources/sandbox-carrier/pages.ts';
+import { softphoneUpgrades } from '../../src/resources/sandbox-carrier/softphone.ts';
 import type { SandboxCarrier } from '../../src/providers/telephony/sandbox-carrier/carrier.ts';
 import { start as startMedia } from '../../src/roles/media.ts';
 import { registerApiMetrics, registerWorkerMetrics } from '../../src/roles/metrics.ts';
@@ -129,7 +130,7 @@ export async function startTestPlatform(options: {
   const guards = createRequestGuards({ knex: database.knex, config, clock: options.clock });
   const sandboxCarrier = options.providers?.telephony ? undefined : createSandboxCarrier(config, providers, logger, database.knex);
   const routes = apiRoutes({ config, logger, knex: database.knex, temporal, providers, guards, sandboxCarrier });
-  const api = createApp({ config, logger, routes, guards, pages: sandboxCarrier ? softphonePages() : undefined });
+  const api = createApp({ config, logger, routes, guards, pages: sandboxCarrier ? sandboxPages() : undefined });
   if (sandboxCarrier) server.on('upgrade', softphoneUpgrades(sandboxCarrier, logger));
   const callback = api.app.callback();
   handle = (request, response) => void callback(request, response);

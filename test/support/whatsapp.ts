@@ -12,17 +12,22 @@ export interface TestSender {
 }
 
 /**
- * A new user with a number the carrier provisioned, an assistant and a
- * WhatsApp sender of both, made through the API.
+ * A new user with a number the carrier provisioned, an assistant (with `assistantSettings` besides its system
+ * prompt) and a WhatsApp sender of both, made through the API.
  */
-export async function createTestSender(platform: TestPlatform, options: { balanceUsd?: number; webhookUrl?: string; systemPrompt?: string } = {}): Promise<TestSender> {
+export async function createTestSender(platform: TestPlatform, options: {
+  balanceUsd?: number;
+  webhookUrl?: string;
+  systemPrompt?: string;
+  assistantSettings?: Record<string, unknown>;
+} = {}): Promise<TestSender> {
   const knex = platform.database.knex;
   const user = await createTestUser(knex, { balanceUsd: options.balanceUsd ?? 1 });
   const [offer] = await platform.providers.telephony.searchNumbers({ countryCode: 'US', limit: 1 });
   await platform.providers.telephony.provisionNumber({ phoneNumber: offer!.phoneNumber, idempotencyKey: `wa-${crypto.randomUUID()}` });
   const [row] = await knex('phone_numbers').insert({ userId: user.id, phoneNumber: offer!.phoneNumber, countryCode: 'US', type: 'normal', smsCapable: true, status: 'active' }).returning('id');
   const phoneNumberId = Number((row as { id: number }).id);
-  const assistant = await createTestAssistant(platform, user, { system_prompt: options.systemPrompt ?? 'You answer WhatsApp messages for Acme.' });
+  const assistant = await createTestAssistant(platform, user, { system_prompt: options.systemPrompt ?? 'You answer WhatsApp messages for Acme.', ...options.assistantSettings });
   const created = await platform.request('POST', '/user/whatsapp/senders', {
     token: user.token,
     body: { phone_number_id: phoneNumberId, assistant_id: assistant.id, display_name: 'Acme Support', ...(options.webhookUrl ? { webhook_url: options.webhookUrl } : {}) },

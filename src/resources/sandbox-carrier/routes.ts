@@ -20,7 +20,7 @@ export interface SandboxCarrierDeps {
 const digest = (text: string) => createHash('sha256').update(text).digest();
 
 /** The longest text the sandbox carrier sends, as Twilio's limit for a message's body. */
-const MAX_MESSAGE_LENGTH = 1600;
+export const MAX_MESSAGE_LENGTH = 1600;
 
 /** How long the carrier remembers a dial's key: far longer than any activity retries a dial. */
 const KEEP_DIAL_KEYS = "interval '1 day'";

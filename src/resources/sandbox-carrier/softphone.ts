@@ -1,15 +1,9 @@
-import fs from 'node:fs';
 import type http from 'node:http';
-import path from 'node:path';
 import type { Duplex } from 'node:stream';
-import { fileURLToPath } from 'node:url';
-import Router from '@koa/router';
 import type { Knex } from 'knex';
 import { WebSocketServer } from 'ws';
 import type { Logger } from '../../logger.ts';
 import type { SandboxCarrier } from '../../providers/telephony/sandbox-carrier/carrier.ts';
-
-const webDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'web');
 
 /** Where the page's socket is served, beside the page. */
 export const SOFTPHONE_SOCKET_PATH = '/sandbox/phone/socket';
@@ -24,26 +18,6 @@ export async function heldInParley(knex: Knex, phoneNumber: string): Promise<boo
   const owned = await knex('phone_numbers').where({ phoneNumber }).whereIn('status', ['pending', 'active', 'past_due']).first<{ id: number } | undefined>('id');
   if (owned) return true;
   return Boolean(await knex('sandbox_phone_numbers').where({ phoneNumber }).whereNull('releasedAt').first<{ id: string } | undefined>('id'));
-}
-
-/**
- * The sandbox carrier's softphone: `GET /sandbox/phone` (the page) and `GET /sandbox/phone.js` (its script).
- * Mounted only when the sandbox is the carrier, so elsewhere both are 404.
- */
-export function softphonePages(): Router {
-  const router = new Router();
-  const files: Record<string, [string, string]> = {
-    '/sandbox/phone': ['softphone.html', 'text/html; charset=utf-8'],
-    '/sandbox/phone.js': ['softphone.js', 'application/javascript; charset=utf-8'],
-  };
-  for (const [route, [file, type]] of Object.entries(files)) {
-    router.get(route, (ctx) => {
-      ctx.type = type;
-      ctx.set('Cache-Control', 'no-cache');
-      ctx.body = fs.createReadStream(path.join(webDir, file));
-    });
-  }
-  return router;
 }
 
 /**
