@@ -125,20 +125,38 @@ export function createLeadCallActivities(deps: { knex: Knex; inboundReservePerce
     });
   }
 
+  /**
+   * The leads of a batch whose attempt an earlier run of the same batch made (its answer lost with a worker),
+   * answered with their calls before any gate: a gate that closed since (the balance, a media line) must not
+   * hide a call that was placed, whose workflow would then never start.
+   */
+  async function attemptsMade(campaignId: number, leads: DueLead[]): Promise<Map<number, PlacedLeadCall>> {
+    const rows: { id: number; attempts: number; callId: number; userId: number; assistantId: number | null }[] = await knex('leads as l')
+      .join('calls as c', 'c.id', 'l.last_call_id')
+      .where({ 'l.campaign_id': campaignId, 'l.status': 'processing' }).whereIn('l.id', leads.map((lead) => lead.leadId))
+      .select('l.id', 'l.attempts', 'c.id as call_id', 'c.user_id', 'c.assistant_id');
+    const due = new Map(leads.map((lead) => [lead.leadId, lead.attempts]));
+    return new Map(rows.filter((row) => row.attempts === (due.get(Number(row.id)) ?? -2) + 1).map((row) => [Number(row.id), {
+      outcome: 'placed', callId: Number(row.callId), userId: Number(row.userId), assistantId: Number(row.assistantId ?? 0),
+    }]));
+  }
+
   return {
     /**
      * Places the calls of `leads` in order (placeLead: each lead in a transaction of its own, keyed by its
-     * attempt), what they share read once. Stops at the first lead without a free slot (of the account, or a
-     * line of the media processes), or when the campaign cannot dial at all: the answer has one outcome per lead
-     * tried, the leads after it untouched and still due.
+     * attempt), what they share read once, after the calls an earlier run of the batch placed (attemptsMade).
+     * Stops at the first lead without a free slot (of the account, or a line of the media processes), or when
+     * the campaign cannot dial at all: the answer has one outcome per lead tried, the leads after it untouched
+     * and still due.
      */
     async placeLeadCalls({ campaignId, leads }: { campaignId: number; leads: DueLead[] }): Promise<{ outcomes: PlacedLeadCall[] }> {
+      const made = await attemptsMade(campaignId, leads);
       const setup = await callingSetup(campaignId);
-      if ('outcome' in setup) return { outcomes: [setup] };
+      if ('outcome' in setup) return { outcomes: [...made.values(), setup] };
       // Read once for the batch: the batch's own calls are the ones that take the lines meanwhile.
       let lines = await mediaLines();
       const outcomes: PlacedLeadCall[] = [];
-      for (const lead of leads) {
+      for (const lead of leads.filter(({ leadId }) => !made.has(leadId))) {
         if (lines !== null && lines <= 0) {
           outcomes.push({ outcome: 'no-slot' });
           break;
@@ -149,7 +167,7 @@ export function createLeadCallActivities(deps: { knex: Knex; inboundReservePerce
         if (outcome.outcome === 'no-slot') break;
       }
       for (const { outcome } of outcomes) campaignCallsPlaced.inc({ outcome });
-      return { outcomes };
+      return { outcomes: [...made.values(), ...outcomes] };
     },
   };
 }

@@ -72,7 +72,7 @@ describe('campaign activities', () => {
     await knex()('plans').insert({ id: planId, name: 'One line', maxCallsInParallel: 1 });
     await knex()('users').where({ id: user.id }).update({ planId });
     // A batch stops at the first lead without a slot: the leads after it are not tried.
-    const batch = leads.map((l) => ({ leadId: l.id, attempts: 0 })).reverse();
+    const batch = [{ leadId: leads[1]!.id, attempts: 0 }, { leadId: leads[0]!.id, attempts: 1 }];
     expect(await activities.placeLeadCalls({ campaignId, leads: batch })).toEqual({ outcomes: [{ outcome: 'no-slot' }] });
     expect(await lead(leads[1]!.id)).toMatchObject({ status: 'created', attempts: 0, lastCallId: null });
     expect(await knex()('calls').where({ leadId: leads[1]!.id })).toHaveLength(0);
@@ -162,5 +162,24 @@ describe('campaign activities', () => {
     const second = await reserving.placeLeadCalls({ campaignId, leads: due.slice(3) });
     expect(second.outcomes.map((o) => o.outcome)).toEqual(['placed', 'no-slot']);
     expect(await knex()('calls').whereIn('leadId', leads.map((l) => l.id)).whereNull('endedAt')).toHaveLength(4);
+  });
+
+  it('answers a batch run again with the calls its first run placed, though a gate closed since', async () => {
+    const { campaignId, leads } = await running(['+14155550131', '+14155550132', '+14155550133']);
+    const due = leads.map((l) => ({ leadId: l.id, attempts: 0 }));
+    const first = await activities.placeLeadCalls({ campaignId, leads: due.slice(0, 2) });
+    expect(first.outcomes.map((o) => o.outcome)).toEqual(['placed', 'placed']);
+    // The run's answer lost with its worker; meanwhile the media processes' lines ran out. The re-run still
+    // answers the two calls placed (their workflows must start), and places nothing more.
+    const noLines = createCampaignActivities({
+      knex: knex(), config: { campaignRetryUnitMs: 1000, campaignInboundReservePercent: 0 }, mediaLines: () => Promise.resolve(0),
+    });
+    const again = await noLines.placeLeadCalls({ campaignId, leads: due });
+    expect(again.outcomes).toEqual([...first.outcomes, { outcome: 'no-slot' }]);
+    // And when the campaign cannot dial at all any more (it was stopped): the placed calls, then the halt.
+    await knex()('campaigns').where({ id: campaignId }).update({ status: 'stopped' });
+    const stopped = await noLines.placeLeadCalls({ campaignId, leads: due });
+    expect(stopped.outcomes).toEqual([...first.outcomes, { outcome: 'skipped', reason: 'the campaign is not running' }]);
+    expect(await knex()('calls').whereIn('leadId', leads.map((l) => l.id))).toHaveLength(2);
   });
 });
