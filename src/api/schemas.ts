@@ -68,6 +68,22 @@ export function IdField(options: { description?: string } = {}) {
   });
 }
 
+/**
+ * A required text field as Laravel takes it: its middleware trims every input string and turns a blank one into
+ * null, so a value of only spaces fails `required` exactly as a missing one does. The validator cannot trim;
+ * where the value is a name or a key, the service trims it. `requiredText` and `maxLengthText` replace Laravel's
+ * texts where a route family words them otherwise (the conversations' "message is required").
+ */
+export function FilledString(options: { maxLength: number; description?: string; requiredText?: string; maxLengthText?: string }) {
+  const { requiredText = 'The :attribute field is required.', maxLengthText, ...rest } = options;
+  return Type.String({
+    minLength: 1,
+    pattern: '\\S',
+    ...rest,
+    [MESSAGES]: { required: requiredText, minLength: requiredText, pattern: requiredText, ...(maxLengthText ? { maxLength: maxLengthText } : {}) },
+  });
+}
+
 /** `type: [T, 'null']` rather than a union, so a wrong value gets one message ("must be an integer"). */
 export function orNull<T extends TSchema>(schema: T) {
   return Type.Unsafe<Static<T> | null>({ ...schema, type: [...[schema.type as string | string[]].flat(), 'null'] });

@@ -81,6 +81,10 @@ describe('AI replies for other channels', () => {
       const another = await generate(path, owner.token, { assistant_id: assistant.id, customer_identifier: 'crm-77', message: 'Hello' });
       expect(another.body.conversation_id).not.toBe(first.body.conversation_id);
       expect(llm.requests.at(-1)?.messages.slice(1)).toEqual([{ role: 'user', content: 'Hello' }]);
+      // The identifier is trimmed, as Laravel trims input: the spaces around it name the same customer.
+      llm.script({ reply: 'Hello again.' });
+      const padded = await generate(path, owner.token, { assistant_id: assistant.id, customer_identifier: ' crm-77 ', message: 'Me again' });
+      expect(padded.body).toMatchObject({ conversation_id: another.body.conversation_id, customer_identifier: 'crm-77' });
 
       const history = await platform.request('GET', `/conversations/${first.body.conversation_id}`);
       expect(history.body).toEqual({
@@ -99,8 +103,8 @@ describe('AI replies for other channels', () => {
       expect(listed.body.data).toEqual([expect.objectContaining({
         id: first.body.conversation_id, type: 'api', external_identifier: '+49155551234', message_count: 4, total_cost: 0.02, ai_enabled: true,
       })]);
-      // Three customer messages, charged as widget messages.
-      expect((await platform.request('GET', '/user/me', { token: owner.token })).body.total_balance).toBe(0.97);
+      // Four customer messages, charged as widget messages.
+      expect((await platform.request('GET', '/user/me', { token: owner.token })).body.total_balance).toBe(0.96);
     });
 
     it(`${path}: stores the message without a reply while a person has taken the conversation over`, async () => {
@@ -141,6 +145,13 @@ describe('AI replies for other channels', () => {
           customer_identifier: ['The customer identifier field is required.'],
           message: ['The message field is required.'],
         },
+      });
+      // Laravel trims input: blank strings are missing.
+      const blank = await generate(path, owner.token, { assistant_id: mine.id, customer_identifier: '   ', message: ' \n ' });
+      expect(blank.status).toBe(422);
+      expect(blank.body).toEqual({
+        message: 'The customer identifier field is required. (and 1 more error)',
+        errors: { customer_identifier: ['The customer identifier field is required.'], message: ['The message field is required.'] },
       });
       const tooLong = await generate(path, owner.token, { assistant_id: mine.id, customer_identifier: 'x'.repeat(256), message: 'Hi' });
       expect(tooLong.status).toBe(422);

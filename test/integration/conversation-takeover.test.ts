@@ -102,7 +102,8 @@ describe('human takeover of a conversation', () => {
         expect(refused.status).toBe(401);
         expect(refused.body).toEqual({ error: 'Unauthorized' });
       }
-      for (const [target, token] of [[uuid, stranger.token], ['7c9e6679-7425-40de-944b-e07fc1f90ae7', owner.token], ['not-a-uuid', owner.token]] as const) {
+      // Any text that is no conversation of the caller's is the documented 404, a long one too (not a 422).
+      for (const [target, token] of [[uuid, stranger.token], ['7c9e6679-7425-40de-944b-e07fc1f90ae7', owner.token], ['not-a-uuid', owner.token], ['x'.repeat(80), owner.token]] as const) {
         const missing = await aiSwitch(target, action, token);
         expect(missing.status).toBe(404);
         expect(missing.body).toEqual({ status: false, error: 'Conversation not found' });
@@ -119,12 +120,13 @@ describe('human takeover of a conversation', () => {
     const unauthenticated = await operator(uuid, { message: 'hi' });
     expect(unauthenticated.status).toBe(401);
     expect(unauthenticated.body).toEqual({ message: 'Unauthenticated.' });
-    for (const [target, token] of [[uuid, stranger.token], ['7c9e6679-7425-40de-944b-e07fc1f90ae7', owner.token]] as const) {
+    for (const [target, token] of [[uuid, stranger.token], ['7c9e6679-7425-40de-944b-e07fc1f90ae7', owner.token], ['x'.repeat(80), owner.token]] as const) {
       const missing = await operator(target, { message: 'hi' }, token);
       expect(missing.status).toBe(404);
       expect(missing.body).toEqual({ status: false, error: 'Conversation not found' });
     }
-    for (const body of [{}, { message: '' }]) {
+    // A blank message is missing, as Laravel trims input.
+    for (const body of [{}, { message: '' }, { message: ' \n ' }]) {
       const invalid = await operator(uuid, body, owner.token);
       expect(invalid.status).toBe(422);
       expect(invalid.body).toEqual({ status: false, error: 'message is required' });

@@ -76,6 +76,20 @@ describe.each([
       expect((await create(await user(), { name: 'Acme Corp' }, path)).status).toBe(201);
     });
 
+    // Laravel trims input strings and takes a blank one as missing (issue 19's audit).
+    it.each(spellings)('trims the name at %s: a blank one is missing, and spaces around it do not make a new name', async (path) => {
+      const owner = await user();
+      const blank = await create(owner, { name: ' \t ' }, path);
+      expect(blank.status).toBe(422);
+      expect(blank.body).toEqual({ message: 'The name field is required.', errors: { name: ['The name field is required.'] } });
+      const padded = await create(owner, { name: '  Acme Corp  ' }, path);
+      expect(padded.status).toBe(201);
+      expect(padded.body.data.name).toBe('Acme Corp');
+      const again = await create(owner, { name: 'acme corp ' }, path);
+      expect(again.status).toBe(422);
+      expect(again.body).toEqual({ message: 'The name has already been taken.', errors: { name: ['The name has already been taken.'] } });
+    });
+
     it('answers 401 without a token', async () => {
       const response = await platform.request('POST', singular, { body: { name: 'x' } });
       expect(response.status).toBe(401);
@@ -168,6 +182,11 @@ describe.each([
       const response = await platform.request('PUT', `${base}/${made.id}`, { token: owner.token, body: { name: '', color: 'beige' } });
       expect(response.status).toBe(422);
       expect(response.body.errors).toEqual({ name: ['The name field is required.'], color: ['The selected color is invalid.'] });
+      const blank = await platform.request('PUT', `${base}/${made.id}`, { token: owner.token, body: { name: '   ' } });
+      expect(blank.status).toBe(422);
+      expect(blank.body.errors).toEqual({ name: ['The name field is required.'] });
+      const padded = await platform.request('PUT', `${base}/${made.id}`, { token: owner.token, body: { name: ' Acme Inc. ' } });
+      expect(padded.body.data.name).toBe('Acme Inc.');
     });
   });
 });

@@ -98,6 +98,18 @@ describe('WhatsApp on Twilio (the fake of its Messages API and webhooks), and re
     expect(pending.nextAttemptAt.getTime() - attempt.attemptedAt.getTime()).toBe(30_000);
   });
 
+  it('retries a read receipt its receiver answered 429 after 30 s, as a 5xx (§13.3)', async () => {
+    const owner = await createTestSender(platform, { webhookUrl: receiver.url });
+    const sent = await sendTemplate(owner);
+    receiver.script({ status: 429 });
+    await deliver(twilio.messages.report(sent.message_sid, 'sent'));
+    await expect.poll(async () => knex()('webhook_deliveries').where({ whatsappSenderId: owner.sender.id, attempts: 1, status: 'pending' }).first(), { timeout: 15_000, interval: 100 }).toBeTruthy();
+    const pending = await knex()('webhook_deliveries').where({ whatsappSenderId: owner.sender.id, status: 'pending' }).first();
+    const attempt = await knex()('webhook_delivery_attempts').where({ deliveryId: pending.id }).first();
+    expect(attempt.statusCode).toBe(429);
+    expect(pending.nextAttemptAt.getTime() - attempt.attemptedAt.getTime()).toBe(30_000);
+  });
+
   it('answers a customer\'s WhatsApp message through Twilio with the sender\'s assistant, once however often Twilio posts it', async () => {
     const owner = await createTestSender(platform);
     llm.script({ reply: 'We open at nine.' });

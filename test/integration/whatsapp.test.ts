@@ -139,6 +139,9 @@ describe('WhatsApp on the sandbox carrier (§12.7)', () => {
     })]);
     expect((await get(owner, '/user/conversations?customer_phone=%2B4915100000000')).body.data).toEqual([]);
 
+    // A blank message is missing, as Laravel trims input.
+    expect(await freeform({ message: ' \n ' })).toMatchObject({ status: 422, body: { errors: { message: ['The message field is required.'] } } });
+
     clock.advance(24 * 60 * 60 * 1000);
     expect(await freeform()).toMatchObject({ status: 403, body: { error_code: 'SESSION_EXPIRED' } });
     expect(await freeform({ recipient_phone: 'not a phone' })).toMatchObject({ status: 422, body: { error_code: 'INVALID_PHONE' } });

@@ -59,6 +59,12 @@ describe('white-label platforms', () => {
     expect(zone.response.body.errors).toEqual({ timezone: ['The timezone field must be a valid timezone.'] });
     const missing = await platform.request('POST', '/white-label/register', { token: admin.token, body: {} });
     expect(Object.keys(missing.body.errors)).toEqual(['name', 'email', 'password']);
+    // Laravel trims input: a blank name is missing, and the spaces around a name are not kept.
+    const blank = await register(admin, { name: '   ' });
+    expect(blank.response.status).toBe(422);
+    expect(blank.response.body).toEqual({ message: 'The name field is required.', errors: { name: ['The name field is required.'] } });
+    const padded = await register(admin, { name: '  Client  ' });
+    expect(padded.response.body.user).toEqual({ id: expect.any(Number), name: 'Client', email: padded.email });
   });
 
   it('logs a platform user in, and answers 401 to a wrong password, an unknown email and a user of no platform', async () => {

@@ -1,13 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import { IsoTimestamp, nullable } from '../../api/schemas.ts';
-import { MESSAGES } from '../../api/validation.ts';
+import { FilledString, IsoTimestamp, nullable } from '../../api/schemas.ts';
 
-/**
- * Laravel trims every input string and takes a blank one as missing, so a name of spaces is "required" (§3.1)
- * and a name is stored without the spaces around it.
- */
+/** A name of spaces is "required" (§3.1), and a name is stored without the spaces around it, as Laravel trims it. */
 export const CreateApiKeyBody = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 255, pattern: '\\S', [MESSAGES]: { pattern: 'The :attribute field is required.' } }),
+  name: FilledString({ maxLength: 255 }),
 }, { additionalProperties: false });
 
 export const CreatedApiKey = Type.Object({

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { LaravelPage, PageNumber } from '../../api/schemas.ts';
+import { FilledString, LaravelPage, PageNumber } from '../../api/schemas.ts';
 
 /** The badge colours of folders and labels (anchor §12.8). */
 export const COLORS = ['gray', 'slate', 'red', 'orange', 'amber', 'green', 'teal', 'blue', 'purple', 'pink'] as const;
@@ -12,7 +12,8 @@ export const ColorField = Type.Unsafe<Color | null>({
   description: `One of ${COLORS.map((color) => `\`${color}\``).join(', ')}; null for none.`,
 });
 
-export const NameField = Type.String({ minLength: 1, maxLength: 255, description: 'Unique among your own (regardless of case).' });
+/** Stored trimmed, as Laravel trims input: " Acme " is the name "Acme", and a blank name is missing. */
+export const NameField = FilledString({ maxLength: 255, description: 'Unique among your own (regardless of case and of spaces around it).' });
 
 export const CreateBadgeBody = Type.Object({
   name: NameField,

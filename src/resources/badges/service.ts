@@ -12,7 +12,10 @@ export interface BadgeDeps {
 
 const NAME_TAKEN = 'The name has already been taken.';
 
-/** The rules of one kind of badge: the caller's own records, names unique among them regardless of case. */
+/**
+ * The rules of one kind of badge: the caller's own records, names stored trimmed (as Laravel trims input) and unique
+ * among them regardless of case.
+ */
 export function badgeService(kind: BadgeKind) {
   const { model } = kind;
   const table = model.tableName;
@@ -64,20 +67,22 @@ export function badgeService(kind: BadgeKind) {
     },
 
     async create(deps: BadgeDeps, userId: number, input: CreateBadgeBody): Promise<Badge> {
+      const name = input.name.trim();
       return guardingName(() => deps.knex.transaction(async (trx) => {
-        await ensureNameFree(trx, userId, input.name);
-        const { id } = await model.query(trx).insert({ userId, name: input.name, color: input.color ?? null });
+        await ensureNameFree(trx, userId, name);
+        const { id } = await model.query(trx).insert({ userId, name, color: input.color ?? null });
         return findOwn(trx, userId, id);
       }));
     },
 
     async update(deps: BadgeDeps, userId: number, id: number, input: UpdateBadgeBody): Promise<Badge> {
+      const name = input.name?.trim();
       return guardingName(() => deps.knex.transaction(async (trx) => {
         const existing = await model.query(trx).findOne({ id, userId }).forUpdate();
         if (!existing) throw new NotFoundError(notFound);
-        if (input.name !== undefined) await ensureNameFree(trx, userId, input.name, id);
+        if (name !== undefined) await ensureNameFree(trx, userId, name, id);
         await existing.$query(trx).patch({
-          ...(input.name !== undefined ? { name: input.name } : {}),
+          ...(name !== undefined ? { name } : {}),
           ...(input.color !== undefined ? { color: input.color } : {}),
           updatedAt: new Date(),
         });

@@ -31,10 +31,11 @@ function generateReplyRoute(deps: ConversationDeps, path: string): RouteDefiniti
     },
     errors: ['provider_failed', 'provider_unavailable'],
     async handle({ auth, body, signal }) {
+      const customerIdentifier = body.customer_identifier.trim();
       const result = await generateReply(deps, {
         userId: auth.user.id,
         assistantId: body.assistant_id,
-        customerIdentifier: body.customer_identifier,
+        customerIdentifier,
         message: body.message,
         variables: body.variables,
       }, signal);
@@ -42,7 +43,7 @@ function generateReplyRoute(deps: ConversationDeps, path: string): RouteDefiniti
         body: {
           success: true,
           conversation_id: result.conversationUuid,
-          customer_identifier: body.customer_identifier,
+          customer_identifier: customerIdentifier,
           reply: result.reply,
           function_calls: result.functionCalls,
           ai_disabled: result.aiDisabled,

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { IdField } from '../../api/schemas.ts';
+import { FilledString, IdField } from '../../api/schemas.ts';
 import { MESSAGES } from '../../api/validation.ts';
 
 const FunctionCall = Type.Object({ name: Type.String(), arguments: Type.Record(Type.String(), Type.Unknown()), result: Type.Unknown() });
@@ -36,7 +36,11 @@ export const ConversationHistory = Type.Object({
   ai_enabled: Type.Boolean({ description: 'False while a person answers instead of the assistant (human takeover).' }),
 });
 
-export const ConversationParams = Type.Object({ uuid: Type.String({ maxLength: 64 }) });
+/**
+ * Any text: one that is no conversation's uuid, however long, is the documented 404 "Conversation not found"
+ * (the services check the uuid's form before they query), never a 422 the anchor does not show.
+ */
+export const ConversationParams = Type.Object({ uuid: Type.String() });
 
 export const SendMessageBody = Type.Object({
   message: Type.String({ minLength: 1, maxLength: 2000, [MESSAGES]: { required: 'message is required', minLength: 'message is required', maxLength: 'message may not be greater than 2000 characters' } }),
@@ -51,8 +55,9 @@ export const MessageReply = Type.Object({
 
 export const AiSwitched = Type.Object({ status: Type.Literal(true), ai_enabled: Type.Boolean() });
 
+/** A blank message is missing, as Laravel trims input; the text is stored as written. */
 export const OperatorMessageBody = Type.Object({
-  message: Type.String({ minLength: 1, maxLength: 2000, [MESSAGES]: { required: 'message is required', minLength: 'message is required', maxLength: 'message may not be greater than 2000 characters' } }),
+  message: FilledString({ maxLength: 2000, requiredText: 'message is required', maxLengthText: 'message may not be greater than 2000 characters' }),
 }, { additionalProperties: false });
 
 export const OperatorMessage = Type.Object({
@@ -65,10 +70,14 @@ export const OperatorMessage = Type.Object({
   }),
 });
 
+/**
+ * Blank strings are missing, as Laravel trims input; the identifier is trimmed too (" c1" is the customer "c1"),
+ * the message is kept as written.
+ */
 export const GenerateReplyBody = Type.Object({
   assistant_id: IdField({ description: "The id of one of the caller's assistants." }),
-  customer_identifier: Type.String({ minLength: 1, maxLength: 255, description: 'The customer on the other channel (a phone number, an e-mail address, a CRM id): one conversation per assistant and identifier.' }),
-  message: Type.String({ minLength: 1, maxLength: 2000, description: "The customer's message." }),
+  customer_identifier: FilledString({ maxLength: 255, description: 'The customer on the other channel (a phone number, an e-mail address, a CRM id): one conversation per assistant and identifier.' }),
+  message: FilledString({ maxLength: 2000, description: "The customer's message." }),
   variables: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: "Merged into the conversation's variables, used as {{name}} in the prompt." })),
 });
 

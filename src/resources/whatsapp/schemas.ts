@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { IdField, IdInteger, IsoTimestamp, nullable } from '../../api/schemas.ts';
+import { FilledString, IdField, IdInteger, IsoTimestamp, nullable } from '../../api/schemas.ts';
 import { QUALITY_RATINGS, SENDER_STATUSES, TEMPLATE_CATEGORIES, TEMPLATE_STATUSES } from './model.ts';
 
 const Phone = (description: string) => Type.String({ minLength: 1, maxLength: 32, description, examples: ['+4915112345678'] });
@@ -55,7 +55,8 @@ export const TemplateSendBody = Type.Object({
 export const FreeformSendBody = Type.Object({
   sender_id: IdField(),
   recipient_phone: Phone("The customer's WhatsApp number, E.164."),
-  message: Type.String({ minLength: 1, maxLength: 4096, description: 'At most 4096 characters (WhatsApp\'s limit).' }),
+  // A blank message is missing, as Laravel trims input.
+  message: FilledString({ maxLength: 4096, description: 'At most 4096 characters (WhatsApp\'s limit).' }),
 });
 
 export const SessionStatusSchema = Type.Object({

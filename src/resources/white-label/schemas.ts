@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { IdField, IsoTimestamp } from '../../api/schemas.ts';
+import { FilledString, IdField, IsoTimestamp } from '../../api/schemas.ts';
 import { UserSummary } from '../auth/schemas.ts';
 
 const Email = Type.String({ minLength: 1, maxLength: 255, format: 'email' });
@@ -18,8 +18,9 @@ export const WhiteLabelTokenBody = Type.Object({
   token_name: Type.Optional(TokenName),
 }, { additionalProperties: false });
 
+/** The name is stored trimmed and a blank one is missing, as Laravel trims input. */
 export const WhiteLabelRegisterBody = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 255 }),
+  name: FilledString({ maxLength: 255 }),
   email: Email,
   password: Type.String({ minLength: 8, maxLength: 255 }),
   timezone: Type.Optional(Type.String({ maxLength: 64, default: 'Europe/Bucharest' })),
