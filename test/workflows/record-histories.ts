@@ -25,7 +25,7 @@ import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { createTemporalClient, type TemporalClient } from '../../src/temporal/client.ts';
 import { ensureTemporalCli, startTemporalDevServer } from '../../src/temporal/dev-server.ts';
-import { callSignals, campaignSignals, conversationSignals, workflowTypes } from '../../src/temporal/shared.ts';
+import { callSignals, campaignSignals, conversationSignals, webhookSignals, workflowTypes } from '../../src/temporal/shared.ts';
 import { startWorker, workflowsPath } from '../../src/temporal/worker.ts';
 import { historyToJson } from '../support/history-json.ts';
 import { freePort } from '../support/ports.ts';
@@ -234,6 +234,49 @@ const scenarios: Record<string, Scenario> = {
         workflowId,
         args: [{ deliveryId: 2, policy: { delaysMs: [100, 100, 100], maxRetryAfterMs: 1000 } }],
       });
+      await handle.result();
+      return handle;
+    },
+  },
+  // Recorded after retryNow: both waits, the first attempt's (made elsewhere) and the second's, an hour long and
+  // cut short by the signal once on.
+  'webhook-delivery-woken': {
+    stubs: {
+      attemptWebhookDelivery: ({ attempt }) => Promise.resolve(attempt < 3 ? { outcome: 'retry' as const, delayMs: 3_600_000 } : { outcome: 'delivered' as const }),
+    },
+    async run(temporal, workflowId) {
+      const handle = await temporal.client.workflow.start(workflowTypes.webhookDelivery, {
+        taskQueue: temporal.taskQueue,
+        workflowId,
+        args: [{ deliveryId: 6, policy: { delaysMs: [3_600_000, 3_600_000, 3_600_000], maxRetryAfterMs: 3_600_000 }, after: { attempts: 1, delayMs: 3_600_000 } }],
+      });
+      for (const waits of [1, 2]) {
+        while (((await handle.fetchHistory()).events ?? []).filter((event) => event.timerStartedEventAttributes).length < waits) {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        await handle.signal(webhookSignals.retryNow);
+      }
+      await handle.result();
+      return handle;
+    },
+  },
+  // Recorded with the workflow of before retryNow (`git show c68e10a^:workflows/webhook-delivery.ts`): a retryNow
+  // sent while an older worker ran the delivery, which left it unhandled and waited its timer out. Today's code must
+  // replay it as it ran (patched('webhook-retry-now')); recorded with today's workflow it would be woken instead.
+  'webhook-delivery-signalled-before-retry-now': {
+    stubs: {
+      attemptWebhookDelivery: ({ attempt }) => Promise.resolve(attempt < 2 ? { outcome: 'retry' as const, delayMs: 1000 } : { outcome: 'delivered' as const }),
+    },
+    async run(temporal, workflowId) {
+      const handle = await temporal.client.workflow.start(workflowTypes.webhookDelivery, {
+        taskQueue: temporal.taskQueue,
+        workflowId,
+        args: [{ deliveryId: 7, policy: { delaysMs: [1000], maxRetryAfterMs: 1000 } }],
+      });
+      while (!((await handle.fetchHistory()).events ?? []).some((event) => event.timerStartedEventAttributes)) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      await handle.signal(webhookSignals.retryNow);
       await handle.result();
       return handle;
     },
