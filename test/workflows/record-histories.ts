@@ -25,11 +25,12 @@ import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { createTemporalClient, type TemporalClient } from '../../src/temporal/client.ts';
 import { ensureTemporalCli, startTemporalDevServer } from '../../src/temporal/dev-server.ts';
-import { callSignals, campaignSignals, conversationSignals, webhookSignals, workflowTypes } from '../../src/temporal/shared.ts';
+import { callSignals, campaignSignals, conversationSignals, workflowTypes } from '../../src/temporal/shared.ts';
 import { startWorker, workflowsPath } from '../../src/temporal/worker.ts';
 import { historyToJson } from '../support/history-json.ts';
 import { freePort } from '../support/ports.ts';
 import { heartbeatUntilCancelled, stubActivities } from '../support/stub-activities.ts';
+import { webhookDeliveryScenarios } from './webhook-delivery-histories.ts';
 
 const historiesDir = fileURLToPath(new URL('./histories/', import.meta.url));
 const logger = createLogger({ log: { level: 'info', pretty: false } });
@@ -43,7 +44,7 @@ const steps = {
   discardDocumentWork: () => Promise.resolve(),
 } satisfies Partial<Activities>;
 
-interface Scenario {
+export interface Scenario {
   stubs: Partial<Activities>;
   /** Starts the workflow with `workflowId` and drives it to its end. */
   run(temporal: TemporalClient, workflowId: string): Promise<WorkflowHandle>;
@@ -210,77 +211,7 @@ const scenarios: Record<string, Scenario> = {
     },
     run: webCall({ reason: 'customer_hangup' }),
   },
-  'webhook-delivery-after-first-attempt': {
-    stubs: {
-      attemptWebhookDelivery: ({ attempt }) => Promise.resolve(attempt < 3 ? { outcome: 'retry' as const, delayMs: 100 } : { outcome: 'delivered' as const }),
-    },
-    async run(temporal, workflowId) {
-      const handle = await temporal.client.workflow.start(workflowTypes.webhookDelivery, {
-        taskQueue: temporal.taskQueue,
-        workflowId,
-        args: [{ deliveryId: 5, policy: { delaysMs: [100, 100, 100], maxRetryAfterMs: 1000 }, after: { attempts: 1, delayMs: 100 } }],
-      });
-      await handle.result();
-      return handle;
-    },
-  },
-  'webhook-delivery-retried': {
-    stubs: {
-      attemptWebhookDelivery: ({ attempt }) => Promise.resolve(attempt < 3 ? { outcome: 'retry' as const, delayMs: 100 } : { outcome: 'delivered' as const }),
-    },
-    async run(temporal, workflowId) {
-      const handle = await temporal.client.workflow.start(workflowTypes.webhookDelivery, {
-        taskQueue: temporal.taskQueue,
-        workflowId,
-        args: [{ deliveryId: 2, policy: { delaysMs: [100, 100, 100], maxRetryAfterMs: 1000 } }],
-      });
-      await handle.result();
-      return handle;
-    },
-  },
-  // Recorded after retryNow: both waits, the first attempt's (made elsewhere) and the second's, an hour long and
-  // cut short by the signal once on.
-  'webhook-delivery-woken': {
-    stubs: {
-      attemptWebhookDelivery: ({ attempt }) => Promise.resolve(attempt < 3 ? { outcome: 'retry' as const, delayMs: 3_600_000 } : { outcome: 'delivered' as const }),
-    },
-    async run(temporal, workflowId) {
-      const handle = await temporal.client.workflow.start(workflowTypes.webhookDelivery, {
-        taskQueue: temporal.taskQueue,
-        workflowId,
-        args: [{ deliveryId: 6, policy: { delaysMs: [3_600_000, 3_600_000, 3_600_000], maxRetryAfterMs: 3_600_000 }, after: { attempts: 1, delayMs: 3_600_000 } }],
-      });
-      for (const waits of [1, 2]) {
-        while (((await handle.fetchHistory()).events ?? []).filter((event) => event.timerStartedEventAttributes).length < waits) {
-          await new Promise((resolve) => setTimeout(resolve, 50));
-        }
-        await handle.signal(webhookSignals.retryNow);
-      }
-      await handle.result();
-      return handle;
-    },
-  },
-  // Recorded with the workflow of before retryNow (`git show c68e10a^:workflows/webhook-delivery.ts`): a retryNow
-  // sent while an older worker ran the delivery, which left it unhandled and waited its timer out. Today's code must
-  // replay it as it ran (patched('webhook-retry-now')); recorded with today's workflow it would be woken instead.
-  'webhook-delivery-signalled-before-retry-now': {
-    stubs: {
-      attemptWebhookDelivery: ({ attempt }) => Promise.resolve(attempt < 2 ? { outcome: 'retry' as const, delayMs: 1000 } : { outcome: 'delivered' as const }),
-    },
-    async run(temporal, workflowId) {
-      const handle = await temporal.client.workflow.start(workflowTypes.webhookDelivery, {
-        taskQueue: temporal.taskQueue,
-        workflowId,
-        args: [{ deliveryId: 7, policy: { delaysMs: [1000], maxRetryAfterMs: 1000 } }],
-      });
-      while (!((await handle.fetchHistory()).events ?? []).some((event) => event.timerStartedEventAttributes)) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-      await handle.signal(webhookSignals.retryNow);
-      await handle.result();
-      return handle;
-    },
-  },
+  ...webhookDeliveryScenarios,
   'conversation-ended-webhook': {
     stubs: {
       endConversation: () => Promise.resolve({ outcome: 'ended' as const, webhook: true, evaluate: true }),
