@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { Config } from '../src/config.ts';
 import type { Logger } from '../src/logger.ts';
 import type { Providers } from '../src/providers/index.ts';
+import type { TemporalClient } from '../src/temporal/client.ts';
 import { createAutoRecharger } from '../src/billing/auto-recharge.ts';
 import { createCallActivities } from './calls.ts';
 import { createCampaignActivities } from './campaigns.ts';
@@ -18,6 +19,8 @@ export interface ActivityDependencies {
   logger: Logger;
   config: Pick<Config, 'fetch' | 'ingestion' | 'llm' | 'subscriptionPeriod' | 'publicUrl' | 'media' | 'campaignRetryUnitMs' | 'campaignInboundReservePercent'>;
   providers: Pick<Providers, 'storage' | 'fetch' | 'embeddings' | 'llm' | 'mediaControl' | 'payments' | 'telephony' | 'secrets'>;
+  /** The process's Temporal client, for activities that signal other workflows (a delivered webhook wakes its receiver's others). */
+  temporal: Pick<TemporalClient, 'client'>;
 }
 
 /**

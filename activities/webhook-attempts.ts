@@ -2,9 +2,13 @@ import type { Knex } from 'knex';
 import { webhookDeliveries, webhookLag } from '../src/lib/metrics.ts';
 import type { Logger } from '../src/logger.ts';
 import type { Providers } from '../src/providers/index.ts';
+import type { TemporalClient } from '../src/temporal/client.ts';
 import type { WebhookAttemptOutcome } from '../src/temporal/shared.ts';
+import { signalWebhookRetryNow } from '../src/temporal/webhook-signals.ts';
 import { storedAnswer } from '../src/webhooks/answer.ts';
-import { currentWebhookUrl, findDelivery, recordAttempt, settleDelivery, type DeliveryRow, type DeliveryStatus } from '../src/webhooks/deliveries.ts';
+import {
+  currentWebhookUrl, findDelivery, recordAttempt, settleDelivery, wakeWaitingDeliveries, type DeliveryRow, type DeliveryStatus,
+} from '../src/webhooks/deliveries.ts';
 import { DEFAULT_DELIVERY_POLICY, retryDelay, type DeliveryPolicy } from '../src/webhooks/policy.ts';
 import { senderSigningSecret, signingSecrets } from '../src/webhooks/secrets.ts';
 import { sendWebhook } from '../src/webhooks/send.ts';
@@ -13,6 +17,8 @@ export interface WebhookAttemptDependencies {
   knex: Knex;
   logger: Logger;
   providers: Pick<Providers, 'fetch' | 'secrets'>;
+  /** Wakes the deliveries waiting for a receiver that has just taken one (`retryNow`). */
+  temporal: Pick<TemporalClient, 'client'>;
   /** The time of attempts and signatures; the system clock but in tests. */
   now?: () => Date;
 }
@@ -27,9 +33,26 @@ export function createWebhookAttempts(deps: WebhookAttemptDependencies) {
   const now = deps.now ?? (() => new Date());
 
   /**
+   * After a delivered attempt: the receiver takes requests again, so the account's other deliveries to it that wait
+   * for a later retry are told to try now, a bounded batch at a time (deliveries.ts). Each of them that is delivered
+   * wakes more in turn. Best effort, after the attempt is stored: a failure here is logged, and their timers remain.
+   */
+  async function wakeOthers(delivery: DeliveryRow): Promise<void> {
+    try {
+      const woken = await wakeWaitingDeliveries(knex, delivery, now());
+      if (woken.length === 0) return;
+      deps.logger.info({ deliveryId: delivery.id, woken: woken.length }, 'webhook receiver took a delivery: its waiting deliveries try now');
+      await signalWebhookRetryNow(deps.temporal, woken, deps.logger);
+    } catch (error) {
+      deps.logger.warn({ err: error, deliveryId: delivery.id }, 'could not wake the deliveries waiting for this receiver');
+    }
+  }
+
+  /**
    * Makes attempt `number` of a delivery and stores it: delivered on a 2xx, failed on an answer that retrying
    * cannot fix, dead when it was the policy's last, else to be retried after the policy's wait (or the
-   * receiver's Retry-After). A delivery whose webhook was turned off since is cancelled without an attempt.
+   * receiver's Retry-After). A delivery whose webhook was turned off since is cancelled without an attempt. A
+   * delivered one wakes the deliveries waiting for the same receiver.
    * The answer to a post-call webhook is kept as the call's `webhook_response`.
    */
   async function attempt(delivery: DeliveryRow | undefined, number: number, policy: DeliveryPolicy): Promise<WebhookAttemptOutcome> {
@@ -61,7 +84,10 @@ export function createWebhookAttempts(deps: WebhookAttemptDependencies) {
       await knex('calls').where({ id: delivery.callId }).update({ webhookResponse: JSON.stringify(answer) });
     }
     webhookDeliveries.inc({ outcome: status === 'pending' ? 'retry' : status });
-    if (status === 'delivered') webhookLag.observe(Math.max(now().getTime() - delivery.createdAt.getTime(), 0) / 1000);
+    if (status === 'delivered') {
+      webhookLag.observe(Math.max(now().getTime() - delivery.createdAt.getTime(), 0) / 1000);
+      await wakeOthers(delivery);
+    }
     if (status === 'dead') deps.logger.warn({ deliveryId, eventId: delivery.eventId, attempts: number }, 'webhook delivery dead-lettered after its last attempt');
     return status === 'pending' ? { outcome: 'retry', delayMs: delayMs ?? 0 } : { outcome: status };
   }

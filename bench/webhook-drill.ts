@@ -14,13 +14,15 @@
  * for every event.
  *
  * The deliveries keep the production retry policy (30 s, 2 min, 10 min, 1 h, 6 h): it is a workflow input that
- * production never sets, not a setting, so the drill does not shorten it. An event therefore arrives at its first
- * attempt after the receiver is back, up to about one outage later; the drill prints that bound, computed from
- * the policy and when each event was produced, beside the time it took.
+ * production never sets, not a setting, so the drill does not shorten it. No event is produced after the return,
+ * so the first to arrive is the first whose scheduled retry falls after it; that success wakes the others waiting
+ * for the receiver (`retryNow`, a batch at a time), so the rest follow within seconds rather than at their own next
+ * attempts. The drill prints when the first retry was due, the first and last arrivals, and, as the worst case had
+ * nothing woken them, the bound the policy gives from when each event was produced.
  *
- * It prints the events produced, received exactly once, duplicated and lost, the time from the receiver's return
- * to the last event's arrival, and attempts per delivery; it exits non-zero when an event is lost or duplicated,
- * arrives unsigned, or has not arrived a few minutes past the policy's bound. Never part of `npm test`.
+ * It prints the events produced, received exactly once, duplicated and lost, those times, and attempts per
+ * delivery; it exits non-zero when an event is lost or duplicated, arrives unsigned, or has not arrived a few
+ * minutes past the policy's bound. Never part of `npm test`.
  */
 import os from 'node:os';
 import { parseArgs } from 'node:util';
@@ -110,19 +112,25 @@ try {
   const backAt = Date.now();
   console.log(`  receiver back after ${seconds(backAt - downAt)}; ${produced.length} events produced while it was down, ${receiver.refusedWith503} requests answered 503; ${load()}`);
 
-  const boundMs = Math.max(...produced.map((call) => firstAttemptAfter(DEFAULT_DELIVERY_POLICY, call.endedAt, backAt) ?? Number.POSITIVE_INFINITY)) - backAt;
+  // The first attempt is made as the call ends, so each event's next attempts are the policy's waits after its end.
+  const nextAttempts = produced.map((call) => firstAttemptAfter(DEFAULT_DELIVERY_POLICY, call.endedAt, backAt) ?? Number.POSITIVE_INFINITY);
+  const firstDueMs = Math.min(...nextAttempts) - backAt;
+  const boundMs = Math.max(...nextAttempts) - backAt;
   const progress = setInterval(() => {
     console.log(`  ${seconds(Date.now() - backAt)} after the return: ${receiver.arrivals.size} of ${produced.length} events received; ${load()}`);
   }, 30_000);
   const arrived = await receiver.distinct(produced.length, boundMs + SLACK_MS);
-  const lastArrivalMs = Math.max(...[...receiver.arrivals.values()].flat().map((copy) => copy.at)) - backAt;
+  const arrivals = [...receiver.arrivals.values()].flat().map((copy) => copy.at);
+  const [firstArrivalMs, lastArrivalMs] = [Math.min(...arrivals) - backAt, Math.max(...arrivals) - backAt];
   // Time for a second copy of any event to show up.
   await sleep(5000);
   clearInterval(progress);
 
   const audit = await auditWebhooks(knex, produced, receiver.arrivals);
   if (!arrived) console.log(`NOT every event arrived within the policy's bound and ${seconds(SLACK_MS)} more`);
-  console.log(`receiver back → last delivery: ${seconds(lastArrivalMs)} (the policy's bound for these events: ${seconds(boundMs)})`);
+  console.log(`receiver back → first delivery: ${seconds(firstArrivalMs)} (the first retry due: ${seconds(firstDueMs)}); ` +
+    `last delivery: ${seconds(lastArrivalMs)}, ${seconds(lastArrivalMs - firstArrivalMs)} after the first ` +
+    `(the policy's bound for these events, had nothing woken them: ${seconds(boundMs)})`);
   for (const line of auditLines(audit)) console.log(line);
   console.log(`${receiver.malformed} malformed requests; ${load()}`);
   failed = !arrived || auditFailed(audit) || receiver.malformed > 0;

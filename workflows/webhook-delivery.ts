@@ -1,7 +1,9 @@
-import { ParentClosePolicy, patched, proxyActivities, sleep, startChild } from '@temporalio/workflow';
+import { condition, defineSignal, ParentClosePolicy, patched, proxyActivities, setHandler, sleep, startChild } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import { searchAttributes, workflowIds } from '../src/temporal/names.ts';
-import { nonRetryableErrorTypes, type QueuedWebhook, type WebhookDeliveryInput, type WebhookDeliveryResult } from '../src/temporal/shared.ts';
+import {
+  nonRetryableErrorTypes, webhookSignals, type QueuedWebhook, type WebhookDeliveryInput, type WebhookDeliveryResult,
+} from '../src/temporal/shared.ts';
 import { DEFAULT_DELIVERY_POLICY, type DeliveryPolicy } from '../src/webhooks/policy.ts';
 
 // One attempt: the receiver has ATTEMPT_TIMEOUT_MS (10 s) to answer, and the activity never fails for what the
@@ -19,6 +21,8 @@ export const webhookQueueing = proxyActivities<Activities>({
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 20, nonRetryableErrorTypes },
 });
 
+export const retryNowSignal = defineSignal(webhookSignals.retryNow);
+
 /**
  * One delivery of a webhook event (`webhook-<deliveryId>`): attempts, each an activity that sends the signed
  * request and stores how it went, with durable timers between them as the policy (src/webhooks/policy.ts) and
@@ -26,14 +30,33 @@ export const webhookQueueing = proxyActivities<Activities>({
  * event. Ends delivered, failed (an answer that retrying cannot fix), dead (every attempt failed) or cancelled
  * (the webhook was turned off meanwhile). Started `after` a first attempt made elsewhere, it waits the delay that
  * attempt stored and goes on from the next.
+ *
+ * Signal `retryNowSignal`: the receiver has just taken another delivery of the account, so the current wait ends
+ * and the next attempt is made now; it is the policy's next attempt, so the numbering and the dead-lettering after
+ * the last stay as they are.
  */
 export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Promise<WebhookDeliveryResult> {
   const policy: DeliveryPolicy = { ...DEFAULT_DELIVERY_POLICY, ...input.policy };
-  if (input.after) await sleep(input.after.delayMs);
+  // A run begun before `retryNow` existed keeps its plain timers: a signal sent to it while an older worker ran it
+  // was left unhandled there, and handling it on replay would take other steps than its history.
+  const wakeable = patched('webhook-retry-now');
+  let woken = false;
+  setHandler(retryNowSignal, () => {
+    woken = true;
+  });
+  // A wake-up that comes while an attempt is being made is kept for the wait after it: a delivery is woken only
+  // once its attempt has been stored with the next wait (src/webhooks/deliveries.ts), so it tells of the receiver
+  // after that attempt.
+  const wait = async (delayMs: number) => {
+    if (!wakeable) return sleep(delayMs);
+    await condition(() => woken, delayMs);
+    woken = false;
+  };
+  if (input.after) await wait(input.after.delayMs);
   for (let attempt = (input.after?.attempts ?? 0) + 1; ; attempt++) {
     const result = await delivering.attemptWebhookDelivery({ deliveryId: input.deliveryId, attempt, policy });
     if (result.outcome !== 'retry') return { status: result.outcome, attempts: attempt };
-    await sleep(result.delayMs);
+    await wait(result.delayMs);
   }
 }
 

@@ -71,6 +71,13 @@ export const webhookLag = new Histogram({
   registers: [],
 });
 
+export const webhookWakeups = new Counter({
+  name: 'parley_webhook_wakeups_total',
+  help: "Waiting webhook deliveries told to try now because another to the same URL was delivered, by outcome: signalled, closed (the delivery's workflow had ended), failed (Temporal did not take the signal).",
+  labelNames: ['outcome'] as const,
+  registers: [],
+});
+
 export const campaignCallsPlaced = new Counter({
   name: 'parley_campaign_calls_total',
   help: 'Campaign leads tried for a call, by outcome: placed, no-slot (no free line in the account or the media gateways), skipped (settled meanwhile), halt (the campaign cannot dial).',
@@ -86,7 +93,7 @@ export const metricGroups = {
   // The api's chats and generated replies ask the language model too.
   api: [httpRequests, httpRequestDuration, providerErrors],
   media: [callsInProgress, callsRefused, turnLatency, providerErrors],
-  worker: [providerErrors, webhookDeliveries, webhookLag, campaignCallsPlaced],
+  worker: [providerErrors, webhookDeliveries, webhookLag, webhookWakeups, campaignCallsPlaced],
 } satisfies Record<string, Metric[]>;
 
 /** A fresh registry with the process's own metrics (memory, CPU, event loop lag) under the `parley_` prefix. */

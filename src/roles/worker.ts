@@ -11,7 +11,7 @@ import type { RoleContext, RunningRole } from './role.ts';
 export async function start(ctx: RoleContext): Promise<RunningRole> {
   const { config, logger, providers } = ctx;
   registerWorkerMetrics({ registry: ctx.metrics, knex: ctx.database.knex, temporal: ctx.temporal, logger });
-  const activities = createActivities({ knex: ctx.database.knex, logger, config, providers });
+  const activities = createActivities({ knex: ctx.database.knex, logger, config, providers, temporal: ctx.temporal });
   const worker = await startWorker({ config, address: ctx.temporalAddress, activities, logger });
   return { stop: () => worker.stop() };
 }

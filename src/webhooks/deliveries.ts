@@ -46,6 +46,8 @@ export interface DeliveryRow {
   attempts: number;
   lastError: string | null;
   nextAttemptAt: Date | null;
+  /** When another delivery's success cut this one's wait short (once per delivery); null until then. */
+  wokenAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -141,6 +143,11 @@ export interface AttemptRecord {
   error?: string;
 }
 
+/** A delivery's `last_error` after an answer that did not deliver it. */
+function statusError(statusCode: number): string {
+  return `HTTP ${statusCode}`;
+}
+
 /**
  * Stores one attempt and where the delivery stands after it, together; an attempt stored already (the activity
  * was retried after it) is kept as first stored.
@@ -165,11 +172,42 @@ export async function recordAttempt(
     await trx('webhook_deliveries').where({ id: deliveryId }).update({
       status: after.status,
       attempts: Number(attempts[0]?.count ?? 0),
-      lastError: attempt.error ?? (attempt.statusCode !== undefined && (attempt.statusCode < 200 || attempt.statusCode >= 300) ? `HTTP ${attempt.statusCode}` : null),
+      lastError: attempt.error ?? (attempt.statusCode !== undefined && (attempt.statusCode < 200 || attempt.statusCode >= 300) ? statusError(attempt.statusCode) : null),
       nextAttemptAt: after.nextAttemptAt,
       updatedAt: new Date(),
     });
   });
+}
+
+/**
+ * How many of an endpoint's deliveries may be woken and not yet delivered at once: each success wakes at most
+ * this many, fewer while earlier ones are still on their way, so a backlog reaches a receiver that has just come
+ * back as a steady stream rather than all at once.
+ */
+export const WAKE_BATCH = 25;
+/**
+ * How long a woken delivery still pending holds its place: its attempt is on its way, or failed again (a receiver
+ * still unsteady, which slows the waking down), or its signal was lost; after this, it no longer counts.
+ */
+const WAKE_WINDOW_MS = 60_000;
+
+/**
+ * After a delivery to `url` was delivered, marks the account's other deliveries to that URL that wait for a later
+ * retry as due now, and returns their ids (oldest first) for their workflows to be told. Left out: a delivery
+ * being attempted (its wait is over), one woken before (an attempt that failed after a wake failed for reasons of
+ * its own, or the receiver is still unsteady: it keeps to the policy rather than spending its attempts at every
+ * success), and one answered 429 (the receiver asked for fewer requests). Two successes at once may wake up to
+ * twice the batch; none wakes a delivery another is waking.
+ */
+export async function wakeWaitingDeliveries(knex: Knex, endpoint: { userId: number; url: string }, now: Date): Promise<number[]> {
+  const pending = () => knex('webhook_deliveries').where({ userId: endpoint.userId, url: endpoint.url, status: 'pending' });
+  const onTheirWay = await pending().where('wokenAt', '>', new Date(now.getTime() - WAKE_WINDOW_MS)).count<{ count: string | number }[]>({ count: '*' });
+  const room = WAKE_BATCH - Number(onTheirWay[0]?.count ?? 0);
+  if (room <= 0) return [];
+  const waiting = pending().whereNull('wokenAt').where('nextAttemptAt', '>', now).whereRaw('last_error is distinct from ?', [statusError(429)])
+    .orderBy('id').limit(room).forUpdate().skipLocked().select('id');
+  const woken = await knex('webhook_deliveries').whereIn('id', waiting).update({ wokenAt: now, nextAttemptAt: now, updatedAt: now }, ['id']);
+  return woken.map((row: { id: number | string }) => Number(row.id)).sort((a, b) => a - b);
 }
 
 /** Ends a delivery without an attempt (its webhook was turned off). */

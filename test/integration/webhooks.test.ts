@@ -76,7 +76,7 @@ describe('webhooks, delivered by the real worker to a local receiver', () => {
   const deliveries = async (owner: TestUser, query = '') => (await platform.request('GET', `/user/webhook-deliveries${query}`, { token: owner.token })).body;
   const deliveryWorkflow = (deliveryId: number) => platform.temporal.client.workflow.getHandle<typeof webhookDeliveryWorkflow>(workflowIds.webhookDelivery(deliveryId));
   const activities = (providers: Partial<TestPlatform['providers']> = {}) => createActivities({
-    knex: knex(), logger: createLogger(platform.config), config: platform.config, providers: { ...platform.providers, ...providers },
+    knex: knex(), logger: createLogger(platform.config), config: platform.config, providers: { ...platform.providers, ...providers }, temporal: platform.temporal,
   });
 
   /** A finished, connected call of a fresh owner whose assistant posts its webhook to `url`: ready to queue. */
@@ -405,7 +405,7 @@ describe('a webhook whose receiver is down while the worker restarts', () => {
     const worker = () => startWorker({
       config: platform.config,
       address: platform.config.temporal.address ?? '',
-      activities: createActivities({ knex, logger, config: platform.config, providers: platform.providers }),
+      activities: createActivities({ knex, logger, config: platform.config, providers: platform.providers, temporal: platform.temporal }),
       logger,
       workflowBundlePath: inject('workflowBundlePath'),
     });

@@ -117,7 +117,7 @@ export async function startTestPlatform(options: {
     ? await startWorker({
       config,
       address: config.temporal.address ?? '',
-      activities: createActivities({ knex: database.knex, logger, config, providers }),
+      activities: createActivities({ knex: database.knex, logger, config, providers, temporal }),
       logger,
       workflowBundlePath: inject('workflowBundlePath'),
     })

@@ -30,6 +30,7 @@ import { startWorker, workflowsPath } from '../../src/temporal/worker.ts';
 import { historyToJson } from '../support/history-json.ts';
 import { freePort } from '../support/ports.ts';
 import { heartbeatUntilCancelled, stubActivities } from '../support/stub-activities.ts';
+import { webhookDeliveryScenarios } from './webhook-delivery-histories.ts';
 
 const historiesDir = fileURLToPath(new URL('./histories/', import.meta.url));
 const logger = createLogger({ log: { level: 'info', pretty: false } });
@@ -43,7 +44,7 @@ const steps = {
   discardDocumentWork: () => Promise.resolve(),
 } satisfies Partial<Activities>;
 
-interface Scenario {
+export interface Scenario {
   stubs: Partial<Activities>;
   /** Starts the workflow with `workflowId` and drives it to its end. */
   run(temporal: TemporalClient, workflowId: string): Promise<WorkflowHandle>;
@@ -220,34 +221,7 @@ const scenarios: Record<string, Scenario> = {
     },
     run: webCall({ reason: 'customer_hangup' }),
   },
-  'webhook-delivery-after-first-attempt': {
-    stubs: {
-      attemptWebhookDelivery: ({ attempt }) => Promise.resolve(attempt < 3 ? { outcome: 'retry' as const, delayMs: 100 } : { outcome: 'delivered' as const }),
-    },
-    async run(temporal, workflowId) {
-      const handle = await temporal.client.workflow.start(workflowTypes.webhookDelivery, {
-        taskQueue: temporal.taskQueue,
-        workflowId,
-        args: [{ deliveryId: 5, policy: { delaysMs: [100, 100, 100], maxRetryAfterMs: 1000 }, after: { attempts: 1, delayMs: 100 } }],
-      });
-      await handle.result();
-      return handle;
-    },
-  },
-  'webhook-delivery-retried': {
-    stubs: {
-      attemptWebhookDelivery: ({ attempt }) => Promise.resolve(attempt < 3 ? { outcome: 'retry' as const, delayMs: 100 } : { outcome: 'delivered' as const }),
-    },
-    async run(temporal, workflowId) {
-      const handle = await temporal.client.workflow.start(workflowTypes.webhookDelivery, {
-        taskQueue: temporal.taskQueue,
-        workflowId,
-        args: [{ deliveryId: 2, policy: { delaysMs: [100, 100, 100], maxRetryAfterMs: 1000 } }],
-      });
-      await handle.result();
-      return handle;
-    },
-  },
+  ...webhookDeliveryScenarios,
   'conversation-ended-webhook': {
     stubs: {
       endConversation: () => Promise.resolve({ outcome: 'ended' as const, webhook: true, evaluate: true }),

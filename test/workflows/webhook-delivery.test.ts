@@ -3,7 +3,7 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import type { Activities } from '../../activities/index.ts';
 import { searchAttributes, workflowIds } from '../../src/temporal/names.ts';
-import { callSignals, workflowTypes, type WebhookAttemptOutcome } from '../../src/temporal/shared.ts';
+import { callSignals, webhookSignals, workflowTypes, type WebhookAttemptOutcome } from '../../src/temporal/shared.ts';
 import type { webhookDeliveryWorkflow } from '../../workflows/webhook-delivery.ts';
 import { call, names, steps } from '../support/call-lifecycle.ts';
 import { startStubWorker } from '../support/workflows.ts';
@@ -65,6 +65,30 @@ describe('webhookDeliveryWorkflow', () => {
     expect(result).toEqual({ status: 'delivered', attempts: 3 });
     expect(worker.calls.map((entry) => entry.input)).toEqual([2, 3].map((attempt) => ({ deliveryId, attempt, policy })));
     expect(startedAt[0]! - started).toBeGreaterThanOrEqual(400);
+  });
+
+  it('ends an hour-long wait at a retryNow signal and makes the next attempt of the policy at once, numbered as it would have been', async () => {
+    const hour = 3_600_000;
+    const worker = await startStubWorker({
+      attemptWebhookDelivery: ({ attempt }) => Promise.resolve(attempt === 2 ? { outcome: 'retry' as const, delayMs: hour } : { outcome: 'dead' as const }),
+    });
+    onTestFinished(() => worker.stop());
+    const deliveryId = ++lastDeliveryId;
+    const started = Date.now();
+    const handle = await worker.temporal.client.workflow.start<typeof webhookDeliveryWorkflow>(workflowTypes.webhookDelivery, {
+      taskQueue: worker.temporal.taskQueue, workflowId: workflowIds.webhookDelivery(deliveryId), args: [{ deliveryId, policy, after: { attempts: 1, delayMs: hour } }],
+    });
+    const timers = async (kind: 'timerStartedEventAttributes' | 'timerCanceledEventAttributes') =>
+      (await handle.fetchHistory()).events?.filter((event) => event[kind]).length;
+    // Each wake-up once its wait is on: the wait after the first attempt (made elsewhere), then the one attempt 2 asked for.
+    for (const waits of [1, 2]) {
+      await expect.poll(() => timers('timerStartedEventAttributes')).toBe(waits);
+      await handle.signal(webhookSignals.retryNow);
+    }
+    expect(await handle.result()).toEqual({ status: 'dead', attempts: 3 });
+    expect(worker.calls.map((entry) => entry.input)).toEqual([2, 3].map((attempt) => ({ deliveryId, attempt, policy })));
+    expect(Date.now() - started).toBeLessThan(30_000);
+    expect(await timers('timerCanceledEventAttributes')).toBe(2);
   });
 
   it('is retried as an activity when the database fails, without counting an attempt', async () => {

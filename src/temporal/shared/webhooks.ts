@@ -13,6 +13,15 @@ export interface WebhookDeliveryInput {
   after?: { attempts: number; delayMs: number };
 }
 
+/** The signals a webhook delivery's workflow takes, by name. */
+export const webhookSignals = {
+  /**
+   * Another delivery of the account to the same URL was just delivered: the receiver is back, so the wait before
+   * the next attempt ends now (the attempt is the policy's next, numbered as it would have been).
+   */
+  retryNow: 'retryNow',
+} as const;
+
 /** How a webhook delivery ended (the delivery log's status). */
 export interface WebhookDeliveryResult {
   status: 'delivered' | 'failed' | 'dead' | 'cancelled';
