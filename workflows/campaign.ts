@@ -1,6 +1,5 @@
 import {
-  condition, continueAsNew, defineQuery, defineSignal, getExternalWorkflowHandle, log, ParentClosePolicy, patched, proxyActivities, proxyLocalActivities,
-  setHandler, startChild,
+  condition, continueAsNew, defineQuery, defineSignal, getExternalWorkflowHandle, log, ParentClosePolicy, proxyActivities, setHandler, startChild,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import { searchAttributes, workflowIds } from '../src/temporal/names.ts';
@@ -28,16 +27,10 @@ const NO_SLOT_WAIT_MS = 5_000;
 const STOP_REASON = 'campaign_stopped';
 
 // Reading and writing the campaign's rows: quick, and worth patience when the database restarts.
-const bookkeepingOptions = {
+const bookkeeping = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 20, nonRetryableErrorTypes },
-} as const;
-const bookkeeping = proxyActivities<Activities>(bookkeepingOptions);
-// A round and its dials as local activities: run by the worker inside the workflow task that a call's end
-// woke, with no trip through the server's task queues between the call's end, the round and the next dial
-// (two workflow tasks and two activity tasks fewer per freed place). Both are keyed by the leads' attempt
-// counts, so the re-run that a worker lost mid-task causes places nothing twice.
-const dispatching = proxyLocalActivities<Activities>({ ...bookkeepingOptions, localRetryThreshold: '10 seconds' });
+});
 
 /**
  * One campaign (`campaign-<id>`): rounds that settle the leads of the calls that finished and read the campaign
@@ -52,8 +45,6 @@ const dispatching = proxyLocalActivities<Activities>({ ...bookkeepingOptions, lo
  */
 export async function campaignWorkflow(input: CampaignInput): Promise<CampaignResult> {
   const { campaignId } = input;
-  // Runs begun before rounds and dials were local activities replay with them as activities.
-  const dispatch = patched('campaign-local-dispatch') ? dispatching : bookkeeping;
   const state = new CampaignState(input.dialsPerRun ?? DIALS_PER_RUN, input.noSlotWaitMs ?? NO_SLOT_WAIT_MS, input.carried);
   setHandler(resumeSignal, () => state.resume());
   setHandler(stopSignal, () => state.stop());
@@ -83,7 +74,7 @@ export async function campaignWorkflow(input: CampaignInput): Promise<CampaignRe
   }
 
   async function dial(leads: DueLead[]): Promise<void> {
-    const { outcomes } = await dispatch.placeLeadCalls({ campaignId, leads });
+    const { outcomes } = await bookkeeping.placeLeadCalls({ campaignId, leads });
     const placed = outcomes.filter((outcome) => outcome.outcome === 'placed');
     for (const outcome of outcomes) {
       if (outcome.outcome === 'no-slot') state.noSlot(Date.now());
@@ -99,7 +90,7 @@ export async function campaignWorkflow(input: CampaignInput): Promise<CampaignRe
     // Begun before the settling: a call that finishes during the round marks the round changed, so the
     // round's wait cannot sleep past it.
     state.beginRound();
-    const round = await dispatch.campaignRound({ campaignId, following: [...state.inFlight], ended: [...state.ended], settle: state.takeFinished() });
+    const round = await bookkeeping.campaignRound({ campaignId, following: [...state.inFlight], ended: [...state.ended], settle: state.takeFinished() });
     for (const callId of round.overdue) state.callFinished(callId);
     const step = state.next(round, Date.now());
     switch (step.kind) {

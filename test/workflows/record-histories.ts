@@ -132,7 +132,6 @@ function campaignSteps(leads: number, firstCallId: number, hold?: { entered: () 
 }
 
 const campaignCompleted = campaignSteps(2, 101);
-const campaignLocalDispatch = campaignSteps(2, 301);
 const stopping = { entered: Promise.withResolvers<void>(), released: Promise.withResolvers<void>() };
 const campaignStopped = campaignSteps(2, 201, { entered: () => stopping.entered.resolve(), released: stopping.released.promise });
 
@@ -141,15 +140,6 @@ const scenarios: Record<string, Scenario> = {
     stubs: campaignCompleted.stubs,
     async run(temporal, workflowId) {
       const handle = await temporal.client.workflow.start(workflowTypes.campaign, { taskQueue: temporal.taskQueue, workflowId, args: [{ campaignId: 1 }] });
-      await handle.result();
-      return handle;
-    },
-  },
-  // Recorded after rounds and dials became local activities; campaign-completed and campaign-stopped hold them as activities.
-  'campaign-local-dispatch': {
-    stubs: campaignLocalDispatch.stubs,
-    async run(temporal, workflowId) {
-      const handle = await temporal.client.workflow.start(workflowTypes.campaign, { taskQueue: temporal.taskQueue, workflowId, args: [{ campaignId: 3 }] });
       await handle.result();
       return handle;
     },
