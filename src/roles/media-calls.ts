@@ -30,6 +30,8 @@ export interface CallGateway {
   streams: Record<string, StreamHandler>;
   routes: Record<string, MediaRoute>;
   liveCalls: () => number;
+  /** Calls `watcher` each time this replica takes a call up or lets one go, its count changed. */
+  watchLiveCalls: (watcher: () => void) => void;
 }
 
 /** How long a call waits for its workflow to set the call's time limit before it starts without it. */
@@ -71,6 +73,8 @@ export function createCallGateway(ctx: RoleContext, sessionUrl: () => string): C
   const { config, providers, logger } = ctx;
   const knex = ctx.database.knex;
   const live = new Map<number, RunningCall>();
+  const liveCallsWatchers: (() => void)[] = [];
+  const liveCallsChanged = () => liveCallsWatchers.forEach((watcher) => watcher());
   // Every call's greeting after the first of its assistant and voice is heard at once (voice/spoken-lines.ts).
   const spokenLines = new SpokenLineCache();
   let admitted = 0;
@@ -163,6 +167,7 @@ export function createCallGateway(ctx: RoleContext, sessionUrl: () => string): C
       async load(start) {
         callId = await authorize(start);
         live.set(callId, call);
+        liveCallsChanged();
         return load(callId, from);
       },
       hooks: {
@@ -191,6 +196,7 @@ export function createCallGateway(ctx: RoleContext, sessionUrl: () => string): C
           const id = callId;
           const endedAt = new Date();
           live.delete(id);
+          liveCallsChanged();
           // The workflow builds the transcript from the stored turns as soon as it hears of the end: the last
           // turn (often the goodbye) must be on the row first.
           void turnsStored.then(() => signalCallEnded(ctx.temporal, id, reason, endedAt, logger));
@@ -244,6 +250,7 @@ export function createCallGateway(ctx: RoleContext, sessionUrl: () => string): C
     streams: { '/media/web-call': webCall, [PHONE_STREAM_PATH]: phoneCall },
     routes: { 'POST /media/calls/': hangUp },
     liveCalls: () => live.size,
+    watchLiveCalls: (watcher) => liveCallsWatchers.push(watcher),
   };
 }
 

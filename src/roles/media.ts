@@ -145,12 +145,13 @@ export async function start(ctx: RoleContext): Promise<MediaServer> {
   ownUrl = server.url;
   // A replica is there to take calls: its synthesizer's voices load now, not while its first callees wait.
   ctx.providers.tts.default.warmUp?.().catch((error: unknown) => ctx.logger.warn({ err: error }, 'the synthesizer could not be warmed up'));
-  const lines = await reportMediaLines(ctx.database.knex, { maxCalls: ctx.config.media.maxCalls, liveCalls: calls.liveCalls, logger: ctx.logger });
+  const report = await reportMediaLines(ctx.database.knex, { maxCalls: ctx.config.media.maxCalls, liveCalls: calls.liveCalls, logger: ctx.logger });
+  calls.watchLiveCalls(() => report.changed());
   return {
     ...server,
     async stop(deadline) {
       // Withdrawn first: no campaign dials for this replica while it drains.
-      await lines.stop();
+      await report.stop();
       await server.stop(deadline);
     },
   };

@@ -28,7 +28,7 @@ describe('media capacity', () => {
     expect(await knex()('media_nodes').where({ id })).toHaveLength(0);
   });
 
-  it('a media process reports its lines at start and when its calls change, and withdraws them when it stops', async () => {
+  it('a media process reports its lines at start, at once when told its calls changed (and at its next look otherwise), and withdraws them when it stops', async () => {
     let live = 0;
     const lines = await reportMediaLines(knex(), { maxCalls: HUGE, liveCalls: () => live, logger: createLogger({ log: { level: 'silent', pretty: false } }) });
     const mine = () => knex()('media_nodes').where({ maxCalls: HUGE }).first();
@@ -36,6 +36,16 @@ describe('media capacity', () => {
     live = 3;
     await expect.poll(async () => (await mine())?.liveCalls, { timeout: 5000 }).toBe(3);
     await lines.stop();
+    expect(await mine()).toBeUndefined();
+
+    // Told of a change, it reports at once, long before its next look; a change during a report is reported after it.
+    const told = await reportMediaLines(knex(), { maxCalls: HUGE, liveCalls: () => live, logger: createLogger({ log: { level: 'silent', pretty: false } }), lookMs: 60_000 });
+    live = 5;
+    told.changed();
+    live = 6;
+    told.changed();
+    await expect.poll(async () => (await mine())?.liveCalls, { timeout: 5000, interval: 20 }).toBe(6);
+    await told.stop();
     expect(await mine()).toBeUndefined();
   });
 });
