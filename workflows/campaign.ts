@@ -1,5 +1,5 @@
 import {
-  condition, continueAsNew, defineQuery, defineSignal, getExternalWorkflowHandle, log, ParentClosePolicy, proxyActivities, setHandler, startChild,
+  condition, continueAsNew, defineQuery, defineSignal, getExternalWorkflowHandle, log, ParentClosePolicy, patched, proxyActivities, setHandler, startChild,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import { searchAttributes, workflowIds } from '../src/temporal/names.ts';
@@ -54,6 +54,14 @@ export async function campaignWorkflow(input: CampaignInput): Promise<CampaignRe
   setHandler(callFinishedSignal, ({ callId }) => state.callFinished(callId));
   setHandler(campaignProgressQuery, () => state.progress);
 
+  // Runs begun before calls were started without waiting for Temporal to confirm each, and before a round that
+  // filled every place waited for a change rather than reading the campaign again, replay as they ran.
+  const pipelined = patched('campaign-pipelined-dial');
+  /** Children started and not yet confirmed started: a run neither continues as new nor ends before they are. */
+  const starting = new Set<Promise<void>>();
+  /** Why a call's workflow could not be started, until the run's next step throws it. */
+  let startFailure: Error | undefined;
+
   async function startCall(placed: Extract<PlacedLeadCall, { outcome: 'placed' }>): Promise<void> {
     const { callId } = placed;
     state.placed(callId);
@@ -73,6 +81,24 @@ export async function campaignWorkflow(input: CampaignInput): Promise<CampaignRe
       .finally(() => state.callFinished(callId));
   }
 
+  /**
+   * Starts a placed call's workflow. The run goes on at once (its next round, or its wait for a freed place)
+   * while Temporal starts it: a batch's starts are confirmed in a workflow task of their own, which a freed
+   * place need not wait for. A start that fails (none should: each call's id is new) fails the run's next
+   * workflow task, as an awaited start did, so it is seen and retried rather than leaving the call unfollowed.
+   */
+  function launchCall(placed: Extract<PlacedLeadCall, { outcome: 'placed' }>): void {
+    const started: Promise<void> = startCall(placed).catch((error: unknown) => {
+      startFailure ??= error instanceof Error ? error : new Error(String(error));
+      state.wake();
+    }).finally(() => starting.delete(started));
+    starting.add(started);
+  }
+
+  async function allStarted(): Promise<void> {
+    while (starting.size > 0) await Promise.all([...starting]);
+  }
+
   async function dial(leads: DueLead[]): Promise<void> {
     const { outcomes } = await bookkeeping.placeLeadCalls({ campaignId, leads });
     const placed = outcomes.filter((outcome) => outcome.outcome === 'placed');
@@ -83,10 +109,12 @@ export async function campaignWorkflow(input: CampaignInput): Promise<CampaignRe
         state.stop();
       }
     }
-    await Promise.all(placed.map(startCall));
+    if (pipelined) placed.forEach(launchCall);
+    else await Promise.all(placed.map(startCall));
   }
 
   for (;;) {
+    if (startFailure !== undefined) throw startFailure;
     // Begun before the settling: a call that finishes during the round marks the round changed, so the
     // round's wait cannot sleep past it.
     state.beginRound();
@@ -96,8 +124,13 @@ export async function campaignWorkflow(input: CampaignInput): Promise<CampaignRe
     switch (step.kind) {
       case 'dial':
         await dial(step.leads);
+        // Every place taken: nothing to do until something changes (a call ends, a signal), so no round reads
+        // the campaign meanwhile, and the first place freed is dialed by the round it wakes.
+        if (pipelined && state.inFlight.size >= (round.campaign?.maxCallsInParallel ?? 0)) await condition(() => state.changed);
         break;
       case 'end-calls':
+        // A call is asked to end once its workflow is there to hear it.
+        await allStarted();
         for (const callId of step.callIds) {
           state.endRequested(callId);
           await getExternalWorkflowHandle(workflowIds.call(callId)).signal(endCallSignal, { reason: STOP_REASON })
@@ -109,8 +142,10 @@ export async function campaignWorkflow(input: CampaignInput): Promise<CampaignRe
         else if (step.untilMs > Date.now()) await condition(() => state.changed, step.untilMs - Date.now());
         break;
       case 'continue-as-new':
+        await allStarted();
         return continueAsNew<typeof campaignWorkflow>({ ...input, carried: state.carry() });
       case 'finish':
+        await allStarted();
         if (step.reason === 'completed') await bookkeeping.finishCampaign({ campaignId, status: 'completed' });
         return { reason: step.reason };
     }

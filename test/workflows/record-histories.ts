@@ -132,6 +132,7 @@ function campaignSteps(leads: number, firstCallId: number, hold?: { entered: () 
 }
 
 const campaignCompleted = campaignSteps(2, 101);
+const campaignPipelined = campaignSteps(2, 301);
 const stopping = { entered: Promise.withResolvers<void>(), released: Promise.withResolvers<void>() };
 const campaignStopped = campaignSteps(2, 201, { entered: () => stopping.entered.resolve(), released: stopping.released.promise });
 
@@ -140,6 +141,15 @@ const scenarios: Record<string, Scenario> = {
     stubs: campaignCompleted.stubs,
     async run(temporal, workflowId) {
       const handle = await temporal.client.workflow.start(workflowTypes.campaign, { taskQueue: temporal.taskQueue, workflowId, args: [{ campaignId: 1 }] });
+      await handle.result();
+      return handle;
+    },
+  },
+  // Recorded after calls were started without waiting for each start, and a full round waited for a change.
+  'campaign-pipelined-dial': {
+    stubs: campaignPipelined.stubs,
+    async run(temporal, workflowId) {
+      const handle = await temporal.client.workflow.start(workflowTypes.campaign, { taskQueue: temporal.taskQueue, workflowId, args: [{ campaignId: 3 }] });
       await handle.result();
       return handle;
     },
