@@ -238,13 +238,17 @@ describe('text conversations', () => {
     expect(missing.body).toEqual({ status: false, error: 'Assistant not found' });
   });
 
-  it('validates the message in the conversation error shape', async () => {
+  it('validates the message in the conversation error shape, a blank one as missing', async () => {
     const owner = await createTestUser(platform.database.knex, { balanceUsd: 1 });
     const assistant = await createTestAssistant(platform, owner);
     const { body } = await start({ assistant_id: assistant.uuid, type: 'test' });
     const empty = await platform.request('POST', `/conversations/${body.conversation_id}/messages`, { body: {} });
     expect(empty.status).toBe(422);
     expect(empty.body).toEqual({ status: false, error: 'message is required' });
+    // Only spaces is no message either (Laravel trims input), and reaches no model.
+    const blank = await send(body.conversation_id, '  \n ');
+    expect(blank.status).toBe(422);
+    expect(blank.body).toEqual({ status: false, error: 'message is required' });
     const long = await send(body.conversation_id, 'x'.repeat(2001));
     expect(long.status).toBe(422);
     expect((await send(body.conversation_id, 'x'.repeat(2000))).status).toBe(200);

@@ -42,8 +42,9 @@ export const ConversationHistory = Type.Object({
  */
 export const ConversationParams = Type.Object({ uuid: Type.String() });
 
+/** A blank message is missing, as Laravel trims input; the text is stored as written. The operator's takes the same. */
 export const SendMessageBody = Type.Object({
-  message: Type.String({ minLength: 1, maxLength: 2000, [MESSAGES]: { required: 'message is required', minLength: 'message is required', maxLength: 'message may not be greater than 2000 characters' } }),
+  message: FilledString({ maxLength: 2000, requiredText: 'message is required', maxLengthText: 'message may not be greater than 2000 characters' }),
 }, { additionalProperties: false });
 
 export const MessageReply = Type.Object({
@@ -55,10 +56,7 @@ export const MessageReply = Type.Object({
 
 export const AiSwitched = Type.Object({ status: Type.Literal(true), ai_enabled: Type.Boolean() });
 
-/** A blank message is missing, as Laravel trims input; the text is stored as written. */
-export const OperatorMessageBody = Type.Object({
-  message: FilledString({ maxLength: 2000, requiredText: 'message is required', maxLengthText: 'message may not be greater than 2000 characters' }),
-}, { additionalProperties: false });
+export const OperatorMessageBody = SendMessageBody;
 
 export const OperatorMessage = Type.Object({
   status: Type.Literal(true),
