@@ -7,9 +7,9 @@
  * (SANDBOX_CARRIER_PACE=instant) and every lead is its silent callee, 98–99, which then answers at the dial and
  * hangs up `--hold` seconds later without a word (SANDBOX_SILENT_CALLEE_SECONDS): each lead is `completed` with
  * one call that is mostly Parley's own work (its workflow, the dial, the media stream, the bill), so the figures
- * measure the dispatcher, not a conversation. A hold of 1 s makes every call mostly setup and teardown, so the
- * machine's CPU per call bounds the figures; a longer hold shows how full the dispatcher keeps its places
- * when calls last as calls do.
+ * measure the dispatcher, not a conversation. The default hold, 20 s, shows how full the dispatcher keeps its
+ * places when calls last as calls do; a hold of 1 s makes every call mostly setup and teardown, so the machine's
+ * CPU per call bounds the figures instead (2 cores hold 50 calls only as long as they can set up 50 more).
  *
  * It prints leads per minute, the slot utilisation (calls in flight, time-averaged from the first call's record
  * to the last call's end, ÷ `--parallel`; a call holds its slot from its record's creation to its end), the delay
@@ -18,7 +18,7 @@
  * workflow tasks and history events of the last calls' workflows. It exits non-zero when more than `--parallel` calls were live at once, a lead
  * is not in a final status, or a lead has more calls than attempts.
  *
- *   npm run bench:campaign-dispatch -- [--leads 10000] [--parallel 50] [--hold 1]
+ *   npm run bench:campaign-dispatch -- [--leads 10000] [--parallel 50] [--hold 20]
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -38,7 +38,7 @@ import { calleeNumber } from './calls/callees.ts';
 import { benchEnv } from './platform-env.ts';
 import { processUsage, selfUsage } from './webhooks/usage.ts';
 
-const { values } = parseArgs({ options: { 'leads': { type: 'string', default: '10000' }, 'parallel': { type: 'string', default: '50' }, 'hold': { type: 'string', default: '1' } } });
+const { values } = parseArgs({ options: { 'leads': { type: 'string', default: '10000' }, 'parallel': { type: 'string', default: '50' }, 'hold': { type: 'string', default: '20' } } });
 const leadCount = Number(values.leads);
 const parallel = Number(values.parallel);
 if (!(leadCount >= 1 && leadCount <= 10_000)) throw new Error('--leads: 1 to 10000 (each lead has a number of its own)');
