@@ -19,8 +19,15 @@ export const callFinishedSignal = defineSignal<[CampaignCallSignal]>(campaignSig
 export const campaignProgressQuery = defineQuery<CampaignRunProgress>('progress');
 const endCallSignal = defineSignal<[EndCallSignal]>(callSignals.endCall);
 
-/** Calls placed by one run before it continues as new: its history stays a few thousand events. */
-const DIALS_PER_RUN = 500;
+/**
+ * Calls placed by one run before it continues as new: its history stays about four thousand events (some twenty
+ * a call: its child's start and end, its two signals, the workflow tasks they wake, the rounds), which a worker
+ * replays in well under a second after a restart or an eviction. Runs of 500 reached 2 MB and 10,000 events,
+ * whose replay on a loaded worker outlasted the 10 s workflow task timeout (the dispatch bench at 10,000 leads).
+ */
+const DIALS_PER_RUN = 200;
+/** What runs begun before DIALS_PER_RUN came down continue as new after. */
+const DIALS_PER_RUN_BEFORE = 500;
 /** How long a due lead waits when the account had no free slot and no call of the campaign ends first. */
 const NO_SLOT_WAIT_MS = 5_000;
 /** The end reason of a call the campaign's stop ends. */
@@ -45,7 +52,11 @@ const bookkeeping = proxyActivities<Activities>({
  */
 export async function campaignWorkflow(input: CampaignInput): Promise<CampaignResult> {
   const { campaignId } = input;
-  const state = new CampaignState(input.dialsPerRun ?? DIALS_PER_RUN, input.noSlotWaitMs ?? NO_SLOT_WAIT_MS, input.carried);
+  // Runs begun before calls were started without waiting for Temporal to confirm each, before a round that
+  // filled every place waited for a change rather than reading the campaign again, and before runs were
+  // shortened to DIALS_PER_RUN, replay as they ran.
+  const pipelined = patched('campaign-pipelined-dial');
+  const state = new CampaignState(input.dialsPerRun ?? (pipelined ? DIALS_PER_RUN : DIALS_PER_RUN_BEFORE), input.noSlotWaitMs ?? NO_SLOT_WAIT_MS, input.carried);
   setHandler(resumeSignal, () => state.resume());
   setHandler(stopSignal, () => state.stop());
   setHandler(leadsAddedSignal, () => state.wake());
@@ -54,9 +65,6 @@ export async function campaignWorkflow(input: CampaignInput): Promise<CampaignRe
   setHandler(callFinishedSignal, ({ callId }) => state.callFinished(callId));
   setHandler(campaignProgressQuery, () => state.progress);
 
-  // Runs begun before calls were started without waiting for Temporal to confirm each, and before a round that
-  // filled every place waited for a change rather than reading the campaign again, replay as they ran.
-  const pipelined = patched('campaign-pipelined-dial');
   /** Children started and not yet confirmed started: a run neither continues as new nor ends before they are. */
   const starting = new Set<Promise<void>>();
   /** Why a call's workflow could not be started, until the run's next step throws it. */
