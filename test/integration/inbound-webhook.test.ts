@@ -1,14 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { twilioSignatureOf } from '../../src/lib/twilio-signature.ts';
 import { sandboxCarrierToken } from '../../src/providers/telephony/sandbox.ts';
 import { workflowIds } from '../../src/temporal/names.ts';
 import { verifySignature } from '../../src/webhooks/signature.ts';
 import { startFakeLlmServer, type FakeLlmServer, type FakeTurn } from '../fakes/llm-server.ts';
-import { startWebhookReceiver, type WebhookReceiver } from '../fakes/webhook-receiver.ts';
 import { createTestAssistant } from '../support/assistants.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { speechInstalled, speechSkipReason } from '../support/speech.ts';
 import { createTestUser, type TestUser } from '../support/users.ts';
+import { webhookReceiver as receiver } from '../support/webhooks.ts';
 
 const CALLER = '+14155550142';
 const JSON_HEADERS = { 'content-type': 'application/json' };
@@ -34,12 +34,6 @@ describe('the inbound-call webhook', () => {
   });
 
   const knex = () => platform.database.knex;
-
-  async function receiver(): Promise<WebhookReceiver> {
-    const started = await startWebhookReceiver();
-    onTestFinished(() => started.close());
-    return started;
-  }
 
   /** A number held by `owner` (a new user unless given), answered by an inbound assistant whose inbound webhook posts to `url`. */
   async function staffedNumber(url: string | null, owner?: TestUser) {
@@ -218,4 +212,29 @@ describe('the inbound-call webhook', () => {
     expect(prompts.some((prompt) => prompt.includes('You answer the phone for Acme. The caller is Sam, on the gold plan.'))).toBe(true);
     expect((await knex()('calls').where({ id }).first()).transcript).toMatch(/^AI: Thanks for calling Acme\./);
   }, 60_000);
+
+  it('turns the inbound and conversation-ended webhooks on and off with the texts of §5.6', async () => {
+    const owner = await createTestUser(knex());
+    const assistant = await createTestAssistant(platform, owner);
+    const post = (path: string, body: Record<string, unknown>, token = owner.token) => platform.request('POST', `/user/assistants/${path}`, { token, body });
+    const read = async () => (await platform.request('GET', `/user/assistant/${assistant.id}`, { token: owner.token })).body;
+    const url = 'https://crm.example.com/hooks';
+
+    expect((await post('enable-inbound-webhook', { assistant_id: assistant.id, webhook_url: url })).body).toEqual({ message: 'Webhook enabled successfully', data: [] });
+    expect((await post('enable-conversation-ended-webhook', { assistant_id: assistant.id, webhook_url: `${url}/ended` })).body)
+      .toEqual({ message: 'Conversation ended webhook enabled successfully', data: [] });
+    expect(await read()).toMatchObject({ inbound_webhook_url: url, conversation_ended_webhook_url: `${url}/ended`, is_webhook_active: false, webhook_url: null });
+    expect((await post('disable-inbound-webhook', { assistant_id: assistant.id })).body).toEqual({ message: 'Inbound webhook disabled successfully', data: [] });
+    expect((await post('disable-conversation-ended-webhook', { assistant_id: assistant.id })).body)
+      .toEqual({ message: 'Conversation ended webhook disabled successfully', data: [] });
+    expect(await read()).toMatchObject({ inbound_webhook_url: null, conversation_ended_webhook_url: null });
+
+    const stranger = await createTestUser(knex());
+    const foreign = await post('enable-inbound-webhook', { assistant_id: assistant.id, webhook_url: url }, stranger.token);
+    expect(foreign.status).toBe(404);
+    const missing = await post('disable-conversation-ended-webhook', {});
+    expect(missing.status).toBe(422);
+    expect(missing.body.errors.assistant_id).toEqual(['The assistant id field is required.']);
+    expect((await post('enable-inbound-webhook', { assistant_id: assistant.id, webhook_url: 'not a url' })).status).toBe(422);
+  });
 });

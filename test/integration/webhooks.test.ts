@@ -1,8 +1,7 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { afterAll, beforeAll, describe, expect, inject, it, onTestFinished } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createActivities } from '../../activities/index.ts';
 import { createLogger } from '../../src/logger.ts';
-import { startWorker } from '../../src/temporal/worker.ts';
 import { workflowIds } from '../../src/temporal/names.ts';
 import { callSignals } from '../../src/temporal/shared.ts';
 import { startWebhookDelivery } from '../../src/temporal/starters.ts';
@@ -12,10 +11,9 @@ import { verifySignature } from '../../src/webhooks/signature.ts';
 import type { callLifecycleWorkflow } from '../../workflows/call-lifecycle.ts';
 import type { webhookDeliveryWorkflow } from '../../workflows/webhook-delivery.ts';
 import type { FakeLlmServer } from '../fakes/llm-server.ts';
-import { startWebhookReceiver } from '../fakes/webhook-receiver.ts';
 import { createTestAssistant } from '../support/assistants.ts';
 import { insertCall, spokenTurns } from '../support/calls.ts';
-import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import type { TestPlatform } from '../support/platform.ts';
 import { createTestUser, type TestUser } from '../support/users.ts';
 import { ownerWithWebhook as ownerWithAssistantWebhook, startWebhookPlatform, webhookReceiver as receiver } from '../support/webhooks.ts';
 
@@ -368,68 +366,5 @@ describe('webhooks, delivered by the real worker to a local receiver', () => {
     // Stored encrypted, like every secret at rest.
     const stored = await knex()('webhook_signing_secrets').where({ userId: owner.id }).first();
     expect(JSON.stringify(stored)).not.toContain(fresh.slice(6));
-  });
-
-  it('turns the inbound and conversation-ended webhooks on and off with the texts of §5.6', async () => {
-    const owner = await createTestUser(knex());
-    const assistant = await createTestAssistant(platform, owner);
-    const post = (path: string, body: Record<string, unknown>, token = owner.token) => platform.request('POST', `/user/assistants/${path}`, { token, body });
-    const read = async () => (await platform.request('GET', `/user/assistant/${assistant.id}`, { token: owner.token })).body;
-    const url = 'https://crm.example.com/hooks';
-
-    expect((await post('enable-inbound-webhook', { assistant_id: assistant.id, webhook_url: url })).body).toEqual({ message: 'Webhook enabled successfully', data: [] });
-    expect((await post('enable-conversation-ended-webhook', { assistant_id: assistant.id, webhook_url: `${url}/ended` })).body)
-      .toEqual({ message: 'Conversation ended webhook enabled successfully', data: [] });
-    expect(await read()).toMatchObject({ inbound_webhook_url: url, conversation_ended_webhook_url: `${url}/ended`, is_webhook_active: false, webhook_url: null });
-    expect((await post('disable-inbound-webhook', { assistant_id: assistant.id })).body).toEqual({ message: 'Inbound webhook disabled successfully', data: [] });
-    expect((await post('disable-conversation-ended-webhook', { assistant_id: assistant.id })).body)
-      .toEqual({ message: 'Conversation ended webhook disabled successfully', data: [] });
-    expect(await read()).toMatchObject({ inbound_webhook_url: null, conversation_ended_webhook_url: null });
-
-    const stranger = await createTestUser(knex());
-    const foreign = await post('enable-inbound-webhook', { assistant_id: assistant.id, webhook_url: url }, stranger.token);
-    expect(foreign.status).toBe(404);
-    const missing = await post('disable-conversation-ended-webhook', {});
-    expect(missing.status).toBe(422);
-    expect(missing.body.errors.assistant_id).toEqual(['The assistant id field is required.']);
-    expect((await post('enable-inbound-webhook', { assistant_id: assistant.id, webhook_url: 'not a url' })).status).toBe(422);
-  });
-});
-
-describe('a webhook whose receiver is down while the worker restarts', () => {
-  it('is delivered once the receiver is back, by the next worker, from the durable wait the first one left', async () => {
-    const platform = await startTestPlatform({ env: { FETCH_ALLOW_HOSTS: '127.0.0.1' } });
-    onTestFinished(() => platform.close());
-    const knex = platform.database.knex;
-    const logger = createLogger(platform.config);
-    const worker = () => startWorker({
-      config: platform.config,
-      address: platform.config.temporal.address ?? '',
-      activities: createActivities({ knex, logger, config: platform.config, providers: platform.providers, temporal: platform.temporal }),
-      logger,
-      workflowBundlePath: inject('workflowBundlePath'),
-    });
-    const hooks = await startWebhookReceiver();
-    onTestFinished(() => hooks.close());
-    const owner = await createTestUser(knex, { balanceUsd: 1 });
-    const assistant = await createTestAssistant(platform, owner);
-    await platform.request('POST', '/user/assistants/enable-webhook', { token: owner.token, body: { assistant_id: assistant.id, webhook_url: hooks.url } });
-
-    hooks.down = true;
-    const first = await worker();
-    const { deliveryId, eventId } = await recordWebhookEvent(knex, { userId: owner.id, assistantId: assistant.id, kind: 'call.ended', url: hooks.url, payload: { n: 1 } });
-    await startWebhookDelivery(platform.temporal, { deliveryId, userId: owner.id, assistantId: assistant.id }, { delaysMs: [100, 2000, 100], maxRetryAfterMs: 1000 });
-    // Two attempts fail on the dropped connection; the delivery then waits 2 s on a timer, and its worker goes.
-    await expect.poll(async () => (await knex('webhook_deliveries').where({ id: deliveryId }).first()).attempts, { timeout: 10_000 }).toBe(2);
-    await first.stop();
-    hooks.down = false;
-    const second = await worker();
-    onTestFinished(() => second.stop());
-
-    const handle = platform.temporal.client.workflow.getHandle<typeof webhookDeliveryWorkflow>(workflowIds.webhookDelivery(deliveryId));
-    expect(await handle.result()).toEqual({ status: 'delivered', attempts: 3 });
-    expect(hooks.received.map((hook) => hook.headers['idempotency-key'])).toEqual([eventId]);
-    const attempts = await knex('webhook_delivery_attempts').where({ deliveryId }).orderBy('attempt');
-    expect(attempts.map((attempt: { statusCode: number | null; error: string | null }) => [attempt.statusCode, attempt.error !== null])).toEqual([[null, true], [null, true], [200, false]]);
   });
 });

@@ -13,6 +13,14 @@ export const speechSkipReason = `the offline speech stack is not installed in ${
 
 if (!speechInstalled) console.warn(`skipping speech tests: ${speechSkipReason}`);
 
+/**
+ * Configuration under which the assistant catalogs serve every kind of entry: hosted speech and a realtime model
+ * are configured (nothing is called), so they are listed beside the offline voices.
+ */
+export const everySpeechProvider = {
+  STT_PROVIDER: 'deepgram', DEEPGRAM_API_KEY: 'test', TTS_PROVIDER: 'elevenlabs', ELEVENLABS_API_KEY: 'test', REALTIME_URL: 'ws://127.0.0.1:9/v1/realtime',
+};
+
 function run(command: string, args: string[], input?: Buffer): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'] });
