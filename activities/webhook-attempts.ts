@@ -7,7 +7,7 @@ import type { WebhookAttemptOutcome } from '../src/temporal/shared.ts';
 import { signalWebhookRetryNow } from '../src/temporal/webhook-signals.ts';
 import { storedAnswer } from '../src/webhooks/answer.ts';
 import {
-  currentWebhookUrl, findDelivery, recordAttempt, settleDelivery, wakeWaitingDeliveries, type DeliveryRow, type DeliveryStatus,
+  currentWebhookUrl, findDelivery, recordAttempt, settleDelivery, unwakeDeliveries, wakeWaitingDeliveries, type DeliveryRow, type DeliveryStatus,
 } from '../src/webhooks/deliveries.ts';
 import { DEFAULT_DELIVERY_POLICY, retryDelay, type DeliveryPolicy } from '../src/webhooks/policy.ts';
 import { senderSigningSecret, signingSecrets } from '../src/webhooks/secrets.ts';
@@ -39,10 +39,12 @@ export function createWebhookAttempts(deps: WebhookAttemptDependencies) {
    */
   async function wakeOthers(delivery: DeliveryRow): Promise<void> {
     try {
-      const woken = await wakeWaitingDeliveries(knex, delivery, now());
+      const wokenAt = now();
+      const woken = await wakeWaitingDeliveries(knex, delivery, wokenAt);
       if (woken.length === 0) return;
       deps.logger.info({ deliveryId: delivery.id, woken: woken.length }, 'webhook receiver took a delivery: its waiting deliveries try now');
-      await signalWebhookRetryNow(deps.temporal, woken, deps.logger);
+      const notRunning = new Set(await signalWebhookRetryNow(deps.temporal, woken.map((entry) => entry.id), deps.logger));
+      if (notRunning.size > 0) await unwakeDeliveries(knex, woken.filter((entry) => notRunning.has(entry.id)), wokenAt);
     } catch (error) {
       deps.logger.warn({ err: error, deliveryId: delivery.id }, 'could not wake the deliveries waiting for this receiver');
     }

@@ -9,12 +9,14 @@ import { webhookSignals } from './shared.ts';
 const SIGNAL_DEADLINE_MS = 5_000;
 
 /**
- * Tells the workflows of these webhook deliveries to make their next attempt now (`retryNow`), all at once. A
- * workflow that has ended (its delivery settled meanwhile) or has not started yet needs nothing; any other
- * failure is logged and left: the delivery's own timer still brings its next attempt. Never throws.
+ * Tells the workflows of these webhook deliveries to make their next attempt now (`retryNow`), all at once, and
+ * returns the deliveries that have no workflow running: it has ended (the delivery settled meanwhile) or has not
+ * started yet. Any other failure is logged and left: the delivery's own timer still brings its next attempt.
+ * Never throws.
  */
-export async function signalWebhookRetryNow(temporal: Pick<TemporalClient, 'client'>, deliveryIds: readonly number[], logger: Logger): Promise<void> {
+export async function signalWebhookRetryNow(temporal: Pick<TemporalClient, 'client'>, deliveryIds: readonly number[], logger: Logger): Promise<number[]> {
   const deadline = Date.now() + SIGNAL_DEADLINE_MS;
+  const notRunning: number[] = [];
   await Promise.all(deliveryIds.map(async (deliveryId) => {
     try {
       const handle = temporal.client.workflow.getHandle(workflowIds.webhookDelivery(deliveryId));
@@ -24,10 +26,12 @@ export async function signalWebhookRetryNow(temporal: Pick<TemporalClient, 'clie
       if (error instanceof WorkflowNotFoundError) {
         webhookWakeups.inc({ outcome: 'closed' });
         logger.info({ deliveryId }, 'webhook delivery workflow not running: wake-up dropped');
+        notRunning.push(deliveryId);
         return;
       }
       webhookWakeups.inc({ outcome: 'failed' });
       logger.warn({ err: error, deliveryId }, 'could not wake a webhook delivery: it waits for its next attempt');
     }
   }));
+  return notRunning;
 }

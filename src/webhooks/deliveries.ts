@@ -191,23 +191,42 @@ export const WAKE_BATCH = 25;
  */
 const WAKE_WINDOW_MS = 60_000;
 
+/** A delivery `wakeWaitingDeliveries` marked due now, and when its own wait was to end. */
+export interface WokenDelivery {
+  id: number;
+  dueAt: Date;
+}
+
 /**
  * After a delivery to `url` was delivered, marks the account's other deliveries to that URL that wait for a later
- * retry as due now, and returns their ids (oldest first) for their workflows to be told. Left out: a delivery
- * being attempted (its wait is over), one woken before (an attempt that failed after a wake failed for reasons of
- * its own, or the receiver is still unsteady: it keeps to the policy rather than spending its attempts at every
+ * retry as due now, and returns them (oldest first) for their workflows to be told. Left out: a delivery being
+ * attempted (its wait is over), one woken before (an attempt that failed after a wake failed for reasons of its
+ * own, or the receiver is still unsteady: it keeps to the policy rather than spending its attempts at every
  * success), and one answered 429 (the receiver asked for fewer requests). Two successes at once may wake up to
  * twice the batch; none wakes a delivery another is waking.
  */
-export async function wakeWaitingDeliveries(knex: Knex, endpoint: { userId: number; url: string }, now: Date): Promise<number[]> {
-  const pending = () => knex('webhook_deliveries').where({ userId: endpoint.userId, url: endpoint.url, status: 'pending' });
-  const onTheirWay = await pending().where('wokenAt', '>', new Date(now.getTime() - WAKE_WINDOW_MS)).count<{ count: string | number }[]>({ count: '*' });
+export async function wakeWaitingDeliveries(knex: Knex, endpoint: { userId: number; url: string }, now: Date): Promise<WokenDelivery[]> {
+  const pending = (db: Knex) => db('webhook_deliveries').where({ userId: endpoint.userId, url: endpoint.url, status: 'pending' });
+  const onTheirWay = await pending(knex).where('wokenAt', '>', new Date(now.getTime() - WAKE_WINDOW_MS)).count<{ count: string | number }[]>({ count: '*' });
   const room = WAKE_BATCH - Number(onTheirWay[0]?.count ?? 0);
   if (room <= 0) return [];
-  const waiting = pending().whereNull('wokenAt').where('nextAttemptAt', '>', now).whereRaw('last_error is distinct from ?', [statusError(429)])
-    .orderBy('id').limit(room).forUpdate().skipLocked().select('id');
-  const woken = await knex('webhook_deliveries').whereIn('id', waiting).update({ wokenAt: now, nextAttemptAt: now, updatedAt: now }, ['id']);
-  return woken.map((row: { id: number | string }) => Number(row.id)).sort((a, b) => a - b);
+  return knex.transaction(async (trx) => {
+    const waiting: { id: number | string; nextAttemptAt: Date }[] = await pending(trx).whereNull('wokenAt').where('nextAttemptAt', '>', now)
+      .whereRaw('last_error is distinct from ?', [statusError(429)]).orderBy('id').limit(room).forUpdate().skipLocked().select('id', 'nextAttemptAt');
+    if (waiting.length === 0) return [];
+    await trx('webhook_deliveries').whereIn('id', waiting.map((row) => row.id)).update({ wokenAt: now, nextAttemptAt: now, updatedAt: now });
+    return waiting.map((row) => ({ id: Number(row.id), dueAt: row.nextAttemptAt }));
+  });
+}
+
+/**
+ * Undoes the wake of deliveries whose workflow was not there to be told: one whose first attempt, made where its
+ * event was queued, has failed and whose workflow is about to start. That workflow waits the first attempt's own
+ * delay, so the row says so again, and a later success may wake it. A delivery settled since is left as it is.
+ */
+export async function unwakeDeliveries(knex: Knex, woken: readonly WokenDelivery[], wokenAt: Date): Promise<void> {
+  await Promise.all(woken.map(({ id, dueAt }) => knex('webhook_deliveries').where({ id, status: 'pending', wokenAt })
+    .update({ wokenAt: null, nextAttemptAt: dueAt, updatedAt: new Date() })));
 }
 
 /** Ends a delivery without an attempt (its webhook was turned off). */

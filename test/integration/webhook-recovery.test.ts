@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, onTestFinished } from 'vitest';
 import { createActivities } from '../../activities/index.ts';
 import { createLogger } from '../../src/logger.ts';
 import { workflowIds } from '../../src/temporal/names.ts';
+import { startWorker } from '../../src/temporal/worker.ts';
 import type { QueuedWebhook } from '../../src/temporal/shared.ts';
 import { startWebhookDelivery } from '../../src/temporal/starters.ts';
 import { recordWebhookEvent, WAKE_BATCH, wakeWaitingDeliveries } from '../../src/webhooks/deliveries.ts';
@@ -11,8 +12,8 @@ import type { FakeLlmServer } from '../fakes/llm-server.ts';
 import type { WebhookReceiver } from '../fakes/webhook-receiver.ts';
 import { createTestAssistant } from '../support/assistants.ts';
 import { insertCall } from '../support/calls.ts';
-import type { TestPlatform } from '../support/platform.ts';
-import type { TestUser } from '../support/users.ts';
+import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { createTestUser, type TestUser } from '../support/users.ts';
 import { ownerWithWebhook, startWebhookPlatform, webhookReceiver as receiver } from '../support/webhooks.ts';
 
 // An hour before the second attempt: a delivery that arrives within seconds was woken.
@@ -43,10 +44,16 @@ describe('deliveries waiting for a receiver that is back', () => {
    * and a delivery workflow is started for the retries when that attempt asks for them.
    */
   async function endCall(owner: TestUser, assistantId: number, policy: DeliveryPolicy = hourly): Promise<QueuedWebhook> {
+    const queued = await queueFirstAttempt(owner, assistantId, policy);
+    if (queued.first?.outcome === 'retry') await startWebhookDelivery(platform.temporal, queued, policy, { attempts: 1, delayMs: queued.first.delayMs });
+    return queued;
+  }
+
+  /** The first half of `endCall`: the event queued and its first attempt made, with no workflow started yet. */
+  async function queueFirstAttempt(owner: TestUser, assistantId: number, policy: DeliveryPolicy): Promise<QueuedWebhook> {
     const callId = await insertCall(knex(), owner.id, { assistant_id: assistantId, type: 'outbound', status: 'ended_by_customer', duration: 42, transcript: 'AI: Hi.' });
     const queued = await activities().queuePostCallWebhook({ callId, policy });
     if (queued.outcome !== 'queued') throw new Error(`not queued: ${queued.reason}`);
-    if (queued.first?.outcome === 'retry') await startWebhookDelivery(platform.temporal, queued, policy, { attempts: 1, delayMs: queued.first.delayMs });
     return queued;
   }
 
@@ -91,6 +98,25 @@ describe('deliveries waiting for a receiver that is back', () => {
     expect(idempotencyKeys(hooks).filter((key) => key === turnedOff.eventId)).toHaveLength(1);
   });
 
+  it('gives a woken delivery whose workflow had not started yet its own wait back, so that a later success wakes it', async () => {
+    const hooks = await receiver();
+    hooks.script({ status: 503 });
+    const { owner, assistant } = await ownerWithWebhook(platform, 'enable-webhook', hooks.url);
+    // Its first attempt failed, and the workflow for its retries is not started yet: its caller's next step.
+    const unstarted = await queueFirstAttempt(owner, assistant.id, hourly);
+    const before = await knex()('webhook_deliveries').where({ id: unstarted.deliveryId }).first();
+    expect(before).toMatchObject({ status: 'pending', wokenAt: null, nextAttemptAt: expect.any(Date) });
+
+    expect((await endCall(owner, assistant.id)).first).toEqual({ outcome: 'delivered' });
+    expect(await knex()('webhook_deliveries').where({ id: unstarted.deliveryId }).first()).toMatchObject({ status: 'pending', wokenAt: null, nextAttemptAt: before.nextAttemptAt });
+
+    // Started, it waits its hour; the next success wakes it.
+    await startWebhookDelivery(platform.temporal, unstarted, hourly, { attempts: 1, delayMs: HOUR_MS });
+    expect((await endCall(owner, assistant.id)).first).toEqual({ outcome: 'delivered' });
+    expect(await deliveryWorkflow(unstarted.deliveryId).result()).toEqual({ status: 'delivered', attempts: 2 });
+    expect(idempotencyKeys(hooks).filter((key) => key === unstarted.eventId)).toHaveLength(2);
+  });
+
   it('wakes a batch of the account\'s deliveries to that URL at a time, oldest first, each once, and none answered 429 or being attempted', async () => {
     const url = 'https://crm.example.com/hooks';
     const { owner, assistant } = await ownerWithWebhook(platform, 'enable-webhook', url);
@@ -114,18 +140,56 @@ describe('deliveries waiting for a receiver that is back', () => {
     ];
 
     const endpoint = { userId, url };
-    const first = await wakeWaitingDeliveries(knex(), endpoint, now);
+    const wake = async (at: Date) => (await wakeWaitingDeliveries(knex(), endpoint, at)).map((woken) => woken.id);
+    const first = await wake(now);
     expect(first).toEqual(waiting.slice(0, WAKE_BATCH));
-    expect(await wakeWaitingDeliveries(knex(), endpoint, now)).toEqual([]);
+    expect(await wake(now)).toEqual([]);
     // Ten arrive, two fail again (not to be woken twice): ten places are free, and five are left to wake.
     await knex()('webhook_deliveries').whereIn('id', first.slice(0, 10)).update({ status: 'delivered', nextAttemptAt: null });
     await knex()('webhook_deliveries').whereIn('id', first.slice(10, 12)).update({ nextAttemptAt: later });
-    expect(await wakeWaitingDeliveries(knex(), endpoint, now)).toEqual(waiting.slice(WAKE_BATCH));
+    expect(await wake(now)).toEqual(waiting.slice(WAKE_BATCH));
     // A minute on, the woken ones still pending no longer hold their places; nothing is left to wake.
-    expect(await wakeWaitingDeliveries(knex(), endpoint, new Date(now.getTime() + 61_000))).toEqual([]);
+    expect(await wake(new Date(now.getTime() + 61_000))).toEqual([]);
 
     const woken = await knex()('webhook_deliveries').whereIn('id', waiting.slice(WAKE_BATCH));
     expect(woken).toMatchObject(Array(5).fill({ status: 'pending', nextAttemptAt: now, wokenAt: now }));
     expect(await knex()('webhook_deliveries').whereIn('id', untouched).whereNotNull('wokenAt')).toEqual([]);
+  });
+});
+
+describe('a webhook whose receiver is down while the worker restarts', () => {
+  it('is delivered once the receiver is back, by the next worker, from the durable wait the first one left', async () => {
+    const platform = await startTestPlatform({ env: { FETCH_ALLOW_HOSTS: '127.0.0.1' } });
+    onTestFinished(() => platform.close());
+    const knex = platform.database.knex;
+    const logger = createLogger(platform.config);
+    const worker = () => startWorker({
+      config: platform.config,
+      address: platform.config.temporal.address ?? '',
+      activities: createActivities({ knex, logger, config: platform.config, providers: platform.providers, temporal: platform.temporal }),
+      logger,
+      workflowBundlePath: inject('workflowBundlePath'),
+    });
+    const hooks = await receiver();
+    const owner = await createTestUser(knex, { balanceUsd: 1 });
+    const assistant = await createTestAssistant(platform, owner);
+    await platform.request('POST', '/user/assistants/enable-webhook', { token: owner.token, body: { assistant_id: assistant.id, webhook_url: hooks.url } });
+
+    hooks.down = true;
+    const first = await worker();
+    const { deliveryId, eventId } = await recordWebhookEvent(knex, { userId: owner.id, assistantId: assistant.id, kind: 'call.ended', url: hooks.url, payload: { n: 1 } });
+    await startWebhookDelivery(platform.temporal, { deliveryId, userId: owner.id, assistantId: assistant.id }, { delaysMs: [100, 2000, 100], maxRetryAfterMs: 1000 });
+    // Two attempts fail on the dropped connection; the delivery then waits 2 s on a timer, and its worker goes.
+    await expect.poll(async () => (await knex('webhook_deliveries').where({ id: deliveryId }).first()).attempts, { timeout: 10_000 }).toBe(2);
+    await first.stop();
+    hooks.down = false;
+    const second = await worker();
+    onTestFinished(() => second.stop());
+
+    const handle = platform.temporal.client.workflow.getHandle<typeof webhookDeliveryWorkflow>(workflowIds.webhookDelivery(deliveryId));
+    expect(await handle.result()).toEqual({ status: 'delivered', attempts: 3 });
+    expect(hooks.received.map((hook) => hook.headers['idempotency-key'])).toEqual([eventId]);
+    const attempts = await knex('webhook_delivery_attempts').where({ deliveryId }).orderBy('attempt');
+    expect(attempts.map((attempt: { statusCode: number | null; error: string | null }) => [attempt.statusCode, attempt.error !== null])).toEqual([[null, true], [null, true], [200, false]]);
   });
 });
