@@ -65,6 +65,15 @@ describe('POST /api/auth/register', () => {
     });
   });
 
+  it('takes a name of only spaces as missing, and stores a name without the spaces around it', async () => {
+    const blank = await platform.request('POST', '/auth/register', { body: { name: '   ', email: email(), password: 'password1' } });
+    expect(blank.status).toBe(422);
+    expect(blank.body.errors).toEqual({ name: ['The name field is required.'] });
+    const padded = await platform.request('POST', '/auth/register', { body: { name: '  Ada Lovelace ', email: email(), password: 'password1' } });
+    expect(padded.status).toBe(201);
+    expect(padded.body.user.name).toBe('Ada Lovelace');
+  });
+
   it('refuses a time zone that does not exist', async () => {
     const response = await platform.request('POST', '/auth/register', {
       body: { name: 'Tz', email: email(), password: 'password1', timezone: 'Mars/Olympus_Mons' },

@@ -1,7 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { FilledString } from '../../api/schemas.ts';
 
+/** The name is stored trimmed and a blank one is missing, as Laravel trims input. */
 export const RegisterBody = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 255 }),
+  name: FilledString({ maxLength: 255 }),
   email: Type.String({ minLength: 1, maxLength: 255, format: 'email' }),
   password: Type.String({ minLength: 8, maxLength: 255 }),
   timezone: Type.Optional(Type.String({ maxLength: 64, examples: ['Europe/Bucharest'] })),
