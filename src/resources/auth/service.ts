@@ -30,7 +30,7 @@ export async function register(
   if (input.timezone !== undefined && !isTimeZone(input.timezone)) {
     throw ValidationError.of('timezone', 'The timezone field must be a valid timezone.');
   }
-  const user = await createUser(deps.knex, { ...input, name: input.name.trim(), creditMicros: deps.config.auth.signupCreditMicros, creditKind: 'signup_credit' });
+  const user = await createUser(deps.knex, { ...input, creditMicros: deps.config.auth.signupCreditMicros, creditKind: 'signup_credit' });
   const { token } = await issueSessionToken(deps, user.id, 'api-token');
   return { user, token };
 }

@@ -24,14 +24,14 @@ export async function findUserByEmail(knex: Knex, email: string): Promise<User |
   return User.query(knex).whereRaw('lower(email) = lower(?)', [email]).first();
 }
 
-/** Creates an account on the default plan, with its starting credit, in one transaction. */
+/** Creates an account on the default plan, with its starting credit, in one transaction; name and email are stored trimmed. */
 export async function createUser(knex: Knex, input: NewUser): Promise<User> {
   const passwordHash = input.password ? await hashPassword(input.password) : null;
   try {
     return await knex.transaction(async (trx) => {
       if (await findUserByEmail(trx, input.email)) throw ValidationError.of('email', 'The email has already been taken.');
       const user = await User.query(trx).insertAndFetch({
-        name: input.name,
+        name: input.name.trim(),
         email: input.email.trim(),
         passwordHash,
         timezone: input.timezone ?? 'UTC',

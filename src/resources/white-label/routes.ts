@@ -84,7 +84,7 @@ export function whiteLabelRoutes(deps: AuthDeps): RouteDefinition[] {
       async handle({ authorized: admin, body }) {
         const timezone = body.timezone ?? 'Europe/Bucharest';
         if (!isTimeZone(timezone)) throw ValidationError.of('timezone', 'The timezone field must be a valid timezone.');
-        const user = await createUser(knex, { name: body.name.trim(), email: body.email, password: body.password, timezone, whiteLabelOwnerId: admin.id });
+        const user = await createUser(knex, { name: body.name, email: body.email, password: body.password, timezone, whiteLabelOwnerId: admin.id });
         const { token } = await issueSessionToken(deps, user.id, 'api-token');
         return { body: { message: 'Registration successful.', user: userSummary(user), token } };
       },
