@@ -13,12 +13,13 @@ import type { WebhookReceiver } from '../fakes/webhook-receiver.ts';
 import { createTestAssistant } from '../support/assistants.ts';
 import { insertCall } from '../support/calls.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
-import { createTestUser, type TestUser } from '../support/users.ts';
+import type { TestUser } from '../support/users.ts';
 import { ownerWithWebhook, startWebhookPlatform, webhookReceiver as receiver } from '../support/webhooks.ts';
 
 // An hour before the second attempt: a delivery that arrives within seconds was woken.
 const hourly: DeliveryPolicy = { delaysMs: [3_600_000, 3_600_000], maxRetryAfterMs: 3_600_000 };
 const HOUR_MS = 3_600_000;
+const idempotencyKeys = (hooks: WebhookReceiver) => hooks.received.map((hook) => hook.headers['idempotency-key']);
 
 describe('deliveries waiting for a receiver that is back', () => {
   let llm: FakeLlmServer;
@@ -37,7 +38,6 @@ describe('deliveries waiting for a receiver that is back', () => {
     knex: knex(), logger: createLogger(platform.config), config: platform.config, providers: platform.providers, temporal: platform.temporal,
   });
   const deliveryWorkflow = (deliveryId: number) => platform.temporal.client.workflow.getHandle<typeof webhookDeliveryWorkflow>(workflowIds.webhookDelivery(deliveryId));
-  const idempotencyKeys = (hooks: WebhookReceiver) => hooks.received.map((hook) => hook.headers['idempotency-key']);
 
   /**
    * A finished call's post-call webhook, queued as callLifecycle queues it: the activity makes the first attempt,
@@ -171,9 +171,7 @@ describe('a webhook whose receiver is down while the worker restarts', () => {
       workflowBundlePath: inject('workflowBundlePath'),
     });
     const hooks = await receiver();
-    const owner = await createTestUser(knex, { balanceUsd: 1 });
-    const assistant = await createTestAssistant(platform, owner);
-    await platform.request('POST', '/user/assistants/enable-webhook', { token: owner.token, body: { assistant_id: assistant.id, webhook_url: hooks.url } });
+    const { owner, assistant } = await ownerWithWebhook(platform, 'enable-webhook', hooks.url);
 
     hooks.down = true;
     const first = await worker();
@@ -188,7 +186,7 @@ describe('a webhook whose receiver is down while the worker restarts', () => {
 
     const handle = platform.temporal.client.workflow.getHandle<typeof webhookDeliveryWorkflow>(workflowIds.webhookDelivery(deliveryId));
     expect(await handle.result()).toEqual({ status: 'delivered', attempts: 3 });
-    expect(hooks.received.map((hook) => hook.headers['idempotency-key'])).toEqual([eventId]);
+    expect(idempotencyKeys(hooks)).toEqual([eventId]);
     const attempts = await knex('webhook_delivery_attempts').where({ deliveryId }).orderBy('attempt');
     expect(attempts.map((attempt: { statusCode: number | null; error: string | null }) => [attempt.statusCode, attempt.error !== null])).toEqual([[null, true], [null, true], [200, false]]);
   });
