@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { briefingText, lastTurnsSummary, summarize, summaryMessages, FALLBACK_TURNS } from '../../src/agent/briefing.ts';
 import type { HistoryEntry } from '../../src/agent/turn-input.ts';
 import { HOLD_MUSIC_FULL_LEVEL, HOLD_MUSIC_SAMPLE_RATE, holdMusicSamples, holdMusicWav, wavPeak } from '../../src/providers/telephony/hold-music.ts';
-import { holdTwiml } from '../../src/providers/telephony/twilio.ts';
+import { holdTwiml } from '../../src/providers/telephony/twilio-calls.ts';
 import type { ChatEvent, ChatRequest, LanguageModel } from '../../src/providers/llm/types.ts';
 import { GIVE_UP_TWIML, joinRoomTwiml, roomFor, supervisorTwiml } from '../../src/resources/carrier-callbacks/warm-transfers.ts';
 
