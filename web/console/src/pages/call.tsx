@@ -11,6 +11,7 @@ type Call = Answer<'/user/calls/{id}'>;
 type Turn = Call['turns'][number];
 
 const LIVE = new Set(['initiated', 'ringing', 'in-progress']);
+const SETTLING_MS = 60_000;
 
 function Facts({ call }: { call: Call }) {
   const rows: [string, string][] = [
@@ -78,13 +79,20 @@ export function CallPage({ id }: { id: number }) {
   const deliveries = useLoad(() => ok(api.GET('/user/webhook-deliveries', { params: { query: { call_id: id, per_page: 50 } } })), [id]);
   const audio = useRef<HTMLAudioElement>(null);
   const [playingAt, setPlayingAt] = useState<number>();
-  const live = call.data ? LIVE.has(call.data.status) : false;
+  const data = call.data;
+  const live = data ? LIVE.has(data.status) : false;
+  // After the hang-up the evaluation, the recording and the webhook follow within moments: the page waits for them.
+  const endedAt = data?.ended_at ? Date.parse(`${data.ended_at.replace(' ', 'T')}Z`) : undefined;
+  const settling = endedAt !== undefined && Date.now() - endedAt < SETTLING_MS
+    && (!data?.evaluation || !deliveries.data?.data.length || deliveries.data.data.some((delivery) => delivery.status === 'pending'));
   useInterval(() => {
     call.reload();
     deliveries.reload();
-  }, 2000, live);
+  }, 2000, live || settling);
+  // Each read signs the recording's link afresh; the player keeps the first, so a refresh never restarts it.
+  const [recording, setRecording] = useState<string | null>(null);
+  if (!recording && data?.recording_url) setRecording(data.recording_url);
 
-  const data = call.data;
   const scaleMs = Math.max(0, ...(data?.turns ?? []).map((turn) => Number((turn.metrics as Metrics).end_of_speech_to_first_audio_ms ?? 0)));
   const seek = (ms: number) => {
     if (!audio.current) return;
@@ -104,22 +112,6 @@ export function CallPage({ id }: { id: number }) {
             <h2 id="call-facts">Summary</h2>
             <Facts call={data} />
           </section>
-          <section aria-labelledby="call-transcript" class="card wide">
-            <h2 id="call-transcript">Transcript</h2>
-            {data.recording_url ? (
-              <div class="recording">
-                <audio ref={audio} controls preload="metadata" src={data.recording_url} aria-label="Recording of the call"
-                  onTimeUpdate={(event) => setPlayingAt(event.currentTarget.currentTime * 1000)} onEnded={() => setPlayingAt(undefined)} />
-              </div>
-            ) : <p class="hint">{live ? 'The recording is ready once the call ends.' : 'No recording of this call (recording is off in its assistant\'s settings).'}</p>}
-            <Turns turns={data.turns} playingAt={playingAt} seek={data.recording_url ? seek : undefined} scaleMs={scaleMs} />
-          </section>
-          {data.transfers.length > 0 && (
-            <section aria-labelledby="call-transfers" class="card">
-              <h2 id="call-transfers">Transfers</h2>
-              <ul>{data.transfers.map((transfer, index) => <li key={index}>{transfer.type} transfer{'to' in transfer ? ` to ${transfer.to}` : ''}{'status' in transfer ? `: ${transfer.status}` : ''}</li>)}</ul>
-            </section>
-          )}
           <section aria-labelledby="call-evaluation" class="card">
             <h2 id="call-evaluation">Evaluation</h2>
             <Evaluation evaluation={data.evaluation} />
@@ -130,6 +122,22 @@ export function CallPage({ id }: { id: number }) {
               </>
             )}
           </section>
+          <section aria-labelledby="call-transcript" class="card wide">
+            <h2 id="call-transcript">Transcript</h2>
+            {recording ? (
+              <div class="recording">
+                <audio ref={audio} controls preload="metadata" src={recording} aria-label="Recording of the call"
+                  onTimeUpdate={(event) => setPlayingAt(event.currentTarget.currentTime * 1000)} onEnded={() => setPlayingAt(undefined)} />
+              </div>
+            ) : <p class="hint">{live ? 'The recording is ready once the call ends.' : 'No recording of this call (recording is off in its assistant\'s settings).'}</p>}
+            <Turns turns={data.turns} playingAt={playingAt} seek={recording ? seek : undefined} scaleMs={scaleMs} />
+          </section>
+          {data.transfers.length > 0 && (
+            <section aria-labelledby="call-transfers" class="card">
+              <h2 id="call-transfers">Transfers</h2>
+              <ul>{data.transfers.map((transfer, index) => <li key={index}>{transfer.type} transfer{'to' in transfer ? ` to ${transfer.to}` : ''}{'status' in transfer ? `: ${transfer.status}` : ''}</li>)}</ul>
+            </section>
+          )}
           <section aria-labelledby="call-webhooks" class="card wide">
             <h2 id="call-webhooks">Webhook deliveries</h2>
             <Status loading={deliveries.loading && !deliveries.data} error={deliveries.error} />

@@ -68,7 +68,7 @@ function ImportLeads({ campaign, onImported }: { campaign: Campaign; onImported:
   return (
     <section class="card" aria-labelledby="import">
       <h2 id="import">Import leads</h2>
-      <form onSubmit={(event) => void submit(event)} aria-label="Import leads from a CSV file">
+      <form onSubmit={(event) => void submit(event)} aria-label="Import leads">
         <div class="field">
           <label for="import-file">CSV file</label>
           <input id="import-file" name="file" type="file" accept=".csv,text/csv" aria-describedby="import-hint" />

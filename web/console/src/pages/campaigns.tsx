@@ -17,7 +17,8 @@ export function Campaigns() {
     <>
       <PageHeader title="Campaigns" lead="Outbound calling: an assistant calls a list of leads within the hours you choose." />
       <Status loading={campaigns.loading && !campaigns.data} error={campaigns.error} retry={campaigns.reload} />
-      {campaigns.data && (
+      {campaigns.data?.length === 0 && <p class="empty">No campaigns yet.</p>}
+      {campaigns.data && campaigns.data.length > 0 && (
         <div class="table-wrap">
           <table>
             <caption class="visually-hidden">Campaigns</caption>
@@ -34,7 +35,6 @@ export function Campaigns() {
               ))}
             </tbody>
           </table>
-          {campaigns.data.length === 0 && <p class="empty">No campaigns yet.</p>}
         </div>
       )}
       <section class="card" aria-labelledby="new-campaign">

@@ -17,7 +17,8 @@ export function Knowledge() {
     <>
       <PageHeader title="Knowledge" lead="Documents and websites your assistants can search while they talk." />
       <Status loading={bases.loading && !bases.data} error={bases.error} retry={bases.reload} />
-      {bases.data && (
+      {bases.data?.data.length === 0 && <p class="empty">No knowledge bases yet.</p>}
+      {bases.data && bases.data.data.length > 0 && (
         <div class="table-wrap">
           <table>
             <caption class="visually-hidden">Knowledge bases</caption>
@@ -34,7 +35,6 @@ export function Knowledge() {
               ))}
             </tbody>
           </table>
-          {bases.data.data.length === 0 && <p class="empty">No knowledge bases yet.</p>}
         </div>
       )}
       <section class="card" aria-labelledby="new-base">

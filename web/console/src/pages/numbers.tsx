@@ -141,7 +141,8 @@ export function Numbers() {
         <h2 id="owned">Your numbers</h2>
         <Status loading={owned.loading && !owned.data} error={owned.error} retry={owned.reload} />
         {message && <p role="status" class="notice">{message}</p>}
-        {owned.data && (
+        {owned.data?.data.length === 0 && <p class="empty">No numbers yet. Buy one below; you need a card on the <a href={`${BASE}/billing`}>Billing</a> page.</p>}
+        {owned.data && owned.data.data.length > 0 && (
           <div class="table-wrap">
             <table>
               <caption class="visually-hidden">Your numbers</caption>
@@ -162,7 +163,6 @@ export function Numbers() {
                 ))}
               </tbody>
             </table>
-            {owned.data.data.length === 0 && <p class="empty">No numbers yet. Buy one below; you need a card on the <a href={`${BASE}/billing`}>Billing</a> page.</p>}
           </div>
         )}
       </section>

@@ -53,7 +53,7 @@ function Transcript({ lines, label }: { lines: Line[]; label: string }) {
     <ol class="chat" aria-label={label} aria-live="polite">
       {lines.map((item) => (
         <li key={item.id} class={`msg ${item.role}${item.final ? '' : ' partial'}`}>
-          <span class="visually-hidden">{item.role === 'user' ? 'You: ' : item.role === 'assistant' ? 'Assistant: ' : ''}</span>{item.text}
+          <span class="visually-hidden">{item.role === 'user' ? 'You: ' : item.role === 'assistant' ? 'Assistant: ' : ''}</span><span class="text">{item.text}</span>
         </li>
       ))}
       <li ref={end} class="end" aria-hidden="true" />
