@@ -114,7 +114,7 @@ describe('the console in a browser', () => {
     await page.getByRole('button', { name: 'Send' }).click();
     await expect.poll(() => page.locator('.chat .msg.assistant .text').last().textContent()).toBe(HOSTILE_REPLY);
     expect(await page.locator('.chat .msg.user .text').last().textContent()).toBe('Who are you?');
-    expect(await page.evaluate(() => (window as unknown as { pwned?: number }).pwned)).toBeUndefined();
+    expect(await page.evaluate('window.pwned')).toBeUndefined();
     expect(await page.locator('img[src="x"], .chat b').count()).toBe(0);
 
     // The address is the page: a reload keeps the session (in the tab) and shows the same assistant.
@@ -258,7 +258,7 @@ describe('the console in a browser', () => {
     for (const slug of ['overview', 'assistants', 'assistants/new', 'calls', 'campaigns', 'numbers', 'knowledge', 'webhooks', 'keys', 'billing', 'no-such-page']) {
       await page.goto(`${platform.baseUrl}/app/${slug}`);
       await expect.poll(() => page.locator('h1').count(), { message: slug }).toBe(1);
-      const width = await page.evaluate(() => document.documentElement.scrollWidth);
+      const width = await page.evaluate<number>('document.documentElement.scrollWidth');
       expect(width, `${slug} fits the phone's width`).toBeLessThanOrEqual(390);
     }
     await page.close();

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 
 export interface Loaded<T> {
   data: T | undefined;
@@ -9,7 +9,7 @@ export interface Loaded<T> {
 }
 
 /**
- * Runs `load` when the page shows and whenever `deps` change; a slower earlier answer never overwrites a later
+ * Runs `load` when the page is rendered and whenever `deps` change; a slower earlier answer never overwrites a later
  * one. `reload` runs it again, keeping what is shown meanwhile (no flash while a list refreshes).
  */
 export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
@@ -28,7 +28,8 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
     );
   // The caller names what the load depends on.
   }, deps);
-  useEffect(run, [run]);
+  // Started as the page is put together rather than after it is first painted: the request is on its way a frame sooner.
+  useLayoutEffect(run, [run]);
   const setData = useCallback((data: T) => setState({ data, error: undefined, loading: false }), []);
   return { ...state, reload: run, setData };
 }

@@ -1,3 +1,4 @@
+import { useState } from 'preact/hooks';
 import { api, ok } from '../api/client.ts';
 import { Badge, PageHeader, Status } from '../components/page.tsx';
 import { Pager } from '../components/pager.tsx';
@@ -26,8 +27,10 @@ export function Calls() {
   const query = queryOf(search);
   const key = search.toString();
   const calls = useLoad(() => ok(api.GET('/user/calls', { params: { query } })), [key]);
-  const assistants = useLoad(() => ok(api.GET('/user/assistants')), []);
-  const campaigns = useLoad(() => ok(api.GET('/user/campaigns')), []);
+  // The filters' choices come after the list, so the list's own request never waits behind them.
+  const listed = calls.data !== undefined;
+  const assistants = useLoad(() => (listed ? ok(api.GET('/user/assistants')) : Promise.resolve(undefined)), [listed]);
+  const campaigns = useLoad(() => (listed ? ok(api.GET('/user/campaigns')) : Promise.resolve(undefined)), [listed]);
 
   const apply = (event: Event) => {
     event.preventDefault();
@@ -41,62 +44,68 @@ export function Calls() {
     navigate(`${BASE}/calls${text ? `?${text}` : ''}`);
   };
   const selected = (name: string, value: string | number) => search.get(name) === String(value);
+  const active = FILTERS.filter((name) => name !== 'per_page' && search.get(name)).length;
+  // On a phone the filters fold away until asked for, so the list is on the first screen.
+  const [narrow] = useState(() => matchMedia('(max-width: 760px)').matches);
 
   return (
     <>
       <PageHeader title="Calls" lead="Phone and web calls, newest first." />
-      <form class="filters" role="search" aria-label="Filter calls" onSubmit={apply} key={key}>
-        <div class="field">
-          <label for="calls-status">Status</label>
-          <select id="calls-status" name="status">
-            <option value="">Any</option>
-            {CALL_STATUSES.map((status) => <option key={status} value={status} selected={selected('status', status)}>{status}</option>)}
-          </select>
-        </div>
-        <div class="field">
-          <label for="calls-type">Type</label>
-          <select id="calls-type" name="type">
-            <option value="">Any</option>
-            {['inbound', 'outbound', 'web'].map((type) => <option key={type} value={type} selected={selected('type', type)}>{type}</option>)}
-          </select>
-        </div>
-        <div class="field">
-          <label for="calls-phone">Client number</label>
-          <input id="calls-phone" name="phone_number" type="tel" defaultValue={search.get('phone_number') ?? ''} placeholder="+14155550123" />
-        </div>
-        <div class="field">
-          <label for="calls-assistant">Assistant</label>
-          <select id="calls-assistant" name="assistant_id">
-            <option value="">Any</option>
-            {assistants.data?.map((assistant) => <option key={assistant.id} value={assistant.id} selected={selected('assistant_id', assistant.id)}>{assistant.name}</option>)}
-          </select>
-        </div>
-        <div class="field">
-          <label for="calls-campaign">Campaign</label>
-          <select id="calls-campaign" name="campaign_id">
-            <option value="">Any</option>
-            {campaigns.data?.map((campaign) => <option key={campaign.id} value={campaign.id} selected={selected('campaign_id', campaign.id)}>{campaign.name}</option>)}
-          </select>
-        </div>
-        <div class="field">
-          <label for="calls-from">From</label>
-          <input id="calls-from" name="date_from" type="date" defaultValue={search.get('date_from') ?? ''} />
-        </div>
-        <div class="field">
-          <label for="calls-to">To</label>
-          <input id="calls-to" name="date_to" type="date" defaultValue={search.get('date_to') ?? ''} />
-        </div>
-        <div class="field">
-          <label for="calls-per-page">Per page</label>
-          <select id="calls-per-page" name="per_page">
-            {[15, 25, 50, 100].map((size) => <option key={size} value={size === 15 ? '' : size} selected={selected('per_page', size)}>{size}</option>)}
-          </select>
-        </div>
-        <div class="filter-actions">
-          <button type="submit" class="primary">Apply</button>
-          {key && <a class="button" href={`${BASE}/calls`}>Clear</a>}
-        </div>
-      </form>
+      <details class="filter-box" open={!narrow}>
+        <summary>Filters{active > 0 ? ` (${active} on)` : ''}</summary>
+        <form class="filters" role="search" aria-label="Filter calls" onSubmit={apply} key={key}>
+          <div class="field">
+            <label for="calls-status">Status</label>
+            <select id="calls-status" name="status">
+              <option value="">Any</option>
+              {CALL_STATUSES.map((status) => <option key={status} value={status} selected={selected('status', status)}>{status}</option>)}
+            </select>
+          </div>
+          <div class="field">
+            <label for="calls-type">Type</label>
+            <select id="calls-type" name="type">
+              <option value="">Any</option>
+              {['inbound', 'outbound', 'web'].map((type) => <option key={type} value={type} selected={selected('type', type)}>{type}</option>)}
+            </select>
+          </div>
+          <div class="field">
+            <label for="calls-phone">Client number</label>
+            <input id="calls-phone" name="phone_number" type="tel" defaultValue={search.get('phone_number') ?? ''} placeholder="+14155550123" />
+          </div>
+          <div class="field">
+            <label for="calls-assistant">Assistant</label>
+            <select id="calls-assistant" name="assistant_id">
+              <option value="">Any</option>
+              {assistants.data?.map((assistant) => <option key={assistant.id} value={assistant.id} selected={selected('assistant_id', assistant.id)}>{assistant.name}</option>)}
+            </select>
+          </div>
+          <div class="field">
+            <label for="calls-campaign">Campaign</label>
+            <select id="calls-campaign" name="campaign_id">
+              <option value="">Any</option>
+              {campaigns.data?.map((campaign) => <option key={campaign.id} value={campaign.id} selected={selected('campaign_id', campaign.id)}>{campaign.name}</option>)}
+            </select>
+          </div>
+          <div class="field">
+            <label for="calls-from">From</label>
+            <input id="calls-from" name="date_from" type="date" defaultValue={search.get('date_from') ?? ''} />
+          </div>
+          <div class="field">
+            <label for="calls-to">To</label>
+            <input id="calls-to" name="date_to" type="date" defaultValue={search.get('date_to') ?? ''} />
+          </div>
+          <div class="field">
+            <label for="calls-per-page">Per page</label>
+            <select id="calls-per-page" name="per_page">
+              {[15, 25, 50, 100].map((size) => <option key={size} value={size === 15 ? '' : size} selected={selected('per_page', size)}>{size}</option>)}
+            </select>
+          </div>
+          <div class="filter-actions">
+            <button type="submit" class="primary">Apply</button>
+            {key && <a class="button" href={`${BASE}/calls`}>Clear</a>}
+          </div>
+        </form>
+      </details>
       <Status loading={calls.loading && !calls.data} error={calls.error} retry={calls.reload} />
       {calls.data && (
         <>
