@@ -11,24 +11,10 @@
  * any of them, 10 campaigns on the outbound ones, statuses in plausible proportions, about five calls per
  * client number, and ids rising with `created_at`.
  */
-import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
-import http from 'node:http';
-import os from 'node:os';
-import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Knex } from 'knex';
-import { createApp } from '../src/api/app.ts';
-import { createRequestGuards } from '../src/api/guards.ts';
-import { loadConfig } from '../src/config.ts';
-import { connectPostgres, migrateLatest, openEmbedded, type Database } from '../src/db/database.ts';
-import { createSecretBox } from '../src/lib/secrets.ts';
-import { createLogger } from '../src/logger.ts';
-import { createProviders } from '../src/providers/index.ts';
 import { CALL_STATUSES, CALL_TYPES } from '../src/resources/calls/model.ts';
-import { apiRoutes } from '../src/roles/api.ts';
-import { createTemporalClient } from '../src/temporal/client.ts';
-import { listenOnLoopback } from '../test/support/ports.ts';
+import { startBenchApi } from './api-server.ts';
 import { CAMPAIGN_BASE, CAMPAIGNS, createBenchUser, DAYS, seedCalls } from './calls/seed-calls.ts';
 import { percentile } from './percentile.ts';
 
@@ -112,21 +98,12 @@ async function main(): Promise<void> {
   const calls = Number(values.calls);
   const requests = Number(values.requests);
 
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-bench-'));
-  const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '1000000' });
-  const database: Database = config.database.url ? await connectPostgres(config.database.url, config.database.poolMax) : await openEmbedded({ dataDir });
-  const { knex } = database;
-  await migrateLatest(knex);
-  const temporal = createTemporalClient(config, config.temporal.address ?? '127.0.0.1:7233');
-  const logger = createLogger(config);
-  const providers = createProviders(config, logger, { secrets: createSecretBox(randomBytes(32)) });
-  const guards = createRequestGuards({ knex, config });
-  const { app } = createApp({ config, logger, routes: apiRoutes({ config, logger, knex, temporal, providers, guards }), guards });
-  const listening = await listenOnLoopback(http.createServer(app.callback()));
+  const api = await startBenchApi();
+  const { config, knex } = api;
 
   const seedStarted = performance.now();
   const others = Number(values.others);
-  const seeded = await seed(knex, listening.url, calls, others);
+  const seeded = await seed(knex, api.url, calls, others);
   // A server that has run for a while has vacuumed and analysed its tables; a fresh seed has not. And it wrote
   // each day's counting rows during that day, next to each other, where one statement's seed scatters them.
   for (const table of ['call_counts', 'call_month_counts', 'call_day_counts']) await knex.raw(`cluster ${table} using ${table}_pkey`);
@@ -138,19 +115,16 @@ async function main(): Promise<void> {
   console.log(`${requests} sequential requests per line, page 1 of 15 unless said; target: p95 <= 50 ms`);
   console.log('filters                        |    p50 ms |    p95 ms |    max ms | mean total');
   for (const [name, query] of combinations(seeded)) {
-    const result = await measure(listening.url, seeded.token, query, requests);
+    const result = await measure(api.url, seeded.token, query, requests);
     console.log([
       name.padEnd(30), result.p50.toFixed(1).padStart(9), result.p95.toFixed(1).padStart(9), result.max.toFixed(1).padStart(9),
       Math.round(result.meanTotal).toString().padStart(10),
     ].join(' | '));
   }
 
-  await listening.close();
   if (values.keep) console.log(`kept: users ${seeded.userIds.join(', ')} (the first is measured)`);
   else await knex('users').whereIn('id', seeded.userIds).delete();
-  await temporal.close();
-  await database.close();
-  fs.rmSync(dataDir, { recursive: true, force: true });
+  await api.close();
 }
 
 main().catch((error: unknown) => {

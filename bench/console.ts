@@ -8,25 +8,11 @@
  * Uses DATABASE_URL when set, otherwise an embedded PGlite in a temporary directory. Each load is a fresh browser
  * context (a cold cache: the bundle is fetched every time) unless the line says warm.
  */
-import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
-import http from 'node:http';
-import os from 'node:os';
-import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Browser } from 'playwright-core';
-import { createApp } from '../src/api/app.ts';
 import { consoleBundle } from '../src/api/console.ts';
-import { createRequestGuards } from '../src/api/guards.ts';
-import { loadConfig } from '../src/config.ts';
-import { connectPostgres, migrateLatest, openEmbedded, type Database } from '../src/db/database.ts';
-import { createSecretBox } from '../src/lib/secrets.ts';
-import { createLogger } from '../src/logger.ts';
-import { createProviders } from '../src/providers/index.ts';
-import { apiRoutes } from '../src/roles/api.ts';
-import { createTemporalClient } from '../src/temporal/client.ts';
 import { launchChromium } from '../test/support/browser.ts';
-import { listenOnLoopback } from '../test/support/ports.ts';
+import { startBenchApi } from './api-server.ts';
 import { createBenchUser, seedCalls } from './calls/seed-calls.ts';
 import { percentile } from './percentile.ts';
 
@@ -90,24 +76,12 @@ async function main(): Promise<void> {
   }
   console.log(`first page total               | ${(firstRaw / 1024).toFixed(1).padStart(10)} | ${(firstGzip / 1024).toFixed(1).padStart(10)} |`);
 
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-bench-console-'));
-  const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '1000000' });
-  const database: Database = config.database.url ? await connectPostgres(config.database.url, config.database.poolMax) : await openEmbedded({ dataDir });
-  const { knex } = database;
-  await migrateLatest(knex);
-  const temporal = createTemporalClient(config, config.temporal.address ?? '127.0.0.1:7233');
-  const logger = createLogger(config);
-  const providers = createProviders(config, logger, { secrets: createSecretBox(randomBytes(32)) });
-  const guards = createRequestGuards({ knex, config });
-  const server = http.createServer();
-  const listening = await listenOnLoopback(server);
-  config.publicUrl = listening.url;
-  const { app } = createApp({ config, logger, routes: apiRoutes({ config, logger, knex, temporal, providers, guards }), guards });
-  server.on('request', app.callback());
+  const api = await startBenchApi();
+  const { config, knex } = api;
 
   const seedStarted = performance.now();
-  const user = await createBenchUser(knex, listening.url);
-  const other = await createBenchUser(knex, listening.url);
+  const user = await createBenchUser(knex, api.url);
+  const other = await createBenchUser(knex, api.url);
   await seedCalls(knex, [user, other], calls, Math.ceil(calls / 50));
   await knex.raw('vacuum analyze calls, call_counts, call_month_counts, call_day_counts');
   console.log(`\n${calls} calls of one user (+ ${Math.ceil(calls / 50)} of another), seeded in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s, ${config.database.url ? 'PostgreSQL (DATABASE_URL)' : 'embedded PGlite'}; the machine may be shared`);
@@ -121,16 +95,16 @@ async function main(): Promise<void> {
     ['/app/overview (cold cache)', '/app/overview', '.figures', /\/api\/user\/calls\/stats/, false],
   ];
   const floors: number[] = [];
-  for (let index = 0; index < runs; index++) floors.push(await floor(browser, listening.url));
+  for (let index = 0; index < runs; index++) floors.push(await floor(browser, api.url));
   floors.sort((a, b) => a - b);
   const floorMs = percentile(floors, 50);
   console.log(`\n${runs} loads per line, navigation to the page's data on screen; floor: a JSON answer of the same server in a fresh context, p50 ${floorMs.toFixed(0)} ms`);
   console.log('page                          | shown p50 ms | shown p95 ms | API p50 ms | shown / API | shown / floor');
-  for (const [label, route, selector, api, warmCache] of pages) {
+  for (const [label, route, selector, request, warmCache] of pages) {
     const warm = warmCache ? { context: await browser.newContext({ viewport: { width: 1280, height: 800 } }) } : undefined;
-    if (warm) await load(browser, `${listening.url}${route}`, user.token, selector, api, warm);
+    if (warm) await load(browser, `${api.url}${route}`, user.token, selector, request, warm);
     const loads: Load[] = [];
-    for (let index = 0; index < runs; index++) loads.push(await load(browser, `${listening.url}${route}`, user.token, selector, api, warm));
+    for (let index = 0; index < runs; index++) loads.push(await load(browser, `${api.url}${route}`, user.token, selector, request, warm));
     await warm?.context.close();
     const shown = loads.map((item) => item.shownMs).sort((a, b) => a - b);
     const apiTimes = loads.map((item) => item.apiMs).sort((a, b) => a - b);
@@ -139,12 +113,8 @@ async function main(): Promise<void> {
   }
   await browser.close();
 
-  await listening.close();
   await knex('users').whereIn('id', [user.id, other.id]).delete();
-  await temporal.close();
-  await providers.close();
-  await database.close();
-  fs.rmSync(dataDir, { recursive: true, force: true });
+  await api.close();
 }
 
 main().catch((error: unknown) => {

@@ -49,6 +49,7 @@ function page(script: string, style: string): string {
  * `npm start` the whole install, and the image without a build stage (docs/decisions.md, "The console").
  */
 async function build(): Promise<ConsoleBundle> {
+  // Built once: esbuild's helper process is stopped after, not kept for the life of the api.
   const result = await esbuild.build({
     absWorkingDir: consoleDir,
     entryPoints: ['src/main.tsx'],
@@ -66,7 +67,7 @@ async function build(): Promise<ConsoleBundle> {
     sourcemap: 'linked',
     write: false,
     logLevel: 'silent',
-  });
+  }).finally(() => esbuild.stop());
   const assets = new Map<string, Asset>();
   for (const file of result.outputFiles) {
     const name = path.basename(file.path);

@@ -130,7 +130,11 @@ describe.runIf(target)('screenshots of the console', () => {
         await page.getByText('We do: seven or half past eight.').waitFor();
       }],
       ['calls', '/app/calls'],
-      ['call', `/app/calls/${ids.call}`, (page) => page.locator('.waterfall').first().waitFor()],
+      ['call', `/app/calls/${ids.call}`, async (page) => {
+        // The transcript with its waterfalls is the picture; the summary above it is on the phone's next screen.
+        await page.locator('.waterfall').first().waitFor();
+        await page.locator('#call-transcript').evaluate((heading) => (heading as unknown as { scrollIntoView(): void }).scrollIntoView());
+      }],
       ['campaigns', '/app/campaigns'],
       ['campaign', `/app/campaigns/${ids.campaign}`, (page) => page.locator('section[aria-labelledby="leads"] tbody tr').first().waitFor()],
       ['numbers', '/app/numbers'],

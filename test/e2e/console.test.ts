@@ -34,7 +34,8 @@ describe('the console in a browser', () => {
     llm.respond((request) => (request.messages[0]?.content?.includes('You are Ada') ? { reply: HOSTILE_REPLY } : personCalleeTurn(request)));
     receiver = await startWebhookReceiver();
     platform = await startTestPlatform({
-      worker: true, media: true,
+      // Without the speech stack no call is answered: the media role, which would carry it, is left out.
+      worker: true, media: speechInstalled,
       env: { LLM_BASE_URL: llm.baseUrl, LLM_API_KEY: 'test', FETCH_ALLOW_HOSTS: '127.0.0.1', CAMPAIGN_RETRY_UNIT: 'second' },
     });
     browser = await launchChromium();
@@ -64,6 +65,24 @@ describe('the console in a browser', () => {
     return page;
   }
   const heading = (page: Page) => page.locator('h1').textContent();
+
+  /**
+   * Adds the sandbox's test card on the billing page, then buys the first number offered in the US, whose price
+   * and monthly renewal the page states before the purchase; the number bought.
+   */
+  async function buyNumber(page: Page): Promise<string> {
+    await page.goto(`${platform.baseUrl}/app/billing`);
+    await page.getByLabel('PaymentMethod id').fill('pm_card_visa');
+    await page.getByRole('button', { name: 'Add card' }).click();
+    await expect.poll(() => page.locator('table').first().textContent()).toContain('ending 4242');
+    await page.getByRole('link', { name: 'Phone numbers' }).click();
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByRole('button', { name: /^Buy \+1/ }).first().click();
+    expect(await page.locator('#confirm-terms').textContent()).toMatch(/You pay \$\d+\.\d\d now .* and \$\d+\.\d\d every month .* until you release the number/);
+    await page.getByRole('button', { name: /^Buy for/ }).click();
+    await expect.poll(() => page.getByRole('status').first().textContent()).toMatch(/is yours/);
+    return (await page.locator('section[aria-labelledby="owned"] tbody tr td').first().textContent())!;
+  }
   const field = (page: Page, name: string) => page.locator(`form [name="${name}"]`).first();
 
   it('is served at /app with a strict Content-Security-Policy, and the root sends a browser there', async () => {
@@ -130,19 +149,7 @@ describe('the console in a browser', () => {
     const owner = await createTestUser(platform.database.knex, { balanceUsd: 5 });
     const page = await open(owner);
 
-    // A card, then a number: its price and monthly renewal are stated before the purchase.
-    await page.goto(`${platform.baseUrl}/app/billing`);
-    await page.getByLabel('PaymentMethod id').fill('pm_card_visa');
-    await page.getByRole('button', { name: 'Add card' }).click();
-    await expect.poll(() => page.locator('table').first().textContent()).toContain('ending 4242');
-    await page.getByRole('link', { name: 'Phone numbers' }).click();
-    await page.getByRole('button', { name: 'Search' }).click();
-    await page.getByRole('button', { name: /^Buy \+1/ }).first().click();
-    const terms = await page.locator('#confirm-terms').textContent();
-    expect(terms).toMatch(/You pay \$\d+\.\d\d now .* and \$\d+\.\d\d every month .* until you release the number/);
-    await page.getByRole('button', { name: /^Buy for/ }).click();
-    await expect.poll(() => page.getByRole('status').first().textContent()).toMatch(/is yours/);
-    const bought = (await page.locator('section[aria-labelledby="owned"] tbody tr td').first().textContent())!;
+    const bought = await buyNumber(page);
     expect(bought).toMatch(/^\+1\d{10}$/);
 
     // An assistant that calls from it, records, and posts its post-call webhook to the receiver.
@@ -189,19 +196,10 @@ describe('the console in a browser', () => {
     await page.close();
   }, 180_000);
 
-  it.skipIf(!speechInstalled)('creates a campaign, imports leads from a CSV with progress, starts it and watches its progress change', async () => {
+  it('creates a campaign, imports leads from a CSV with progress, starts it and watches its progress change', async () => {
     const owner = await createTestUser(platform.database.knex, { balanceUsd: 5 });
     const page = await open(owner);
-    await page.goto(`${platform.baseUrl}/app/billing`);
-    await page.getByLabel('PaymentMethod id').fill('pm_card_visa');
-    await page.getByRole('button', { name: 'Add card' }).click();
-    await expect.poll(() => page.locator('table').first().textContent()).toContain('ending 4242');
-    await page.goto(`${platform.baseUrl}/app/numbers`);
-    await page.getByRole('button', { name: 'Search' }).click();
-    await page.getByRole('button', { name: /^Buy \+1/ }).first().click();
-    await page.getByRole('button', { name: /^Buy for/ }).click();
-    await expect.poll(() => page.getByRole('status').first().textContent()).toMatch(/is yours/);
-    const bought = (await page.locator('section[aria-labelledby="owned"] tbody tr td').first().textContent())!;
+    const bought = await buyNumber(page);
     await page.goto(`${platform.baseUrl}/app/assistants/new`);
     await field(page, 'name').fill('Dialer');
     await field(page, 'system_prompt').fill('You call people.');

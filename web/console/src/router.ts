@@ -83,3 +83,14 @@ export function withQuery(changes: Record<string, string | number | undefined>):
   const search = query.toString();
   return `${location.pathname}${search ? `?${search}` : ''}`;
 }
+
+/** `path` with a query of the form's non-empty fields among `names` (a filter form's submission). */
+export function filterAddress(path: string, form: HTMLFormElement, names: readonly string[]): string {
+  const data = new FormData(form);
+  const query = new URLSearchParams();
+  for (const name of names) {
+    const value = data.get(name);
+    if (typeof value === 'string' && value.trim()) query.set(name, value.trim());
+  }
+  return `${path}${query.size ? `?${query.toString()}` : ''}`;
+}

@@ -4,8 +4,7 @@ import { Badge, PageHeader, Status } from '../components/page.tsx';
 import { Pager } from '../components/pager.tsx';
 import { money, seconds, when } from '../format.ts';
 import { useLoad } from '../hooks.ts';
-import { BASE, navigate, useLocation } from '../router.ts';
-import { formText } from '../components/collect.ts';
+import { BASE, filterAddress, navigate, useLocation } from '../router.ts';
 
 export const CALL_STATUSES = ['initiated', 'ringing', 'busy', 'in-progress', 'ended', 'completed', 'ended_by_customer', 'ended_by_assistant', 'no-answer', 'failed'] as const;
 const FILTERS = ['status', 'type', 'phone_number', 'assistant_id', 'campaign_id', 'date_from', 'date_to', 'per_page'] as const;
@@ -34,14 +33,7 @@ export function Calls() {
 
   const apply = (event: Event) => {
     event.preventDefault();
-    const form = new FormData(event.currentTarget as HTMLFormElement);
-    const next = new URLSearchParams();
-    for (const name of FILTERS) {
-      const value = formText(form, name).trim();
-      if (value) next.set(name, value);
-    }
-    const text = next.toString();
-    navigate(`${BASE}/calls${text ? `?${text}` : ''}`);
+    navigate(filterAddress(`${BASE}/calls`, event.currentTarget as HTMLFormElement, FILTERS));
   };
   const selected = (name: string, value: string | number) => search.get(name) === String(value);
   const active = FILTERS.filter((name) => name !== 'per_page' && search.get(name)).length;

@@ -164,7 +164,10 @@ function WebCallPanel({ assistant }: { assistant: Assistant }) {
         } else shown.push(line(role, text, final));
         setLines([...shown]);
       },
-      onError: (error) => shown.push(line('error', error.message)),
+      onError: (error) => {
+        shown.push(line('error', error.message));
+        setLines([...shown]);
+      },
     }).then(setCall, (error: unknown) => {
       setState('');
       setLines([line('error', (error as Error).message)]);

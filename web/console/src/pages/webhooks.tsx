@@ -6,8 +6,7 @@ import { PageHeader, Status } from '../components/page.tsx';
 import { Pager } from '../components/pager.tsx';
 import { when } from '../format.ts';
 import { useLoad } from '../hooks.ts';
-import { BASE, navigate, useLocation } from '../router.ts';
-import { formText } from '../components/collect.ts';
+import { BASE, filterAddress, navigate, useLocation } from '../router.ts';
 
 const STATUSES = ['pending', 'delivered', 'failed', 'dead', 'cancelled'] as const;
 
@@ -47,13 +46,7 @@ export function Webhooks() {
   const assistants = useLoad(() => ok(api.GET('/user/assistants')), []);
   const apply = (event: Event) => {
     event.preventDefault();
-    const form = new FormData(event.currentTarget as HTMLFormElement);
-    const next = new URLSearchParams();
-    for (const name of ['status', 'assistant_id', 'call_id']) {
-      const value = formText(form, name).trim();
-      if (value) next.set(name, value);
-    }
-    navigate(`${BASE}/webhooks${next.size ? `?${next.toString()}` : ''}`);
+    navigate(filterAddress(`${BASE}/webhooks`, event.currentTarget as HTMLFormElement, ['status', 'assistant_id', 'call_id']));
   };
   return (
     <>
