@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -10,6 +11,9 @@ import { PERSON, personCalleeTurn } from '../support/phone-calls.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { speechInstalled, speechSkipReason } from '../support/speech.ts';
 import { createTestUser, type TestUser } from '../support/users.ts';
+
+/** axe-core's checks (WCAG 2 A and AA), run in a page through the browser's protocol, as the page's policy allows no injected script. */
+const axeSource = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 /** A name and a chat reply that would run script if the console wrote them as HTML. */
 const HOSTILE_NAME = '<img src=x onerror="window.pwned=1">Ada';
@@ -65,6 +69,14 @@ describe('the console in a browser', () => {
     return page;
   }
   const heading = (page: Page) => page.locator('h1').textContent();
+
+  /** What axe-core finds against WCAG 2 A and AA in the page as it is now, one line a rule broken. */
+  async function accessibilityViolations(page: Page): Promise<string[]> {
+    await page.evaluate(axeSource);
+    const found = await page.evaluate<{ id: string; impact: string; targets: string[] }[]>(
+      "axe.run(document, { runOnly: ['wcag2a', 'wcag2aa'] }).then((result) => result.violations.map(({ id, impact, nodes }) => ({ id, impact, targets: nodes.map((node) => node.target.join(' ')) })))");
+    return found.map((violation) => `${violation.id} (${violation.impact}) at ${violation.targets.join(', ')}`);
+  }
 
   /**
    * Adds the sandbox's test card on the billing page, then buys the first number offered in the US, whose price
@@ -135,6 +147,7 @@ describe('the console in a browser', () => {
     expect(await page.locator('.chat .msg.user .text').last().textContent()).toBe('Who are you?');
     expect(await page.evaluate('window.pwned')).toBeUndefined();
     expect(await page.locator('img[src="x"], .chat b').count()).toBe(0);
+    expect(await accessibilityViolations(page)).toEqual([]);
 
     // The address is the page: a reload keeps the session (in the tab) and shows the same assistant.
     await page.reload();
@@ -181,6 +194,7 @@ describe('the console in a browser', () => {
     expect(await replies.first().textContent()).toMatch(/caller waited\d+ ms.*model first token\d+ ms/);
     await expect.poll(() => page.locator('.deliveries .badge').first().textContent(), { timeout: 30_000, interval: 1000 }).toBe('delivered');
     await page.screenshot({ path: path.join(screenshots, 'console-call.png'), fullPage: true });
+    expect(await accessibilityViolations(page)).toEqual([]);
 
     // Redelivered from the page: a new delivery of the same event arrives.
     const before = receiver.received.length;
@@ -224,7 +238,7 @@ describe('the console in a browser', () => {
     await page.getByRole('button', { name: 'Import' }).click();
     await expect.poll(() => page.locator('section[aria-labelledby="import"]').textContent()).toContain('3 rows read: 2 created, 0 already in the campaign, 1 invalid.');
     expect(await page.locator('#import-progress').getAttribute('value')).toBe('1');
-    expect(await page.locator('dd[data-status="created"]').textContent()).toBe('2');
+    await expect.poll(() => page.locator('dd[data-status="created"]').textContent()).toBe('2');
     await expect.poll(() => page.locator('section[aria-labelledby="leads"] tbody tr').count()).toBe(2);
 
     await page.getByRole('button', { name: 'Start' }).click();
@@ -237,7 +251,7 @@ describe('the console in a browser', () => {
     await page.close();
   }, 90_000);
 
-  it('shows a new API key once, opens every page with one h1 at a phone width, and no page threw', async () => {
+  it('shows a new API key once, opens every page at a phone width (one h1, no WCAG A/AA violation), signs out, and no page threw', async () => {
     const owner = await createTestUser(platform.database.knex);
     const page = await open(owner, { width: 390, height: 844 });
     await page.goto(`${platform.baseUrl}/app/keys`);
@@ -253,12 +267,23 @@ describe('the console in a browser', () => {
     await page.getByRole('button', { name: 'Menu' }).click();
     await page.getByRole('link', { name: 'Calls' }).click();
     await expect.poll(() => heading(page)).toBe('Calls');
+    const violations: string[] = [];
     for (const slug of ['overview', 'assistants', 'assistants/new', 'calls', 'campaigns', 'numbers', 'knowledge', 'webhooks', 'keys', 'billing', 'no-such-page']) {
       await page.goto(`${platform.baseUrl}/app/${slug}`);
       await expect.poll(() => page.locator('h1').count(), { message: slug }).toBe(1);
+      await expect.poll(() => page.locator('.loading').count(), { message: slug }).toBe(0);
       const width = await page.evaluate<number>('document.documentElement.scrollWidth');
       expect(width, `${slug} fits the phone's width`).toBeLessThanOrEqual(390);
+      violations.push(...(await accessibilityViolations(page)).map((violation) => `${slug}: ${violation}`));
     }
+    expect(violations).toEqual([]);
+
+    await page.getByRole('button', { name: 'Menu' }).click();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await expect.poll(() => heading(page)).toBe('Sign in');
+    expect((await platform.request('GET', '/user/me', { token: token! })).status).toBe(200);
+    await page.reload();
+    await expect.poll(() => heading(page)).toBe('Sign in');
     await page.close();
     expect(pageErrors).toEqual([]);
   });

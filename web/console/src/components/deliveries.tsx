@@ -3,6 +3,7 @@ import { api, ok, type Answer } from '../api/client.ts';
 import { ms, when } from '../format.ts';
 import { BASE } from '../router.ts';
 import { Badge } from './page.tsx';
+import { TableBox } from './table-box.tsx';
 
 export type Delivery = Answer<'/user/webhook-deliveries'>['data'][number];
 
@@ -48,7 +49,7 @@ export function Deliveries({ deliveries, onChange, showCall = true }: { deliveri
   };
   return (
     <>
-      <div class="table-wrap">
+      <TableBox label="Webhook deliveries">
         <table class="deliveries">
           <caption class="visually-hidden">Webhook deliveries</caption>
           <thead>
@@ -83,7 +84,7 @@ export function Deliveries({ deliveries, onChange, showCall = true }: { deliveri
             ))}
           </tbody>
         </table>
-      </div>
+      </TableBox>
       {message && <p role="status">{message}</p>}
     </>
   );

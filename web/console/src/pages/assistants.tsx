@@ -4,6 +4,7 @@ import { Pager } from '../components/pager.tsx';
 import { when } from '../format.ts';
 import { useLoad } from '../hooks.ts';
 import { BASE, navigate, useLocation, withQuery } from '../router.ts';
+import { TableBox } from '../components/table-box.tsx';
 
 const positive = (text: string | null) => (text && /^\d+$/.test(text) ? Number(text) : undefined);
 
@@ -47,7 +48,7 @@ export function Assistants() {
       <Status loading={list.loading && !list.data} error={list.error} retry={list.reload} />
       {list.data && (
         <>
-          <div class="table-wrap">
+          <TableBox label="Assistants">
             <table>
               <caption class="visually-hidden">Assistants</caption>
               <thead>
@@ -67,7 +68,7 @@ export function Assistants() {
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableBox>
           {list.data.total === 0 && <p class="empty">No assistants yet. <a href={`${BASE}/assistants/new`}>Create your first assistant</a>.</p>}
           <Pager page={list.data} noun="assistants" />
         </>

@@ -7,6 +7,7 @@ import { money, when } from '../format.ts';
 import { useLoad } from '../hooks.ts';
 import { useLocation } from '../router.ts';
 import { textOf } from '../components/collect.ts';
+import { TableBox } from '../components/table-box.tsx';
 
 /** Stripe's test PaymentMethods, which the embedded sandbox payment provider accepts. */
 const TEST_CARDS = ['pm_card_visa', 'pm_card_mastercard', 'pm_card_amex', 'pm_card_chargeDeclined', 'pm_card_authenticationRequired'];
@@ -34,7 +35,7 @@ function Cards({ onChange }: { onChange: () => void }) {
       <h2 id="cards">Payment methods</h2>
       <Status loading={cards.loading && !cards.data} error={cards.error} />
       {cards.data && (cards.data.data.length === 0 ? <p class="empty">No card yet: numbers and top-ups need one.</p> : (
-        <div class="table-wrap">
+        <TableBox label="Cards">
           <table>
             <caption class="visually-hidden">Cards</caption>
             <thead><tr><th scope="col">Card</th><th scope="col">Expires</th><th scope="col">Default</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
@@ -52,7 +53,7 @@ function Cards({ onChange }: { onChange: () => void }) {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableBox>
       ))}
       <Form onSubmit={add} submitLabel="Add card" label="Add a card">
         <Field name="payment_method" label="PaymentMethod id" list="test-cards" autoComplete="off" placeholder="pm_card_visa"
@@ -109,7 +110,7 @@ function Ledger({ version }: { version: number }) {
       <Status loading={ledger.loading && !ledger.data} error={ledger.error} />
       {ledger.data && (
         <>
-          <div class="table-wrap">
+          <TableBox label="Ledger entries">
             <table>
               <caption class="visually-hidden">Ledger entries</caption>
               <thead><tr><th scope="col">When</th><th scope="col">Kind</th><th scope="col">Description</th><th scope="col" class="num">Amount</th></tr></thead>
@@ -124,7 +125,7 @@ function Ledger({ version }: { version: number }) {
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableBox>
           <Pager page={ledger.data} noun="entries" />
         </>
       )}

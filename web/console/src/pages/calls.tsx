@@ -5,6 +5,7 @@ import { Pager } from '../components/pager.tsx';
 import { money, seconds, when } from '../format.ts';
 import { useLoad } from '../hooks.ts';
 import { BASE, filterAddress, navigate, useLocation } from '../router.ts';
+import { TableBox } from '../components/table-box.tsx';
 
 export const CALL_STATUSES = ['initiated', 'ringing', 'busy', 'in-progress', 'ended', 'completed', 'ended_by_customer', 'ended_by_assistant', 'no-answer', 'failed'] as const;
 const FILTERS = ['status', 'type', 'phone_number', 'assistant_id', 'campaign_id', 'date_from', 'date_to', 'per_page'] as const;
@@ -101,7 +102,7 @@ export function Calls() {
       <Status loading={calls.loading && !calls.data} error={calls.error} retry={calls.reload} />
       {calls.data && (
         <>
-          <div class="table-wrap">
+          <TableBox label="Calls">
             <table class="calls">
               <caption class="visually-hidden">Calls</caption>
               <thead>
@@ -126,7 +127,7 @@ export function Calls() {
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableBox>
           <Pager page={calls.data} noun="calls" />
         </>
       )}

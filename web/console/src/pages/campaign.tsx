@@ -8,6 +8,7 @@ import { useInterval, useLoad } from '../hooks.ts';
 import { BASE, navigate, useLocation, withQuery } from '../router.ts';
 import { CampaignFields, type Campaign } from './campaign-form.tsx';
 import { formText } from '../components/collect.ts';
+import { TableBox } from '../components/table-box.tsx';
 
 const LEAD_STATUSES = ['created', 'scheduled', 'processing', 'completed', 'rescheduled', 'reached-max-retries', 'blacklisted'] as const;
 type Imported = Answer<'/user/campaigns/{id}/leads/import', 'post'>;
@@ -133,7 +134,7 @@ function Leads({ campaign }: { campaign: Campaign }) {
       <Status loading={leads.loading && !leads.data} error={leads.error} />
       {leads.data && (
         <>
-          <div class="table-wrap">
+          <TableBox label="Leads of the campaign">
             <table>
               <caption class="visually-hidden">Leads of the campaign</caption>
               <thead><tr><th scope="col">Phone number</th><th scope="col">Status</th><th scope="col">Variables</th><th scope="col">Added</th></tr></thead>
@@ -148,7 +149,7 @@ function Leads({ campaign }: { campaign: Campaign }) {
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableBox>
           <Pager page={leads.data} noun="leads" />
         </>
       )}

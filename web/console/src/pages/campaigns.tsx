@@ -5,6 +5,7 @@ import { when } from '../format.ts';
 import { useLoad } from '../hooks.ts';
 import { BASE, navigate } from '../router.ts';
 import { CampaignFields } from './campaign-form.tsx';
+import { TableBox } from '../components/table-box.tsx';
 
 /** The user's campaigns, and a new one: created as a draft, then filled with leads on its page. */
 export function Campaigns() {
@@ -19,7 +20,7 @@ export function Campaigns() {
       <Status loading={campaigns.loading && !campaigns.data} error={campaigns.error} retry={campaigns.reload} />
       {campaigns.data?.length === 0 && <p class="empty">No campaigns yet.</p>}
       {campaigns.data && campaigns.data.length > 0 && (
-        <div class="table-wrap">
+        <TableBox label="Campaigns">
           <table>
             <caption class="visually-hidden">Campaigns</caption>
             <thead><tr><th scope="col">Name</th><th scope="col">Status</th><th scope="col" class="num">Calls at once</th><th scope="col">Hours</th><th scope="col">Created</th></tr></thead>
@@ -35,7 +36,7 @@ export function Campaigns() {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableBox>
       )}
       <section class="card" aria-labelledby="new-campaign">
         <h2 id="new-campaign">New campaign</h2>

@@ -6,6 +6,7 @@ import { PageHeader, Status } from '../components/page.tsx';
 import { when } from '../format.ts';
 import { useLoad } from '../hooks.ts';
 import { textOf } from '../components/collect.ts';
+import { TableBox } from '../components/table-box.tsx';
 
 /** API keys: a new key's token is shown once, here and now (it is not kept by the page: a reload loses it); revoking. */
 export function KeysPage() {
@@ -47,7 +48,7 @@ export function KeysPage() {
       <Status loading={keys.loading && !keys.data} error={keys.error} retry={keys.reload} />
       {message && <p role="status">{message}</p>}
       {keys.data && (
-        <div class="table-wrap">
+        <TableBox label="API keys">
           <table>
             <caption class="visually-hidden">API keys</caption>
             <thead><tr><th scope="col">Name</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
@@ -62,7 +63,7 @@ export function KeysPage() {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableBox>
       )}
     </>
   );

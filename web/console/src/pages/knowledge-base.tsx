@@ -6,6 +6,7 @@ import { when } from '../format.ts';
 import { useInterval, useLoad } from '../hooks.ts';
 import { BASE, navigate } from '../router.ts';
 import { textOf } from '../components/collect.ts';
+import { TableBox } from '../components/table-box.tsx';
 
 type Found = Answer<'/user/knowledgebases/{id}/search', 'post'>;
 
@@ -123,7 +124,7 @@ export function KnowledgeBasePage({ id }: { id: number }) {
         <h2 id="documents">Documents</h2>
         <Status loading={documents.loading && !documents.data} error={documents.error} />
         {documents.data && (
-          <div class="table-wrap">
+          <TableBox label="Documents">
             <table>
               <caption class="visually-hidden">Documents</caption>
               <thead><tr><th scope="col">Name</th><th scope="col">Kind</th><th scope="col">Status</th><th scope="col">Added</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
@@ -140,7 +141,7 @@ export function KnowledgeBasePage({ id }: { id: number }) {
               </tbody>
             </table>
             {documents.data.data.length === 0 && <p class="empty">No documents yet.</p>}
-          </div>
+          </TableBox>
         )}
       </section>
       <AddDocument baseId={id} onAdded={() => { documents.reload(); base.reload(); }} />

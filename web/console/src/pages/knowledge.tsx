@@ -5,6 +5,7 @@ import { when } from '../format.ts';
 import { useLoad } from '../hooks.ts';
 import { BASE, navigate } from '../router.ts';
 import { textOf } from '../components/collect.ts';
+import { TableBox } from '../components/table-box.tsx';
 
 /** The user's knowledge bases, and a new one. */
 export function Knowledge() {
@@ -19,7 +20,7 @@ export function Knowledge() {
       <Status loading={bases.loading && !bases.data} error={bases.error} retry={bases.reload} />
       {bases.data?.data.length === 0 && <p class="empty">No knowledge bases yet.</p>}
       {bases.data && bases.data.data.length > 0 && (
-        <div class="table-wrap">
+        <TableBox label="Knowledge bases">
           <table>
             <caption class="visually-hidden">Knowledge bases</caption>
             <thead><tr><th scope="col">Name</th><th scope="col">Status</th><th scope="col" class="num">Documents</th><th scope="col" class="num">Assistants</th><th scope="col">Created</th></tr></thead>
@@ -35,7 +36,7 @@ export function Knowledge() {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableBox>
       )}
       <section class="card" aria-labelledby="new-base">
         <h2 id="new-base">New knowledge base</h2>

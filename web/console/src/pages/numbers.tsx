@@ -6,6 +6,7 @@ import { useLoad } from '../hooks.ts';
 import { BASE } from '../router.ts';
 import { DialingCountries, SipTrunks } from './sip-trunks.tsx';
 import { formText } from '../components/collect.ts';
+import { TableBox } from '../components/table-box.tsx';
 
 type Owned = Answer<'/user/phone-numbers/all'>['data'][number];
 type Offer = Answer<'/user/phone-numbers/search'>['data'][number];
@@ -97,7 +98,7 @@ function BuyNumber({ onBought }: { onBought: () => void }) {
       )}
       {message && <p class={message.error ? 'notice error' : 'notice'} role={message.error ? 'alert' : 'status'}>{message.text}</p>}
       {offers && (
-        <div class="table-wrap">
+        <TableBox label="Numbers offered">
           <table>
             <caption class="visually-hidden">Numbers offered</caption>
             <thead><tr><th scope="col">Number</th><th scope="col">SMS</th><th scope="col">Address needed</th><th scope="col" class="num">Price a month</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
@@ -114,7 +115,7 @@ function BuyNumber({ onBought }: { onBought: () => void }) {
             </tbody>
           </table>
           {offers.length === 0 && <p class="empty">No number matches.</p>}
-        </div>
+        </TableBox>
       )}
     </section>
   );
@@ -143,7 +144,7 @@ export function Numbers() {
         {message && <p role="status" class="notice">{message}</p>}
         {owned.data?.data.length === 0 && <p class="empty">No numbers yet. Buy one below; you need a card on the <a href={`${BASE}/billing`}>Billing</a> page.</p>}
         {owned.data && owned.data.data.length > 0 && (
-          <div class="table-wrap">
+          <TableBox label="Your numbers">
             <table>
               <caption class="visually-hidden">Your numbers</caption>
               <thead><tr><th scope="col">Number</th><th scope="col">Nickname</th><th scope="col">Kind</th><th scope="col">Country</th><th scope="col">Renews</th><th scope="col">Added</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
@@ -163,7 +164,7 @@ export function Numbers() {
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableBox>
         )}
       </section>
       <BuyNumber onBought={owned.reload} />

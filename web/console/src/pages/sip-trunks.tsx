@@ -3,6 +3,7 @@ import { api, ok, type Body } from '../api/client.ts';
 import { Check, Field, Form, Select } from '../components/form.tsx';
 import { Status } from '../components/page.tsx';
 import { useLoad } from '../hooks.ts';
+import { TableBox } from '../components/table-box.tsx';
 
 /** The user's SIP trunks (their own carrier's numbers), and adding one. */
 export function SipTrunks({ onChange }: { onChange: () => void }) {
@@ -20,7 +21,7 @@ export function SipTrunks({ onChange }: { onChange: () => void }) {
       <h2 id="sip">SIP trunks</h2>
       <Status loading={trunks.loading && !trunks.data} error={trunks.error} />
       {trunks.data && trunks.data.data.length > 0 && (
-        <div class="table-wrap">
+        <TableBox label="SIP trunks">
           <table>
             <caption class="visually-hidden">SIP trunks</caption>
             <thead><tr><th scope="col">Number</th><th scope="col">Kind</th><th scope="col">Address</th><th scope="col">User</th><th scope="col">Inbound by</th><th scope="col">Format</th></tr></thead>
@@ -37,7 +38,7 @@ export function SipTrunks({ onChange }: { onChange: () => void }) {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableBox>
       )}
       <details>
         <summary>Add a SIP trunk</summary>

@@ -2,6 +2,7 @@ import { api, ok } from '../api/client.ts';
 import { PageHeader, Status } from '../components/page.tsx';
 import { when } from '../format.ts';
 import { useLoad } from '../hooks.ts';
+import { TableBox } from '../components/table-box.tsx';
 
 /** A white-label admin's users, with their balances. */
 export function Users() {
@@ -11,7 +12,7 @@ export function Users() {
       <PageHeader title="Users" lead="The users of your platform." />
       <Status loading={users.loading && !users.data} error={users.error} retry={users.reload} />
       {users.data && (
-        <div class="table-wrap">
+        <TableBox label="Users">
           <table>
             <caption class="visually-hidden">Users</caption>
             <thead><tr><th scope="col">Name</th><th scope="col">Email</th><th scope="col" class="num">Minutes</th><th scope="col" class="num">Chat credits</th><th scope="col">Joined</th></tr></thead>
@@ -28,7 +29,7 @@ export function Users() {
             </tbody>
           </table>
           {users.data.data.length === 0 && <p class="empty">No users yet.</p>}
-        </div>
+        </TableBox>
       )}
     </>
   );
