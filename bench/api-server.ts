@@ -1,6 +1,7 @@
 /**
- * The API alone on a loopback port, over PostgreSQL (DATABASE_URL) or an embedded PGlite in a temporary
- * directory, migrated; the Temporal client is made but never needed by the routes the benches call.
+ * The API alone on a loopback port, over PostgreSQL (DATABASE_URL; with `scratch`, in a database of its own on
+ * that server, dropped at the end) or an embedded PGlite in a temporary directory, migrated; the Temporal client is
+ * made but never needed by the routes the benches call.
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -18,6 +19,7 @@ import { createProviders } from '../src/providers/index.ts';
 import { apiRoutes } from '../src/roles/api.ts';
 import { createTemporalClient } from '../src/temporal/client.ts';
 import { listenOnLoopback } from '../test/support/ports.ts';
+import { createScratchDatabase } from '../test/support/scratch-database.ts';
 
 export interface BenchApi {
   config: Config;
@@ -27,10 +29,12 @@ export interface BenchApi {
   close(): Promise<void>;
 }
 
-export async function startBenchApi(): Promise<BenchApi> {
+export async function startBenchApi(options: { scratch?: boolean } = {}): Promise<BenchApi> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-bench-'));
   const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '1000000' });
-  const database: Database = config.database.url ? await connectPostgres(config.database.url, config.database.poolMax) : await openEmbedded({ dataDir });
+  const scratch = options.scratch && config.database.url ? await createScratchDatabase(config.database.url, 'parley_bench') : undefined;
+  const url = scratch?.url ?? config.database.url;
+  const database: Database = url ? await connectPostgres(url, config.database.poolMax) : await openEmbedded({ dataDir });
   const { knex } = database;
   await migrateLatest(knex);
   const temporal = createTemporalClient(config, config.temporal.address ?? '127.0.0.1:7233');
@@ -52,6 +56,7 @@ export async function startBenchApi(): Promise<BenchApi> {
       await temporal.close();
       await providers.close();
       await database.close();
+      await scratch?.drop();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };

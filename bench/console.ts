@@ -5,7 +5,8 @@
  * Targets (issue 31): the first page interactive in < 1 s; the calls list in < 300 ms.
  *
  *   npm run bench:console -- [--calls 1000000] [--runs 20]
- * Uses DATABASE_URL when set, otherwise an embedded PGlite in a temporary directory. Each load is a fresh browser
+ * Uses a database of its own on the DATABASE_URL server when set, otherwise an embedded PGlite in a temporary
+ * directory. Each load is a fresh browser
  * context (a cold cache: the bundle is fetched every time) unless the line says warm.
  */
 import { parseArgs } from 'node:util';
@@ -76,7 +77,7 @@ async function main(): Promise<void> {
   }
   console.log(`first page total               | ${(firstRaw / 1024).toFixed(1).padStart(10)} | ${(firstGzip / 1024).toFixed(1).padStart(10)} |`);
 
-  const api = await startBenchApi();
+  const api = await startBenchApi({ scratch: true });
   const { config, knex } = api;
 
   const seedStarted = performance.now();

@@ -252,7 +252,11 @@ describe('the console in a browser', () => {
   }, 90_000);
 
   it('shows a new API key once, opens every page at a phone width (one h1, no WCAG A/AA violation), signs out, and no page threw', async () => {
+    // A white-label admin, who also sees the users of their platform.
     const owner = await createTestUser(platform.database.knex);
+    await platform.database.knex('users').where({ id: owner.id }).update({ white_label_admin: true });
+    const registered = await platform.request('POST', '/white-label/register', { token: owner.token, body: { name: 'Grace Client', email: `grace-${owner.id}@example.test`, password: 'correct horse battery' } });
+    expect(registered.status, registered.text).toBe(200);
     const page = await open(owner, { width: 390, height: 844 });
     await page.goto(`${platform.baseUrl}/app/keys`);
     await field(page, 'name').fill('CRM');
@@ -268,7 +272,7 @@ describe('the console in a browser', () => {
     await page.getByRole('link', { name: 'Calls' }).click();
     await expect.poll(() => heading(page)).toBe('Calls');
     const violations: string[] = [];
-    for (const slug of ['overview', 'assistants', 'assistants/new', 'calls', 'campaigns', 'numbers', 'knowledge', 'webhooks', 'keys', 'billing', 'no-such-page']) {
+    for (const slug of ['overview', 'assistants', 'assistants/new', 'calls', 'campaigns', 'numbers', 'knowledge', 'webhooks', 'keys', 'billing', 'users', 'no-such-page']) {
       await page.goto(`${platform.baseUrl}/app/${slug}`);
       await expect.poll(() => page.locator('h1').count(), { message: slug }).toBe(1);
       await expect.poll(() => page.locator('.loading').count(), { message: slug }).toBe(0);
@@ -277,8 +281,11 @@ describe('the console in a browser', () => {
       violations.push(...(await accessibilityViolations(page)).map((violation) => `${slug}: ${violation}`));
     }
     expect(violations).toEqual([]);
+    await page.goto(`${platform.baseUrl}/app/users`);
+    await expect.poll(() => page.locator('table tbody tr td').first().textContent()).toBe('Grace Client');
 
     await page.getByRole('button', { name: 'Menu' }).click();
+    expect(await page.getByRole('link', { name: 'Users' }).count()).toBe(1);
     await page.getByRole('button', { name: 'Sign out' }).click();
     await expect.poll(() => heading(page)).toBe('Sign in');
     expect((await platform.request('GET', '/user/me', { token: token! })).status).toBe(200);

@@ -1,5 +1,5 @@
 import { createContext, type ComponentChildren, type LooseInputHTMLAttributes, type LooseSelectHTMLAttributes, type TextareaHTMLAttributes } from 'preact';
-import { useContext, useRef, useState } from 'preact/hooks';
+import { useContext, useState } from 'preact/hooks';
 import { ApiError } from '../api/client.ts';
 import { collectForm, FieldInputError } from './collect.ts';
 
@@ -39,7 +39,6 @@ export function Form(props: FormProps) {
   const [errors, setErrors] = useState<Errors>({});
   const [problem, setProblem] = useState<{ message: string; unmatched: [string, string[]][] }>();
   const [busy, setBusy] = useState(false);
-  const formRef = useRef<HTMLFormElement>(null);
 
   const fail = (form: HTMLFormElement, message: string, fields: Errors) => {
     setErrors(fields);
@@ -78,7 +77,7 @@ export function Form(props: FormProps) {
 
   return (
     <ErrorsContext.Provider value={errors}>
-      <form ref={formRef} class={props.class} aria-label={props.label} onSubmit={(event) => void submit(event)} noValidate>
+      <form class={props.class} aria-label={props.label} onSubmit={(event) => void submit(event)} noValidate>
         {props.children}
         {problem && (
           <div class="form-problem" role="alert" tabIndex={-1}>
