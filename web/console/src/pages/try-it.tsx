@@ -47,16 +47,18 @@ async function sendMessage(conversation: string, message: string, on: { token: (
 
 /** The conversation so far, read as it grows. */
 function Transcript({ lines, label }: { lines: Line[]; label: string }) {
-  const end = useRef<HTMLLIElement>(null);
-  useEffect(() => end.current?.scrollIntoView({ block: 'nearest' }), [lines]);
+  // The list scrolls to its newest line; the page around it stays where the reader left it.
+  const list = useRef<HTMLOListElement>(null);
+  useEffect(() => {
+    if (list.current) list.current.scrollTop = list.current.scrollHeight;
+  }, [lines]);
   return (
-    <ol class="chat" aria-label={label} aria-live="polite">
+    <ol ref={list} class="chat" aria-label={label} aria-live="polite">
       {lines.map((item) => (
         <li key={item.id} class={`msg ${item.role}${item.final ? '' : ' partial'}`}>
           <span class="visually-hidden">{item.role === 'user' ? 'You: ' : item.role === 'assistant' ? 'Assistant: ' : ''}</span><span class="text">{item.text}</span>
         </li>
       ))}
-      <li ref={end} class="end" aria-hidden="true" />
     </ol>
   );
 }
