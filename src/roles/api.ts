@@ -1,5 +1,6 @@
 import http from 'node:http';
 import { createApp } from '../api/app.ts';
+import { consoleBundle } from '../api/console.ts';
 import { docsRoutes } from '../api/docs.ts';
 import { healthRoutes } from '../api/health.ts';
 import { createRequestGuards, type RequestGuards } from '../api/guards.ts';
@@ -153,6 +154,8 @@ export async function start(ctx: RoleContext): Promise<RunningRole> {
   const sandboxCarrier = createSandboxCarrier(config, ctx.providers, logger, knex);
   const routes = apiRoutes({ config, logger, knex, temporal: ctx.temporal, providers: ctx.providers, guards, sandboxCarrier });
   const { app } = createApp({ config, logger, routes, guards, pages: sandboxCarrier ? sandboxPages() : undefined });
+  // Bundled now rather than on the first visit, so the console's first page is not kept waiting.
+  consoleBundle().catch((error: unknown) => logger.error({ err: error }, 'the console could not be bundled'));
   const server = http.createServer(app.callback());
   if (sandboxCarrier) server.on('upgrade', softphoneUpgrades(sandboxCarrier, logger));
   await listen(server, config.port, config.host);
