@@ -26,6 +26,7 @@ import { createSecretBox } from '../src/lib/secrets.ts';
 import { createLogger } from '../src/logger.ts';
 import { createProviders } from '../src/providers/index.ts';
 import { createApiKey } from '../src/resources/api-keys/service.ts';
+import { tokenResolver } from '../src/resources/auth/tokens.ts';
 import { CALL_STATUSES, CALL_TYPES } from '../src/resources/calls/model.ts';
 import { createUser } from '../src/resources/users/service.ts';
 import { apiRoutes } from '../src/roles/api.ts';
@@ -188,7 +189,7 @@ async function main(): Promise<void> {
   const temporal = createTemporalClient(config, config.temporal.address ?? '127.0.0.1:7233');
   const logger = createLogger(config);
   const providers = createProviders(config, logger, { secrets: createSecretBox(randomBytes(32)) });
-  const guards = createRequestGuards({ knex, config });
+  const guards = createRequestGuards({ knex, config, resolveToken: (clock) => tokenResolver(knex, clock) });
   const { app } = createApp({ config, logger, routes: apiRoutes({ config, logger, knex, temporal, providers, guards }), guards });
   const listening = await listenOnLoopback(http.createServer(app.callback()));
 

@@ -13,6 +13,7 @@ import type { Providers } from '../providers/index.ts';
 import { apiKeyRoutes } from '../resources/api-keys/routes.ts';
 import { assistantRoutes } from '../resources/assistants/routes.ts';
 import { authRoutes } from '../resources/auth/routes.ts';
+import { tokenResolver } from '../resources/auth/tokens.ts';
 import { whiteLabelRoutes } from '../resources/white-label/routes.ts';
 import { balanceRoutes } from '../resources/balance/routes.ts';
 import { callRoutes } from '../resources/calls/routes.ts';
@@ -149,7 +150,7 @@ export async function start(ctx: RoleContext): Promise<RunningRole> {
   const { config, logger } = ctx;
   const knex = ctx.database.knex;
   registerApiMetrics({ registry: ctx.metrics });
-  const guards = createRequestGuards({ knex, config });
+  const guards = createRequestGuards({ knex, config, resolveToken: (clock) => tokenResolver(knex, clock) });
   const sandboxCarrier = createSandboxCarrier(config, ctx.providers, logger, knex);
   const routes = apiRoutes({ config, logger, knex, temporal: ctx.temporal, providers: ctx.providers, guards, sandboxCarrier });
   const { app } = createApp({ config, logger, routes, guards, pages: sandboxCarrier ? sandboxPages() : undefined });
