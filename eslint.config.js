@@ -20,6 +20,21 @@ const engineImports = [
   workflowsByName,
   { group: ['**/resources/**', '**/api/**', '**/voice/**', '**/roles/**'], message: 'Engines import nothing from resources/, api/, voice/ or roles/ (DESIGN section 3).' },
 ];
+// Activities call the engines; of resources/ they read and write only the models.
+const resourceModelsOnly = ['**/resources/*/*', '!**/resources/*/model.ts'];
+/** @param {string[]} resources what of resources/ is restricted */
+const activityImports = (resources) => [
+  { group: ['**/workflows/*', '**/workflows'], message: 'Activities never load workflow code.' },
+  { group: ['**/api/**', '**/roles/**', '**/voice/**'], message: 'Activities import nothing from api/, roles/ or voice/ (DESIGN section 3).' },
+  { group: resources, message: 'Activities call the engines: of resources/ they import only models (DESIGN section 3).' },
+];
+// Providers are adapters at the bottom, beside lib/ and db/: no engine, no request, no role above them.
+const providerImports = [
+  { group: ['**/workflows/*', '**/workflows', '**/activities/**'], message: 'Providers know nothing of workflows or activities.' },
+  { group: ['**/resources/**', '**/api/**', '**/roles/**'], message: 'Providers import nothing from resources/, api/ or roles/ (DESIGN section 3).' },
+  { group: ['**/agent/**', '**/knowledge/**', '**/billing/**', '**/campaigns/**', '**/webhooks/**'], message: 'Providers sit below the engines and the dialogue core: they import none of them.' },
+];
+const providersAboveVoice = { group: ['**/voice/**'], message: 'Providers import nothing from voice/: audio helpers they share with it belong below both.' };
 
 export default tseslint.config(
   { ignores: ['node_modules/**', '.data/**', '.tools/**', 'coverage/**', 'test-results/**', 'web/dist/**'] },
@@ -99,6 +114,73 @@ export default tseslint.config(
           { group: ['**/knowledge/**'], message: 'The dialogue core searches knowledge through its searchKnowledge port (agent/ports.ts).' },
           { group: ['**/providers/*.ts', '**/providers/*/*', '!**/providers/*/types.ts'], allowTypeImports: true, message: 'The dialogue core takes providers as ports: import their types only.' },
         ],
+      }],
+    },
+  },
+  {
+    // The HTTP kit is given what it needs (the token resolver, the routes) by the role that builds the app.
+    files: ['src/api/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', {
+        patterns: [
+          workflowsByName,
+          { group: ['**/resources/**', '**/roles/**'], message: 'The HTTP kit imports nothing from resources/ or roles/: the role hands it what it needs (DESIGN section 3).' },
+        ],
+      }],
+    },
+  },
+  {
+    files: ['activities/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', { patterns: activityImports(resourceModelsOnly) }],
+    },
+  },
+  {
+    // Until calls have an engine (issue 33, item 2): placing a lead's call (make-call's createOutboundCall and the
+    // account's dialing countries) and the post-call webhook's serialized call are still read from resources/.
+    files: ['activities/campaign-calls.ts', 'activities/webhooks.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', {
+        patterns: activityImports([...resourceModelsOnly, '!**/resources/calls/make-call.ts', '!**/resources/dialing-countries/service.ts', '!**/resources/calls/serialize.ts']),
+      }],
+    },
+  },
+  {
+    files: ['src/providers/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', { patterns: [...providerImports, providersAboveVoice] }],
+    },
+  },
+  {
+    // The sandbox carrier's simulator is no provider; it leaves providers/ next (issue 33, item 4).
+    files: ['src/providers/telephony/sandbox-carrier/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', { patterns: providerImports }],
+    },
+  },
+  {
+    // lib/ is the bottom: errors, money, time, ids, secrets, safe fetch. It imports nothing else of src/.
+    files: ['src/lib/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', {
+        patterns: [{ regex: '^\\.\\./', message: 'lib/ imports nothing from the rest of src/ (DESIGN section 3): take what it needs as arguments.' }],
+      }],
+    },
+  },
+  {
+    // Reading the environment is pure: config.ts uses its own config/ folder and lib/, nothing above them.
+    files: ['src/config.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', {
+        patterns: [{ regex: '^\\.(?!/(config|lib)/)', message: 'config.ts imports only its config/ folder and lib/.' }],
+      }],
+    },
+  },
+  {
+    files: ['src/config/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', {
+        patterns: [{ regex: '^\\.\\./(?!lib/)', message: 'The config/ folder imports only its own files and lib/.' }],
       }],
     },
   },
