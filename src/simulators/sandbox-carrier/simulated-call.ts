@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { CallRequest } from '../types.ts';
+import type { CallRequest } from '../../providers/telephony/types.ts';
 import type { CalleeKind } from './callees.ts';
 import type { SimulatedWarmTransfer } from './warm-transfers.ts';
 

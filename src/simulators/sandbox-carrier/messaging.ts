@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { pause } from '../../../lib/abort.ts';
-import { RejectedError } from '../../../lib/errors.ts';
-import type { Logger } from '../../../logger.ts';
-import type { SmsRequest } from '../types.ts';
+import { pause } from '../../lib/abort.ts';
+import { RejectedError } from '../../lib/errors.ts';
+import type { Logger } from '../../logger.ts';
+import type { SmsRequest } from '../../providers/telephony/types.ts';
 import { postSigned } from './webhook.ts';
 
 /**

@@ -2,13 +2,13 @@ import { timingSafeEqual, createHash } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import type { Knex } from 'knex';
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
-import type { SignatureVerifier } from '../../api/middleware/signatures.ts';
-import { defineRoute, type RouteDefinition } from '../../api/routing.ts';
-import { MessageBody } from '../../api/schemas.ts';
-import { BadRequestError, ConflictError, NotFoundError } from '../../lib/errors.ts';
-import type { SandboxCarrier } from '../../providers/telephony/sandbox-carrier/carrier.ts';
-import { newCallSid } from '../../providers/telephony/sandbox-carrier/simulated-call.ts';
-import type { CallRequest, SmsRequest, TransferRequest, WarmTransferRequest, WhatsAppRequest } from '../../providers/telephony/types.ts';
+import type { SignatureVerifier } from '../../../api/middleware/signatures.ts';
+import { defineRoute, type RouteDefinition } from '../../../api/routing.ts';
+import { MessageBody } from '../../../api/schemas.ts';
+import { BadRequestError, ConflictError, NotFoundError } from '../../../lib/errors.ts';
+import type { SandboxCarrier } from '../carrier.ts';
+import { newCallSid } from '../simulated-call.ts';
+import type { CallRequest, SmsRequest, TransferRequest, WarmTransferRequest, WhatsAppRequest } from '../../../providers/telephony/types.ts';
 
 export interface SandboxCarrierDeps {
   knex: Knex;

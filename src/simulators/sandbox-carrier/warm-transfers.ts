@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { pause } from '../../../lib/abort.ts';
-import { wavPeak } from '../hold-music.ts';
-import type { WarmTransferRequest } from '../types.ts';
+import { pause } from '../../lib/abort.ts';
+import { wavPeak } from '../../providers/telephony/hold-music.ts';
+import type { WarmTransferRequest } from '../../providers/telephony/types.ts';
 import { calleeFor, timings, type CalleeKind } from './callees.ts';
 import type { PostWebhook } from './transfers.ts';
 import { sayText } from './twiml.ts';

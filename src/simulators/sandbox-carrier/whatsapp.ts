@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { pause } from '../../../lib/abort.ts';
-import type { Logger } from '../../../logger.ts';
-import type { WhatsAppRequest } from '../types.ts';
+import { pause } from '../../lib/abort.ts';
+import type { Logger } from '../../logger.ts';
+import type { WhatsAppRequest } from '../../providers/telephony/types.ts';
 import { messageTimings, recipientFor } from './messaging.ts';
 import { postSigned } from './webhook.ts';
 
@@ -25,7 +25,7 @@ const KEEP_PER_CHAT = 200;
 
 /**
  * The sandbox carrier's WhatsApp: the counterpart of every sandbox sender is a phone in a browser page
- * (resources/sandbox-carrier/whatsapp-page.ts). Messages a sender sends are reported `sent` then `delivered`
+ * (http/whatsapp-page.ts). Messages a sender sends are reported `sent` then `delivered`
  * to their status callback, signed as Twilio signs, and `read` once the page shows them; what the page writes
  * is posted to Parley's messaging webhook as Twilio posts a WhatsApp message (`whatsapp:` addresses,
  * `ProfileName`, `WaId`). Chats live in memory, as calls do. The recipient's last two digits pick what happens
