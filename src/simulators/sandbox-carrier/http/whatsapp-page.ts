@@ -5,7 +5,7 @@ import { BadRequestError, NotFoundError } from '../../../lib/errors.ts';
 import { toE164 } from '../../../lib/phone-numbers.ts';
 import type { SandboxCarrier } from '../carrier.ts';
 import type { SimulatedWhatsApp } from '../whatsapp.ts';
-import { MAX_MESSAGE_LENGTH } from './routes.ts';
+import { MAX_MESSAGE_LENGTH } from './schemas.ts';
 import { heldInParley } from './softphone.ts';
 
 export interface SandboxWhatsAppPageDeps {
