@@ -1,9 +1,6 @@
-import { randomBytes } from 'node:crypto';
-import { pause } from '../../lib/abort.ts';
-import type { Logger } from '../../logger.ts';
 import type { WhatsAppRequest } from '../../providers/telephony/types.ts';
-import { messageTimings, recipientFor } from './messaging.ts';
-import { postSigned } from './webhook.ts';
+import { MessageChannel, type StatusStep } from './message-channel.ts';
+import { recipientFor } from './messaging.ts';
 
 /** One WhatsApp message the sandbox carrier carried, between a sender (Parley's number) and a customer's phone. */
 export interface SimulatedWhatsApp {
@@ -31,57 +28,41 @@ const KEEP_PER_CHAT = 200;
  * `ProfileName`, `WaId`). Chats live in memory, as calls do. The recipient's last two digits pick what happens
  * as for texts: 95 to 97 fail (63016-like, never charged by the carrier), 80 to 84 are undelivered.
  */
-export class SandboxWhatsApp {
+export class SandboxWhatsApp extends MessageChannel {
+  protected readonly noun = 'WhatsApp message';
   private readonly chats = new Map<string, SimulatedWhatsApp[]>();
   private readonly callbacks = new Map<string, string>();
-  private readonly stopping = new AbortController();
-  private readonly pending = new Set<Promise<void>>();
-  private readonly options: { logger: Logger; accountSid: string; token: () => string; parleyUrl: () => string };
-
-  constructor(options: { logger: Logger; accountSid: string; token: () => string; parleyUrl: () => string }) {
-    this.options = options;
-  }
 
   /** Accepts a message from a sender, answered `queued`; its status callbacks follow. */
   send(request: WhatsAppRequest): SimulatedWhatsApp {
-    const message = this.keep({
-      sid: `SM${randomBytes(16).toString('hex')}`, direction: 'outbound-api', sender: request.from, phone: request.to, body: request.body, status: 'queued', at: Date.now(),
-    });
+    const message = this.keep({ sid: this.newSid(), direction: 'outbound-api', sender: request.from, phone: request.to, body: request.body, status: 'queued', at: Date.now() });
     this.callbacks.set(message.sid, request.statusCallbackUrl);
     const kind = recipientFor(request.to);
     // Twilio's 63016: outside the window without a template; 63003: the channel could not reach the address.
-    const steps: [string, number?][] = kind === 'failing' ? [['failed', 63003]] : kind === 'unreachable' ? [['sent'], ['undelivered', 63016]] : [['sent'], ['delivered']];
-    this.track(this.report(message, steps));
+    const steps: StatusStep[] = kind === 'failing' ? [['failed', 63003]] : kind === 'unreachable' ? [['sent'], ['undelivered', 63016]] : [['sent'], ['delivered']];
+    this.reportStatus(message, steps);
     return { ...message };
   }
 
   /** The page writes to a sender: posted to Parley's messaging webhook, signed; answers Parley's HTTP status. */
   async receive(text: { sender: string; phone: string; name: string; body: string }): Promise<{ sid: string; answered: number }> {
-    const message = this.keep({ sid: `SM${randomBytes(16).toString('hex')}`, direction: 'inbound', sender: text.sender, phone: text.phone, body: text.body, status: 'received', at: Date.now() });
-    const form = new URLSearchParams({
-      AccountSid: this.options.accountSid, ApiVersion: '2010-04-01', MessageSid: message.sid, SmsMessageSid: message.sid, SmsSid: message.sid, SmsStatus: 'received',
-      From: `whatsapp:${text.phone}`, To: `whatsapp:${text.sender}`, Body: text.body, NumMedia: '0', ProfileName: text.name, WaId: text.phone.replace(/^\+/, ''),
+    const message = this.keep({ sid: this.newSid(), direction: 'inbound', sender: text.sender, phone: text.phone, body: text.body, status: 'received', at: Date.now() });
+    const answered = await this.postToParley(message.sid, { From: `whatsapp:${text.phone}`, To: `whatsapp:${text.sender}`, Body: text.body }, {
+      ProfileName: text.name, WaId: text.phone.replace(/^\+/, ''),
     });
-    const response = await postSigned(this.options.token(), `${this.options.parleyUrl()}/api/telephony/sandbox/messages`, form);
-    await response.body?.cancel();
-    return { sid: message.sid, answered: response.status };
+    return { sid: message.sid, answered };
   }
 
   /** The page showed the sender's messages to the phone: each delivered one becomes `read`, and is reported so. */
   markRead(sender: string, phone: string): number {
     const unread = this.chat(sender, phone).filter((message) => message.direction === 'outbound-api' && message.status === 'delivered');
-    for (const message of unread) this.track(this.report(message, [['read']], 0));
+    for (const message of unread) this.reportStatus(message, [['read']], 0);
     return unread.length;
   }
 
   /** The chat between a sender and a phone, oldest first. */
   chat(sender: string, phone: string): SimulatedWhatsApp[] {
     return [...(this.chats.get(`${sender}|${phone}`) ?? [])];
-  }
-
-  async close(): Promise<void> {
-    this.stopping.abort();
-    await Promise.all(this.pending);
   }
 
   private keep(message: SimulatedWhatsApp): SimulatedWhatsApp {
@@ -93,30 +74,10 @@ export class SandboxWhatsApp {
     return message;
   }
 
-  private track(work: Promise<void>): void {
-    const tracked = work.catch((error: unknown) => this.options.logger.error({ err: error }, 'a simulated WhatsApp message broke')).finally(() => this.pending.delete(tracked));
-    this.pending.add(tracked);
-  }
-
-  /** Reports each status change after a pause, as Twilio posts them; a callback that fails is logged, not retried. */
-  private async report(message: SimulatedWhatsApp, steps: [string, number?][], stepMs = messageTimings.stepMs): Promise<void> {
-    const url = this.callbacks.get(message.sid);
-    for (const [status, errorCode] of steps) {
-      if (!await pause(stepMs, this.stopping.signal)) return;
-      message.status = status;
-      if (!url) continue;
-      const form = new URLSearchParams({
-        AccountSid: this.options.accountSid, ApiVersion: '2010-04-01', MessageSid: message.sid, SmsSid: message.sid, MessageStatus: status, SmsStatus: status,
-        From: `whatsapp:${message.sender}`, To: `whatsapp:${message.phone}`, ChannelPrefix: 'whatsapp', ChannelToAddress: message.phone,
-      });
-      if (errorCode !== undefined) form.set('ErrorCode', String(errorCode));
-      try {
-        const answer = await postSigned(this.options.token(), url, form);
-        await answer.body?.cancel();
-        if (!answer.ok) this.options.logger.warn({ messageSid: message.sid, status, answered: answer.status }, 'a WhatsApp status callback was refused');
-      } catch (error) {
-        this.options.logger.warn({ err: error, messageSid: message.sid, status }, 'a WhatsApp status callback could not be delivered');
-      }
-    }
+  /** Reports the message's status changes to its callback, as Twilio posts a WhatsApp message's. */
+  private reportStatus(message: SimulatedWhatsApp, steps: StatusStep[], stepMs?: number): void {
+    this.report(message, this.callbacks.get(message.sid), steps, {
+      From: `whatsapp:${message.sender}`, To: `whatsapp:${message.phone}`, ChannelPrefix: 'whatsapp', ChannelToAddress: message.phone,
+    }, stepMs);
   }
 }
