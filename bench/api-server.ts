@@ -16,6 +16,7 @@ import { connectPostgres, migrateLatest, openEmbedded, type Database } from '../
 import { createSecretBox } from '../src/lib/secrets.ts';
 import { createLogger } from '../src/logger.ts';
 import { createProviders } from '../src/providers/index.ts';
+import { tokenResolver } from '../src/resources/auth/tokens.ts';
 import { apiRoutes } from '../src/roles/api.ts';
 import { createTemporalClient } from '../src/temporal/client.ts';
 import { listenOnLoopback } from '../test/support/ports.ts';
@@ -40,7 +41,7 @@ export async function startBenchApi(options: { scratch?: boolean } = {}): Promis
   const temporal = createTemporalClient(config, config.temporal.address ?? '127.0.0.1:7233');
   const logger = createLogger(config);
   const providers = createProviders(config, logger, { secrets: createSecretBox(randomBytes(32)) });
-  const guards = createRequestGuards({ knex, config });
+  const guards = createRequestGuards({ knex, config, resolveToken: (clock) => tokenResolver(knex, clock) });
   const server = http.createServer();
   const listening = await listenOnLoopback(server);
   // Before the routes are built: links in answers (pages, recordings) point at this server.

@@ -17,6 +17,7 @@ import { loadConfig } from '../src/config.ts';
 import type { Knex } from '../src/db/database.ts';
 import { createLogger } from '../src/logger.ts';
 import { createProviders } from '../src/providers/index.ts';
+import { tokenResolver } from '../src/resources/auth/tokens.ts';
 import { apiRoutes } from '../src/roles/api.ts';
 import type { TemporalClient } from '../src/temporal/client.ts';
 
@@ -41,7 +42,7 @@ async function main(): Promise<void> {
   // The route factories only close over their dependencies: the list is built, and described, without a
   // database or Temporal behind it.
   const inert = {} as Knex & TemporalClient;
-  const routes = apiRoutes({ config, logger, knex: inert, temporal: inert, providers, guards: createRequestGuards({ knex: inert, config }) });
+  const routes = apiRoutes({ config, logger, knex: inert, temporal: inert, providers, guards: createRequestGuards({ knex: inert, config, resolveToken: (clock) => tokenResolver(inert, clock) }) });
   const document = buildOpenApiDocument(routes, { serverUrl: '/api', version: '0.1.0' }) as { paths: Record<string, Record<string, { responses?: Record<string, unknown> }>> };
   document.paths = Object.fromEntries(Object.entries(document.paths).filter(([route]) => CLIENT_PATHS.test(route)));
   for (const operations of Object.values(document.paths)) {

@@ -2,8 +2,8 @@ import type http from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Knex } from 'knex';
 import { WebSocketServer } from 'ws';
-import type { Logger } from '../../logger.ts';
-import type { SandboxCarrier } from '../../providers/telephony/sandbox-carrier/carrier.ts';
+import type { Logger } from '../../../logger.ts';
+import type { SandboxCarrier } from '../carrier.ts';
 
 /** Where the page's socket is served, beside the page. */
 export const SOFTPHONE_SOCKET_PATH = '/sandbox/phone/socket';

@@ -1,4 +1,4 @@
-import type { Logger } from '../../../logger.ts';
+import type { Logger } from '../../logger.ts';
 import type { SimulatedCall } from './simulated-call.ts';
 import { postSigned } from './webhook.ts';
 

@@ -1,5 +1,5 @@
-import { Resampler } from '../../../voice/audio/resampler.ts';
-import { createEspeakTts } from '../../tts/espeak.ts';
+import { Resampler } from '../../voice/audio/resampler.ts';
+import { createEspeakTts } from '../../providers/tts/espeak.ts';
 import { LINE_RATE } from './line.ts';
 
 /**

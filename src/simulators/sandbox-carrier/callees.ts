@@ -1,4 +1,4 @@
-import { pause } from '../../../lib/abort.ts';
+import { pause } from '../../lib/abort.ts';
 import type { Line } from './line.ts';
 
 /**

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { pause } from '../../../lib/abort.ts';
-import type { Logger } from '../../../logger.ts';
-import { callbackRouting } from '../routing.ts';
-import type { CallRequest, TransferRequest, WarmTransferRequest } from '../types.ts';
+import { pause } from '../../lib/abort.ts';
+import type { Logger } from '../../logger.ts';
+import { callbackRouting } from '../../providers/telephony/routing.ts';
+import type { CallRequest, TransferRequest, WarmTransferRequest } from '../../providers/telephony/types.ts';
 import { calleeFor, DEFAULT_SCRIPT, farEndTurn, timingsAt, VOICEMAIL_GREETING, type CalleeKind, type CalleeTimings } from './callees.ts';
 import { Line } from './line.ts';
 import { newCallSid, type SimulatedCall } from './simulated-call.ts';

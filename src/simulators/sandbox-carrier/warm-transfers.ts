@@ -1,31 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { pause } from '../../../lib/abort.ts';
-import { wavPeak } from '../hold-music.ts';
-import type { WarmTransferRequest } from '../types.ts';
+import { pause } from '../../lib/abort.ts';
+import { wavPeak } from '../../providers/telephony/hold-music.ts';
+import type { WarmTransferRequest } from '../../providers/telephony/types.ts';
 import { calleeFor, timings, type CalleeKind } from './callees.ts';
+import type { SimulatedWarmTransfer } from './simulated-call.ts';
 import type { PostWebhook } from './transfers.ts';
 import { sayText } from './twiml.ts';
-
-/** A call held for a supervisor (a warm transfer), and what each side heard. */
-export interface SimulatedWarmTransfer {
-  /** The supervisor, the callee its last two digits choose, and the carrier's id of their call. */
-  to: string;
-  callee: CalleeKind;
-  supervisorSid: string;
-  room: string;
-  /** The supervisor's call: `ringing`, `in-progress`, then completed, busy, no-answer, failed or canceled. */
-  status: string;
-  /** The loudest sample (0-1) of the hold music the caller heard while waiting; 0: silence. */
-  holdMusicPeak: number;
-  /** What the supervisor heard on answering, before joining. */
-  briefing?: string;
-  /** What the caller heard when taken off hold: the connected message, or an apology before the call ended. */
-  callerHeard?: string;
-  answeredAt?: number;
-  /** When the caller joined the supervisor in the room. */
-  bridgedAt?: number;
-  endedAt?: number;
-}
 
 /**
  * The sandbox carrier's warm transfer, as Twilio runs one with a conference: the caller waits in the room with

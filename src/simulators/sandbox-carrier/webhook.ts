@@ -1,4 +1,4 @@
-import { twilioSignatureOf } from '../../../lib/twilio-signature.ts';
+import { twilioSignatureOf } from '../../lib/twilio-signature.ts';
 
 /** How long the sandbox carrier waits for Parley to answer one of its webhooks, as Twilio gives up after 15 s. */
 const WEBHOOK_TIMEOUT_MS = 15_000;

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Router from '@koa/router';
 
-const webDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'web');
+const webDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..', 'web');
 
 /**
  * The sandbox carrier's browser pages and their scripts: the softphone, `GET /sandbox/phone` (softphone.ts has its

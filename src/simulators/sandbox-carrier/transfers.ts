@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { pause } from '../../../lib/abort.ts';
-import type { TransferRequest } from '../types.ts';
+import { pause } from '../../lib/abort.ts';
+import type { TransferRequest } from '../../providers/telephony/types.ts';
 import { timings, type CalleeKind } from './callees.ts';
 import type { SimulatedCall } from './simulated-call.ts';
 import { sayText } from './twiml.ts';

@@ -1,11 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import type { Knex } from 'knex';
-import { defineRoute, type RouteDefinition } from '../../api/routing.ts';
-import { BadRequestError, NotFoundError } from '../../lib/errors.ts';
-import { toE164 } from '../../lib/phone-numbers.ts';
-import type { SandboxCarrier } from '../../providers/telephony/sandbox-carrier/carrier.ts';
-import type { SimulatedWhatsApp } from '../../providers/telephony/sandbox-carrier/whatsapp.ts';
-import { MAX_MESSAGE_LENGTH } from './routes.ts';
+import { defineRoute, type RouteDefinition } from '../../../api/routing.ts';
+import { BadRequestError, NotFoundError } from '../../../lib/errors.ts';
+import { toE164 } from '../../../lib/phone-numbers.ts';
+import type { SandboxCarrier } from '../carrier.ts';
+import type { SimulatedWhatsApp } from '../whatsapp.ts';
+import { MAX_MESSAGE_LENGTH } from './schemas.ts';
 import { heldInParley } from './softphone.ts';
 
 export interface SandboxWhatsAppPageDeps {
@@ -44,7 +44,7 @@ const chatItem = (message: SimulatedWhatsApp) => ({
 /**
  * The JSON behind the sandbox WhatsApp phone page (`/sandbox/whatsapp`, web/whatsapp-phone.html): the page's phone
  * is any number nobody on Parley holds, as a softphone's is, and it chats with Parley's WhatsApp senders through
- * the sandbox carrier (providers/telephony/sandbox-carrier/whatsapp.ts). Without authentication, as the softphone:
+ * the sandbox carrier (../whatsapp.ts). Without authentication, as the softphone:
  * mounted only when the sandbox is the deployment's carrier, and the page can do only what a customer's phone can.
  */
 export function sandboxWhatsAppPageRoutes(deps: SandboxWhatsAppPageDeps): RouteDefinition[] {

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { CallRequest } from '../types.ts';
+import type { CallRequest } from '../../providers/telephony/types.ts';
 import type { CalleeKind } from './callees.ts';
-import type { SimulatedWarmTransfer } from './warm-transfers.ts';
 
 /** What the carrier saw of one call: for tests, and for the dial bench's answer-to-first-audio figure. */
 export interface SimulatedCall {
@@ -37,6 +36,27 @@ export interface SimulatedTransfer {
   answeredAt?: number;
   /** What the person answering heard before the caller was connected (a warm transfer). */
   whisper?: string;
+  endedAt?: number;
+}
+
+/** A call held for a supervisor (a warm transfer), and what each side heard. */
+export interface SimulatedWarmTransfer {
+  /** The supervisor, the callee its last two digits choose, and the carrier's id of their call. */
+  to: string;
+  callee: CalleeKind;
+  supervisorSid: string;
+  room: string;
+  /** The supervisor's call: `ringing`, `in-progress`, then completed, busy, no-answer, failed or canceled. */
+  status: string;
+  /** The loudest sample (0-1) of the hold music the caller heard while waiting; 0: silence. */
+  holdMusicPeak: number;
+  /** What the supervisor heard on answering, before joining. */
+  briefing?: string;
+  /** What the caller heard when taken off hold: the connected message, or an apology before the call ended. */
+  callerHeard?: string;
+  answeredAt?: number;
+  /** When the caller joined the supervisor in the room. */
+  bridgedAt?: number;
   endedAt?: number;
 }
 
