@@ -30,6 +30,11 @@ const watchScript = (token: string, selector: string) => `
 interface Load {
   shownMs: number;
   apiMs: number;
+  /** Where the time went: the page's HTML in, the bundle in, the API request sent, its answer in (ms from navigation). */
+  htmlMs: number;
+  scriptMs: number;
+  requestMs: number;
+  answerMs: number;
 }
 
 async function load(browser: Browser, url: string, token: string, selector: string, api: RegExp, warm?: { context: Awaited<ReturnType<Browser['newContext']>> }): Promise<Load> {
@@ -40,10 +45,17 @@ async function load(browser: Browser, url: string, token: string, selector: stri
   // A function, not a string: the console's policy forbids evaluating strings in the page.
   await page.waitForFunction(() => (globalThis as { __shownAt?: number }).__shownAt !== undefined, undefined, { timeout: 30_000 });
   const shownMs = await page.evaluate<number>('window.__shownAt');
-  const apiMs = await page.evaluate<number>(`performance.getEntriesByType('resource').filter((entry) => ${api.toString()}.test(entry.name)).reduce((most, entry) => Math.max(most, entry.duration), 0)`);
+  const phases = await page.evaluate((source) => {
+    type Timing = { name: string; startTime: number; responseEnd: number; duration: number };
+    const resources = performance.getEntriesByType('resource') as unknown as Timing[];
+    const request = resources.filter((entry) => new RegExp(source).test(entry.name)).sort((a, b) => b.duration - a.duration)[0];
+    const script = resources.find((entry) => /\/app\/assets\/console-[^/]+\.js$/.test(entry.name));
+    const navigation = (performance.getEntriesByType as (type: string) => unknown[])('navigation')[0] as Timing;
+    return { html: navigation.responseEnd, script: script?.responseEnd ?? 0, request: request?.startTime ?? 0, answer: request?.responseEnd ?? 0, duration: request?.duration ?? 0 };
+  }, api.source);
   await page.close();
   if (!warm) await context.close();
-  return { shownMs, apiMs };
+  return { shownMs, apiMs: phases.duration, htmlMs: phases.html, scriptMs: phases.script, requestMs: phases.request, answerMs: phases.answer };
 }
 
 /** The floor under any page in this run: a fresh context loading a tiny JSON answer of the same server. */
@@ -100,7 +112,7 @@ async function main(): Promise<void> {
   floors.sort((a, b) => a - b);
   const floorMs = percentile(floors, 50);
   console.log(`\n${runs} loads per line, navigation to the page's data on screen; floor: a JSON answer of the same server in a fresh context, p50 ${floorMs.toFixed(0)} ms`);
-  console.log('page                          | shown p50 ms | shown p95 ms | API p50 ms | shown / API | shown / floor');
+  console.log('page                          | shown p50 ms | shown p95 ms | API p50 ms | shown / API | shown / floor |  html | script | request | answer (p50 ms from navigation)');
   for (const [label, route, selector, request, warmCache] of pages) {
     const warm = warmCache ? { context: await browser.newContext({ viewport: { width: 1280, height: 800 } }) } : undefined;
     if (warm) await load(browser, `${api.url}${route}`, user.token, selector, request, warm);
@@ -110,7 +122,8 @@ async function main(): Promise<void> {
     const shown = loads.map((item) => item.shownMs).sort((a, b) => a - b);
     const apiTimes = loads.map((item) => item.apiMs).sort((a, b) => a - b);
     const ratio = percentile(shown, 50) / Math.max(percentile(apiTimes, 50), 0.1);
-    console.log(`${label.padEnd(29)} | ${percentile(shown, 50).toFixed(0).padStart(12)} | ${percentile(shown, 95).toFixed(0).padStart(12)} | ${percentile(apiTimes, 50).toFixed(0).padStart(10)} | ${ratio.toFixed(1).padStart(11)} | ${(percentile(shown, 50) / Math.max(floorMs, 0.1)).toFixed(1).padStart(13)}`);
+    const median = (pick: (item: Load) => number) => percentile(loads.map(pick).sort((a, b) => a - b), 50).toFixed(0);
+    console.log(`${label.padEnd(29)} | ${percentile(shown, 50).toFixed(0).padStart(12)} | ${percentile(shown, 95).toFixed(0).padStart(12)} | ${percentile(apiTimes, 50).toFixed(0).padStart(10)} | ${ratio.toFixed(1).padStart(11)} | ${(percentile(shown, 50) / Math.max(floorMs, 0.1)).toFixed(1).padStart(13)} | ${median((item) => item.htmlMs).padStart(5)} | ${median((item) => item.scriptMs).padStart(6)} | ${median((item) => item.requestMs).padStart(7)} | ${median((item) => item.answerMs).padStart(6)}`);
   }
   await browser.close();
 
