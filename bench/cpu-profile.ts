@@ -1,0 +1,108 @@
+/**
+ * A CPU profile of this thread over one stretch of a benchmark (the inspector's sampling profiler, so it covers
+ * exactly the turns measured, not the start-up), written as a `.cpuprofile` that Chrome's DevTools opens, and
+ * its self time summed by what the code is: PGlite's WebAssembly, the pg driver, knex, Koa, the Temporal client,
+ * Parley's own folders and so on. A native frame without a script (a socket write, a JSON parse) counts for the
+ * code that called it.
+ */
+import fs from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import path from 'node:path';
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string };
+  children?: number[];
+}
+
+export interface CpuProfile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/** What a script is, by its URL; undefined for a frame without one. */
+const kinds: [RegExp, string][] = [
+  [/^wasm:|@electric-sql\/pglite/, 'PGlite (WebAssembly and its glue)'],
+  [/node_modules\/(pg|pg-protocol|pg-pool|pg-types|pg-cursor|postgres-[a-z]+)\//, 'pg driver'],
+  [/node_modules\/(knex|objection|tarn|lodash|ajv-formats)\//, 'knex and objection'],
+  [/node_modules\/(koa|@koa\/[^/]+|koa-[^/]+|co-body|raw-body|inflation|type-is|mime-[^/]+|accepts|negotiator|cookies|http-errors|statuses|on-finished|vary|content-type)\//, 'Koa, router, body'],
+  [/node:_http|node:http|node:net|node:stream|node:internal\/(http|streams|stream_base|net|dns)|node_modules\/undici\//, 'HTTP and sockets (Node)'],
+  [/node_modules\/ajv\/|\/src\/api\/validation/, 'validation (ajv)'],
+  [/node_modules\/(@grpc|@temporalio\/(client|proto|common)|protobufjs|long|@protobufjs)/, 'Temporal client (gRPC)'],
+  [/node_modules\/@temporalio\/(worker|core-bridge|activity)/, 'Temporal worker (activities, core bridge)'],
+  [/node_modules\/(pino|pino-[^/]+|sonic-boom|thread-stream|fast-redact|quick-format-unescaped)\//, 'logging (pino)'],
+  [/node_modules\/(prom-client|tdigest|bintrees)\//, 'metrics (prom-client)'],
+  [/node_modules\/eventsource-parser\/|\/src\/providers\/llm\//, 'model client (SSE)'],
+  [/\/src\/api\/middleware\/(auth|rate-limit)|\/src\/db\/rate-limiter|\/src\/resources\/auth\//, 'auth and rate limit'],
+  [/\/src\/billing\//, 'ledger and billing'],
+  [/\/src\/resources\/conversations\//, 'conversation service'],
+  [/\/src\/agent\//, 'agent (turn, prompt, tools)'],
+  [/\/(src|activities|workflows)\//, 'other Parley code'],
+  [/\/bench\/|\/test\//, 'the bench'],
+  [/node_modules\//, 'other packages'],
+  [/^node:/, 'Node (other)'],
+];
+
+function kindOf(url: string): string | undefined {
+  if (!url) return undefined;
+  return kinds.find(([pattern]) => pattern.test(url))?.[1] ?? 'other scripts';
+}
+
+/** Milliseconds of self time by kind of code, busiest first; idle time is left out. */
+export function summarize(profile: CpuProfile): { busyMs: number; kinds: [string, number][] } {
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const parent = new Map<number, number>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+  const special: Record<string, string> = { '(garbage collector)': 'garbage collection', '(program)': 'V8 and native (no script)' };
+  const kindOfNode = (id: number): string | undefined => {
+    const frame = byId.get(id)!.callFrame;
+    if (frame.functionName === '(idle)') return undefined;
+    if (special[frame.functionName]) return special[frame.functionName];
+    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+      const kind = kindOf(byId.get(at)!.callFrame.url);
+      if (kind) return kind;
+    }
+    return 'V8 and native (no script)';
+  };
+  const totals = new Map<string, number>();
+  const memo = new Map<number, string | undefined>();
+  let busyMs = 0;
+  profile.samples.forEach((id, index) => {
+    // A sample's time is the gap to the next one.
+    const ms = (profile.timeDeltas[index + 1] ?? 0) / 1000;
+    if (!memo.has(id)) memo.set(id, kindOfNode(id));
+    const kind = memo.get(id);
+    if (kind === undefined) return;
+    busyMs += ms;
+    totals.set(kind, (totals.get(kind) ?? 0) + ms);
+  });
+  return { busyMs, kinds: [...totals].sort((a, b) => b[1] - a[1]) };
+}
+
+/** Profiles this thread from `start()` until `stop(file)`, which writes the profile and answers it. */
+export async function startCpuProfile(intervalMicros = 100): Promise<{ stop(file: string): Promise<CpuProfile> }> {
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: intervalMicros });
+  await session.post('Profiler.start');
+  return {
+    async stop(file) {
+      const { profile } = await session.post('Profiler.stop') as unknown as { profile: CpuProfile };
+      session.disconnect();
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      fs.writeFileSync(file, JSON.stringify(profile));
+      return profile;
+    },
+  };
+}
+
+/** The summary as lines: each kind's share of the busy time and its milliseconds per turn. */
+export function summaryLines(profile: CpuProfile, turns: number, top = 16): string[] {
+  const { busyMs, kinds: totals } = summarize(profile);
+  return [
+    `  main thread busy ${(busyMs / turns).toFixed(2)} ms/turn (profiled, so a little above the figure without the profiler):`,
+    ...totals.slice(0, top).map(([kind, ms]) => `    ${(100 * ms / busyMs).toFixed(1).padStart(5)} %  ${(ms / turns).toFixed(3).padStart(6)} ms  ${kind}`),
+  ];
+}
