@@ -3,13 +3,14 @@
  * messages through the real HTTP API, against a local OpenAI-compatible server with a fixed latency. For each
  * turn, overhead = the time the client waited − the time the model server spent on that turn's request.
  *
- *   npm run bench:conversation -- [--conversations 1,5,20] [--messages 5] [--turns 200] [--latency 50] [--cpu-prof DIR]
+ *   npm run bench:conversation -- [--conversations 1,5,20] [--messages 5] [--turns 200] [--latency 50] [--warmup 50] [--cpu-prof DIR]
  *
  * The platform runs as `npm start` runs it (bench/conversation/platform.ts): the api and worker roles on this
  * process's main thread, with the Temporal dev server beside it, over an embedded PGlite in a temporary directory
  * or, with DATABASE_URL, a database of the bench's own on that server. The fake model and the clients run on a
  * worker thread (bench/conversation/load.ts). Each concurrency level runs rounds of fresh conversations until it
- * has about `--turns` turns, so every turn has a chat's usual short history.
+ * has about `--turns` turns, so every turn has a chat's usual short history. `--warmup` turns, not counted, go
+ * first: the code is compiled, the statements prepared and the start-up's garbage collected before the figures.
  *
  * Besides the overhead it prints, per turn: the CPU time of the main thread (the API, the worker's activities,
  * the database driver and PGlite), of the whole process less the bench's thread (adding the workflow threads and
@@ -40,6 +41,7 @@ const { values } = parseArgs({
     'messages': { type: 'string', default: '5' },
     'turns': { type: 'string', default: '200' },
     'latency': { type: 'string', default: '50' },
+    'warmup': { type: 'string', default: '50' },
     'cpu-prof': { type: 'string' },
   },
 });
@@ -54,13 +56,19 @@ const platform = await startBenchPlatform(llmUrl);
 
 const perTurn = (ms: number | undefined, turns: number, width: number) => (ms === undefined ? '-' : `${(ms / turns).toFixed(2)} ms`).padStart(width);
 
+/** Runs `turns` turns of `conversations` at once; answers the load thread's figures. */
+async function runTurns(level: number, conversations: number, turns: number, assistantUuid: string): Promise<LoadResult> {
+  const rounds = Math.max(1, Math.round(turns / (conversations * messages)));
+  load.postMessage({ apiUrl: platform.apiUrl, assistantUuid, conversations, messages, rounds, level } satisfies LoadPlan);
+  const [result] = await once(load, 'message') as [LoadResult];
+  return result;
+}
+
 /** One level: its line of the table, and the profile's summary when asked for. */
 async function runLevel(level: number, conversations: number, assistantUuid: string): Promise<string[]> {
-  const rounds = Math.max(1, Math.round(Number(values.turns) / (conversations * messages)));
   const profiler = values['cpu-prof'] ? await startCpuProfile() : undefined;
   const before: CpuReading = await platform.cpu();
-  load.postMessage({ apiUrl: platform.apiUrl, assistantUuid, conversations, messages, rounds, level } satisfies LoadPlan);
-  const [{ overheads, totals, elapsedMs, loadCpuMicros }] = await once(load, 'message') as [LoadResult];
+  const { overheads, totals, elapsedMs, loadCpuMicros } = await runTurns(level, conversations, Number(values.turns), assistantUuid);
   const after = await platform.cpu();
   const profile = profiler ? await profiler.stop(path.join(values['cpu-prof']!, `conversation-${platform.config.database.url ? 'postgres' : 'pglite'}-${conversations}.cpuprofile`)) : undefined;
   overheads.sort((a, b) => a - b);
@@ -80,7 +88,7 @@ async function runLevel(level: number, conversations: number, assistantUuid: str
     perTurn(loadMs, turns, 14),
     `${(callCount / turns).toFixed(2)}${calls.length ? ` (${calls.map(([name, count]) => `${name} ${count}`).join(', ')})` : ''}`,
   ].join(' | ');
-  return [line, ...(profile ? summaryLines(profile, turns) : [])];
+  return [line, ...(profile ? summaryLines(profile, (after.mainMs - before.mainMs) / turns) : [])];
 }
 
 try {
@@ -94,6 +102,7 @@ try {
     `${os.availableParallelism()} cores; target: overhead p50 <= 10 ms`);
   console.log('concurrent | turns | overhead p50 | overhead p95 | turn p50 | turns/s | main CPU/turn | process CPU/turn | Temporal CPU/turn | ' +
     'Postgres CPU/turn | bench CPU/turn | Temporal calls/turn');
+  if (Number(values.warmup) > 0) await runTurns(-1, levels[0]!, Number(values.warmup), assistantUuid);
   for (const [level, conversations] of levels.entries()) {
     for (const line of await runLevel(level, conversations, assistantUuid)) console.log(line);
   }

@@ -33,9 +33,10 @@ export class PGliteStream extends Duplex {
 
   /** What `pg` calls in place of a socket's connect: the session is reset, then the connection is up. */
   connect(): this {
+    const ignore = { onRawData: () => undefined };
     const reset = async () => {
-      if (this.db.isInTransaction()) await this.db.execProtocolRaw(queryMessage('ROLLBACK'));
-      await this.db.execProtocolRaw(queryMessage('DISCARD ALL'));
+      if (this.db.isInTransaction()) await this.db.execProtocolRawStream(queryMessage('ROLLBACK'), ignore);
+      await this.db.execProtocolRawStream(queryMessage('DISCARD ALL'), ignore);
     };
     this.db.runExclusive(reset).then(() => this.emit('connect'), (error: unknown) => this.destroy(error as Error));
     return this;
@@ -79,9 +80,13 @@ export class PGliteStream extends Duplex {
   private runBatch(): void {
     const message = Buffer.concat(this.batch);
     this.batch = [];
+    // The raw stream hands the answer over as it is written, copied out of PGlite's memory; PGlite's plain
+    // execProtocolRaw would also parse every message of it, for nothing.
+    const answer: Buffer[] = [];
+    const run = () => this.db.execProtocolRawStream(message, { onRawData: (data) => answer.push(Buffer.from(data)) });
     // PGlite's lock keeps batches in order, and apart from the work of anything else that uses it.
-    this.db.runExclusive(() => this.db.execProtocolRaw(message)).then((answer) => {
-      if (answer.length > 0 && !this.destroyed) this.push(Buffer.from(answer.buffer, answer.byteOffset, answer.byteLength));
+    this.db.runExclusive(run).then(() => {
+      if (answer.length > 0 && !this.destroyed) this.push(answer.length === 1 ? answer[0] : Buffer.concat(answer));
     }, (error: unknown) => this.destroy(error as Error));
   }
 }
