@@ -2,8 +2,7 @@
  * A CPU profile of this thread over one stretch of a benchmark (the inspector's sampling profiler, so it covers
  * exactly the turns measured, not the start-up), written as a `.cpuprofile` that Chrome's DevTools opens, and
  * its self time summed by what the code is: PGlite's WebAssembly, the pg driver, knex, Koa, the Temporal client,
- * Parley's own folders and so on. A native frame without a script (a socket write, a JSON parse) counts for the
- * code that called it.
+ * Parley's own folders and so on.
  */
 import fs from 'node:fs';
 import { Session } from 'node:inspector/promises';
@@ -21,31 +20,33 @@ export interface CpuProfile {
   timeDeltas: number[];
 }
 
-/** What a script is, by its URL; undefined for a frame without one. */
+/**
+ * What a script is, by its URL. Node's own code (`node:`) and native frames count for the script that called
+ * them: a socket write for the driver or server that wrote, a file write for PGlite.
+ */
 const kinds: [RegExp, string][] = [
-  [/^wasm:|@electric-sql\/pglite/, 'PGlite (WebAssembly and its glue)'],
-  [/node_modules\/(pg|pg-protocol|pg-pool|pg-types|pg-cursor|postgres-[a-z]+)\//, 'pg driver'],
-  [/node_modules\/(knex|objection|tarn|lodash|ajv-formats)\//, 'knex and objection'],
-  [/node_modules\/(koa|@koa\/[^/]+|koa-[^/]+|co-body|raw-body|inflation|type-is|mime-[^/]+|accepts|negotiator|cookies|http-errors|statuses|on-finished|vary|content-type)\//, 'Koa, router, body'],
-  [/node:_http|node:http|node:net|node:stream|node:internal\/(http|streams|stream_base|net|dns)|node_modules\/undici\//, 'HTTP and sockets (Node)'],
-  [/node_modules\/ajv\/|\/src\/api\/validation/, 'validation (ajv)'],
-  [/node_modules\/(@grpc|@temporalio\/(client|proto|common)|protobufjs|long|@protobufjs)/, 'Temporal client (gRPC)'],
-  [/node_modules\/@temporalio\/(worker|core-bridge|activity)/, 'Temporal worker (activities, core bridge)'],
-  [/node_modules\/(pino|pino-[^/]+|sonic-boom|thread-stream|fast-redact|quick-format-unescaped)\//, 'logging (pino)'],
-  [/node_modules\/(prom-client|tdigest|bintrees)\//, 'metrics (prom-client)'],
-  [/node_modules\/eventsource-parser\/|\/src\/providers\/llm\//, 'model client (SSE)'],
+  [/^wasm:|@electric-sql\/pglite/, 'PGlite (WebAssembly, its glue, its file writes)'],
+  [/node_modules\/(pg|pg-protocol|pg-pool|pg-types|pg-cursor|postgres-[a-z]+)\//, 'pg driver (and its socket)'],
+  [/node_modules\/(knex|objection|tarn|lodash)\//, 'knex and objection'],
+  [/node_modules\/(koa|@koa\/[^/]+|koa-[^/]+|co-body|raw-body|inflation|type-is|mime-[^/]+|accepts|negotiator|cookies|http-errors|statuses|on-finished|vary|content-type)\/|\/src\/api\/(app|routing|middleware\/(body|errors|cors|request-context))/, 'HTTP server (Koa, router, body, responses)'],
+  [/node_modules\/(ajv|ajv-formats)\/|\/src\/api\/validation/, 'validation (ajv)'],
   [/\/src\/api\/middleware\/(auth|rate-limit)|\/src\/db\/rate-limiter|\/src\/resources\/auth\//, 'auth and rate limit'],
+  [/node_modules\/(@grpc|@temporalio\/(client|proto|common)|protobufjs|long|@protobufjs)/, 'Temporal client (gRPC)'],
+  [/node_modules\/(@temporalio\/(worker|core-bridge|activity)|rxjs)\/|\/activities\//, 'Temporal worker (core bridge, workflow threads, activities)'],
+  [/node_modules\/(undici|eventsource-parser)\/|\/src\/providers\/llm\//, 'model client (undici, SSE)'],
+  [/node_modules\/(pino|pino-[^/]+|sonic-boom|thread-stream|fast-redact|quick-format-unescaped)\//, 'logging (pino)'],
+  [/node_modules\/(prom-client|tdigest|bintrees)\/|\/src\/api\/middleware\/metrics/, 'metrics (prom-client)'],
   [/\/src\/billing\//, 'ledger and billing'],
-  [/\/src\/resources\/conversations\//, 'conversation service'],
+  [/\/src\/knowledge\//, 'retrieval (knowledge)'],
+  [/\/src\/resources\/conversations\/|\/src\/db\//, 'conversation service and statements'],
   [/\/src\/agent\//, 'agent (turn, prompt, tools)'],
-  [/\/(src|activities|workflows)\//, 'other Parley code'],
+  [/\/(src|workflows)\//, 'other Parley code'],
   [/\/bench\/|\/test\//, 'the bench'],
   [/node_modules\//, 'other packages'],
-  [/^node:/, 'Node (other)'],
 ];
 
 function kindOf(url: string): string | undefined {
-  if (!url) return undefined;
+  if (!url || url.startsWith('node:')) return undefined;
   return kinds.find(([pattern]) => pattern.test(url))?.[1] ?? 'other scripts';
 }
 
@@ -54,16 +55,16 @@ export function summarize(profile: CpuProfile): { busyMs: number; kinds: [string
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const parent = new Map<number, number>();
   for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
-  const special: Record<string, string> = { '(garbage collector)': 'garbage collection', '(program)': 'V8 and native (no script)' };
+  const special: Record<string, string> = { '(garbage collector)': 'garbage collection', '(program)': 'V8 and native, no script' };
   const kindOfNode = (id: number): string | undefined => {
     const frame = byId.get(id)!.callFrame;
     if (frame.functionName === '(idle)') return undefined;
-    if (special[frame.functionName]) return special[frame.functionName];
+    if (Object.hasOwn(special, frame.functionName)) return special[frame.functionName];
     for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
       const kind = kindOf(byId.get(at)!.callFrame.url);
       if (kind) return kind;
     }
-    return 'V8 and native (no script)';
+    return 'Node (event loop, HTTP parsing, streams)';
   };
   const totals = new Map<string, number>();
   const memo = new Map<number, string | undefined>();
