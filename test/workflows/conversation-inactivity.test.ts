@@ -70,9 +70,12 @@ describe('conversationInactivityWorkflow', () => {
     expect(await signals()).toBe(1);
     expect(endedAt).toHaveLength(1);
     expect(endedAt[0]! - row.lastMessageAt).toBeGreaterThanOrEqual(TIMEOUT_MS);
-    // Woken after the timeout, it found the later messages and slept until the last one's period had passed.
-    expect(names(worker).slice(0, 4)).toEqual(['endQuietConversation', 'endQuietConversation', 'evaluateConversation', 'queueConversationEndedWebhook']);
-    expect(worker.calls.slice(0, 4).map((entry) => entry.input)).toEqual(Array(4).fill({ conversationId: id }));
+    // Each wake that found a later message slept until that one's period had passed (how many there were depends
+    // on how soon the loaded worker took the run); the last wake ended the conversation.
+    const wakes = names(worker).findIndex((name) => name !== 'endQuietConversation');
+    expect(wakes).toBeGreaterThanOrEqual(1);
+    expect(names(worker).slice(wakes, wakes + 2)).toEqual(['evaluateConversation', 'queueConversationEndedWebhook']);
+    expect(worker.calls.slice(0, wakes + 2).map((entry) => entry.input)).toEqual(Array(wakes + 2).fill({ conversationId: id }));
     const described = await handle().describe();
     expect(described.typedSearchAttributes.get(searchAttributes.assistantId)).toBe(7);
     const delivery = worker.temporal.client.workflow.getHandle(workflowIds.webhookDelivery(deliveryId));
