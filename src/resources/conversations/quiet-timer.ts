@@ -22,10 +22,11 @@ export interface QuietConversation {
  * The assignments a statement that stores a message makes on the conversation's row (`conversations`, not
  * aliased). It claims the timer when none runs; or when the one that runs should have ended the conversation a
  * minute ago, going by the message before this one (its start was lost, or its workflow failed): starting a
- * timer that runs already only signals it. The timeout counts in minutes here whatever
+ * timer that runs already only signals it. The time never goes back: of two messages stored at once, the one
+ * whose transaction began first may commit last. The timeout counts in minutes here whatever
  * CONVERSATION_INACTIVITY_UNIT says, the longest the unit can be, so a running timer is never taken for lost.
  */
-export const MESSAGE_STORED_SET = `last_message_at = now(),
+export const MESSAGE_STORED_SET = `last_message_at = greatest(conversations.last_message_at, now()),
   quiet_timer_at = case
     when conversations.type in ('widget', 'whatsapp') and (conversations.quiet_timer_at is null
       or conversations.last_message_at < now() - interval '1 minute' * (1 + (
