@@ -12,6 +12,7 @@ import { connectPostgres, openEmbedded, type Database } from '../../src/db/datab
 import type { Clock } from '../../src/lib/clock.ts';
 import { mediaControlToken } from '../../src/lib/media-control.ts';
 import { createSecretBox, decodeAppKey } from '../../src/lib/secrets.ts';
+import { InFlight } from '../../src/lib/in-flight.ts';
 import { createLogger, type Logger } from '../../src/logger.ts';
 import { createProviders, type Providers } from '../../src/providers/index.ts';
 import { createMediaControl } from '../../src/providers/media-control/index.ts';
@@ -130,7 +131,9 @@ export async function startTestPlatform(options: {
   if (media) config.media.publicUrl = media.url.replace(/^http/, 'ws');
   const guards = createRequestGuards({ knex: database.knex, config, clock: options.clock, resolveToken: (clock) => tokenResolver(database.knex, clock) });
   const sandboxCarrier = options.providers?.telephony ? undefined : createSandboxCarrier(config, providers, logger, database.knex);
-  const routes = apiRoutes({ config, logger, knex: database.knex, temporal, providers, guards, sandboxCarrier });
+  // Temporal calls the routes make without waiting (a conversation's timer start) finish before the client closes.
+  const inFlight = new InFlight();
+  const routes = apiRoutes({ config, logger, knex: database.knex, temporal, providers, guards, sandboxCarrier, inFlight });
   const api = createApp({ config, logger, routes, guards, pages: sandboxCarrier ? sandboxPages() : undefined });
   if (sandboxCarrier) server.on('upgrade', softphoneUpgrades(sandboxCarrier, logger));
   const callback = api.app.callback();
@@ -153,6 +156,7 @@ export async function startTestPlatform(options: {
       await stopServer();
       await media?.stop(Date.now());
       await worker?.stop();
+      await inFlight.settled(Date.now() + 10_000);
       await temporal.close();
       await database.close();
       await providers.close();
