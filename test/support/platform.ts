@@ -19,6 +19,7 @@ import { apiRoutes, createSandboxCarrier } from '../../src/roles/api.ts';
 import { sandboxPages } from '../../src/resources/sandbox-carrier/pages.ts';
 import { softphoneUpgrades } from '../../src/resources/sandbox-carrier/softphone.ts';
 import type { SandboxCarrier } from '../../src/providers/telephony/sandbox-carrier/carrier.ts';
+import { sweepLostCalls } from '../../src/roles/lost-calls.ts';
 import { start as startMedia } from '../../src/roles/media.ts';
 import { registerApiMetrics, registerWorkerMetrics } from '../../src/roles/metrics.ts';
 import { createMetricsRegistry } from '../../src/lib/metrics.ts';
@@ -122,6 +123,8 @@ export async function startTestPlatform(options: {
       workflowBundlePath: inject('workflowBundlePath'),
     })
     : undefined;
+  // As the worker role does: calls whose media session stopped reporting are ended.
+  const sweeper = options.worker ? sweepLostCalls({ knex: database.knex, temporal, logger }) : undefined;
   const media = options.media
     ? await startMedia({ config: { ...config, media: { ...config.media, port: 0 } }, logger, database, temporal, temporalAddress: config.temporal.address ?? '', providers, metrics })
     : undefined;
@@ -151,6 +154,7 @@ export async function startTestPlatform(options: {
       await sandboxCarrier?.close();
       await stopServer();
       await media?.stop(Date.now());
+      await sweeper?.stop();
       await worker?.stop();
       await temporal.close();
       await database.close();
