@@ -115,6 +115,38 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** What @koa/router keeps of the routes whose path a request matched. */
+interface MatchedLayer {
+  methods: string[];
+  paramNames: unknown[];
+}
+
+/**
+ * The routes of a request's path that answer it: a path spelled out in full (`/user/phone-numbers/search`)
+ * stands over a template it also fits (`/user/phone-numbers/{id}`), so the template's methods are not the
+ * path's. All of them when none is spelled out.
+ */
+export function answeringLayers(ctx: Koa.Context): MatchedLayer[] {
+  const matched = ((ctx as unknown as { matched?: MatchedLayer[] }).matched ?? []).filter((layer) => layer.methods.length > 0);
+  const literal = matched.filter((layer) => layer.paramNames.length === 0);
+  return literal.length > 0 ? literal : matched;
+}
+
+/**
+ * The first step of a route whose path has parameters: a request to a path another route spells out in full is
+ * that path's, so a method it does not take is a 405 with its own methods in `Allow` (the error handler writes
+ * the body), not this template's answer to a parameter that is not one.
+ */
+const shadowedPath: Koa.Middleware = async (ctx, next) => {
+  const layers = answeringLayers(ctx);
+  if (layers.some((layer) => layer.paramNames.length === 0) && !layers.some((layer) => layer.methods.includes(ctx.method))) {
+    ctx.status = 405;
+    ctx.set('Allow', [...new Set(layers.flatMap((layer) => layer.methods))].join(', '));
+    return;
+  }
+  await next();
+};
+
 /**
  * Registers routes on a Koa router: error style, then authentication, rate limit, authorization, body, signature,
  * validation, handler.
@@ -130,6 +162,7 @@ export function mountRoutes(router: Router, routes: RouteDefinition[], middlewar
     const validateQuery = route.query ? compileValidator(route.query, 'text') : undefined;
     const validateBody = route.body ? compileValidator(route.body, bodyKind === 'json' ? 'json' : 'text') : undefined;
     const chain: Koa.Middleware[] = [
+      ...(route.path.includes('{') ? [shadowedPath] : []),
       async (ctx, next) => {
         ctx.state.errorStyle = route.errorStyle ?? 'message';
         await next();

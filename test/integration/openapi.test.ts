@@ -93,6 +93,40 @@ describe('the OpenAPI document', () => {
     expect(unbounded).toEqual([]);
   });
 
+  it('says of requests what the validator does: unknown fields taken, no U+0000 anywhere, an empty body where none is required', async () => {
+    const document = (await platform.request('GET', '/openapi.json')).body;
+    const gaps: string[] = [];
+    const walk = (schema: any, where: string): void => {
+      if (!schema || typeof schema !== 'object') return;
+      if (schema.additionalProperties === false) gaps.push(`${where}: refuses unknown properties, which are dropped`);
+      const types = [schema.type].flat();
+      const withoutNul = schema.pattern === '^[^\\u0000]*$' || schema.allOf?.some((part: any) => part.pattern === '^[^\\u0000]*$');
+      if (types.includes('string') && schema.format === undefined && schema.enum === undefined && schema.const === undefined && !withoutNul) gaps.push(`${where}: a string that may hold U+0000`);
+      if (types.includes('object') && schema.propertyNames?.pattern !== '^[^\\u0000]*$') gaps.push(`${where}: keys that may hold U+0000`);
+      for (const [key, value] of Object.entries(schema)) {
+        if (key !== 'examples' && key !== 'default') walk(value, `${where}.${key}`);
+      }
+    };
+    for (const [path, methods] of Object.entries<Record<string, any>>(document.paths)) {
+      for (const [method, operation] of Object.entries<any>(methods)) {
+        for (const parameter of operation.parameters) walk(parameter.schema, `${method} ${path} ${parameter.name}`);
+        // A CSV import reads rows, refusing those with U+0000 one by one (leads/import.ts), not the request.
+        const read = Object.entries<any>(operation.requestBody?.content ?? {}).filter(([type]) => !/csv|text\/plain/.test(type));
+        for (const [, content] of read) walk(content.schema, `${method} ${path} body`);
+      }
+    }
+    expect(gaps).toEqual([]);
+    // Free-form values (a call's variables) are JSON without U+0000 too.
+    expect(document.paths['/user/web-calls'].post.requestBody.content['application/json'].schema.properties.variables.patternProperties['^(.*)$'])
+      .toEqual({ $ref: '#/components/schemas/JsonWithoutNul' });
+    // PUT /user/folder/{id} with no body renames nothing, and answers 200: its body is not required.
+    expect(document.paths['/user/folder/{id}'].put.requestBody.required).toBe(false);
+    expect(document.paths['/user/api-keys'].post.requestBody.required).toBe(true);
+    // A GET reads no body; a signed carrier form does, fields used or not.
+    expect(document.paths['/telephony/sandbox/hold-music'].get.requestBody).toBeUndefined();
+    expect(document.paths['/telephony/sandbox/whisper'].post.requestBody.content['application/x-www-form-urlencoded']).toBeDefined();
+  });
+
   it('has a readable reference page at /api/docs whose assets come from this server', async () => {
     const page = await fetch(`${platform.baseUrl}/api/docs`);
     expect(page.status).toBe(200);
