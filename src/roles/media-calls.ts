@@ -6,7 +6,7 @@ import { ServiceUnavailableError, UnauthenticatedError } from '../lib/errors.ts'
 import { mediaControlToken, PHONE_STREAM_PATH, phoneStreamToken } from '../lib/media-control.ts';
 import { resolveAppKey } from '../lib/app-key.ts';
 import { NO_MODEL_MESSAGE } from '../resources/conversations/service.ts';
-import { redeemWebCallToken } from '../resources/web-calls/service.ts';
+import { findWebCallToken, redeemWebCallToken } from '../resources/web-calls/service.ts';
 import { signalAnsweredBy, signalCallAnswered, signalCallEnded } from '../temporal/call-signals.ts';
 import { closeFrameFor } from '../voice/close-codes.ts';
 import { END_REASONS, type EndReason } from '../voice/hooks.ts';
@@ -34,6 +34,16 @@ export interface CallGateway {
 
 const BUSY_TEXT = 'All lines are busy. Please try again in a minute.';
 
+/** What proves a stream is one Parley asked for: its `start` checked without side effects, then spent. */
+interface StreamCredential {
+  /** The call the stream's `start` opens, or undefined when its credential does not verify. */
+  verify(start: StreamStart): Promise<number | undefined>;
+  /** Spends the credential for the call; false when another stream spent it first. */
+  claim(callId: number): Promise<boolean>;
+  /** What a stream whose credential does not verify is told (4401). */
+  refusal: string;
+}
+
 /**
  * The media role's calls: a browser web call on `/media/web-call?token=…` runs the voice engine with the
  * call's assistant (the pipeline, or `providers.realtime` for a multimodal one), writes each turn to the call's row as it commits, and tells the call's workflow when the
@@ -50,41 +60,44 @@ export function createCallGateway(ctx: RoleContext, sessionUrl: () => string): C
   const liveCallsChanged = () => liveCallsWatchers.forEach((watcher) => watcher());
   const load = createCallLoader(ctx, sessionUrl);
   const waitingRoom = createWaitingRoom();
-  // Lines taken by calls, and lines held for streams whose credential is being checked.
+  // Lines taken by calls.
   let admitted = 0;
-  let authorizing = 0;
   let controlToken: string | undefined;
   const token = () => (controlToken ??= mediaControlToken(resolveAppKey(config, logger)));
 
   /**
-   * Takes a line for the stream whose `start` arrived, while `authorize` turns it into the call it opens (or
-   * throws): a line is held meanwhile, so a credential is never spent on a replica with no line left, and is a
-   * call's once it verifies. All lines taken: refused with 1013 before the credential is looked at.
+   * Gives the stream whose `start` arrived a line, once its credential verifies: `verify` names the call it
+   * opens without spending it (a stream with a forged credential never holds a line, even for a moment), and
+   * `claim` spends it once a line is taken (two sockets presenting one web call's token: one gets the call).
+   * All lines taken: refused with 1013, the credential unspent, so the call can be placed on another replica.
    */
-  async function admit(start: StreamStart, authorize: (start: StreamStart) => Promise<number>): Promise<number> {
-    if (admitted + authorizing >= config.media.maxCalls) {
+  async function admit(start: StreamStart, credential: StreamCredential): Promise<number> {
+    const callId = await credential.verify(start);
+    if (callId === undefined) {
+      countRefusedCredential();
+      throw new UnauthenticatedError(credential.refusal);
+    }
+    if (admitted >= config.media.maxCalls) {
       callsRefused.inc();
       throw new ServiceUnavailableError(BUSY_TEXT);
     }
-    authorizing++;
+    admitted++;
     try {
-      const callId = await authorize(start);
-      admitted++;
+      if (!(await credential.claim(callId))) throw new UnauthenticatedError(credential.refusal);
       return callId;
     } catch (error) {
+      admitted--;
       if (error instanceof UnauthenticatedError) countRefusedCredential();
       throw error;
-    } finally {
-      authorizing--;
     }
   }
 
   /**
-   * Runs one call on a media socket: `authorize` turns the stream's `start` into the call it opens, or throws;
+   * Runs one call on a media socket: `credential` turns the stream's `start` into the call it opens (admit);
    * the rest is the same for a browser and a carrier, but for the live transcript only browsers are sent, and
    * only a carrier's call can be transferred to a number.
    */
-  function serveCall(socket: WebSocket, request: http.IncomingMessage, from: 'browser' | 'carrier', authorize: (start: StreamStart) => Promise<number>): void {
+  function serveCall(socket: WebSocket, request: http.IncomingMessage, from: 'browser' | 'carrier', credential: StreamCredential): void {
     const liveTranscript = from === 'browser';
     const llm = providers.llm;
     if (!llm) {
@@ -109,7 +122,7 @@ export function createCallGateway(ctx: RoleContext, sessionUrl: () => string): C
       logger,
       async load(start) {
         waiting.started();
-        callId = await admit(start, authorize);
+        callId = await admit(start, credential);
         callsInProgress.inc({ source: from });
         live.set(callId, call);
         liveCallsChanged();
@@ -167,11 +180,11 @@ export function createCallGateway(ctx: RoleContext, sessionUrl: () => string): C
 
   /** A browser's web call: the single-use credential of its `?token=`. */
   function webCall(socket: WebSocket, request: http.IncomingMessage): void {
-    const credential = new URL(request.url ?? '/', 'http://media').searchParams.get('token') ?? '';
-    serveCall(socket, request, 'browser', async () => {
-      const redeemed = await redeemWebCallToken(knex, credential, new Date());
-      if (!redeemed) throw new UnauthenticatedError('This call link has expired or was already used.');
-      return redeemed.callId;
+    const token = new URL(request.url ?? '/', 'http://media').searchParams.get('token') ?? '';
+    serveCall(socket, request, 'browser', {
+      refusal: 'This call link has expired or was already used.',
+      verify: async () => (await findWebCallToken(knex, token, new Date()))?.callId,
+      claim: async (callId) => (await redeemWebCallToken(knex, token, new Date()))?.callId === callId,
     });
   }
 
@@ -180,13 +193,14 @@ export function createCallGateway(ctx: RoleContext, sessionUrl: () => string): C
    * `<Stream>` was given, the token being the app key's signature of the call's id.
    */
   function phoneCall(socket: WebSocket, request: http.IncomingMessage): void {
-    serveCall(socket, request, 'carrier', (start) => {
-      const callId = Number(start.customParameters.callId);
-      const token = start.customParameters.token ?? '';
-      if (!Number.isSafeInteger(callId) || callId <= 0 || !sameSecret(token, phoneStreamToken(providers.secrets, callId))) {
-        return Promise.reject(new UnauthenticatedError('This media stream is not one Parley asked for.'));
-      }
-      return Promise.resolve(callId);
+    serveCall(socket, request, 'carrier', {
+      refusal: 'This media stream is not one Parley asked for.',
+      verify(start) {
+        const callId = Number(start.customParameters.callId);
+        const signed = Number.isSafeInteger(callId) && callId > 0 && sameSecret(start.customParameters.token ?? '', phoneStreamToken(providers.secrets, callId));
+        return Promise.resolve(signed ? callId : undefined);
+      },
+      claim: () => Promise.resolve(true),
     });
   }
 

@@ -93,6 +93,16 @@ export async function createWebCall(deps: WebCallDeps, where: WebCallAssistant, 
 }
 
 /**
+ * The call a web call's media credential opens, if it is one that is still good, without redeeming it: the
+ * media gateway checks a stream's credential before it gives it a line, and redeems it once it has.
+ */
+export async function findWebCallToken(knex: Knex, token: string, now: Date): Promise<{ callId: number } | undefined> {
+  if (!/^[A-Za-z0-9]{20,128}$/.test(token)) return undefined;
+  const row = await knex('calls').where({ mediaTokenHash: sha256Hex(token) }).where('mediaTokenExpiresAt', '>', now).first<{ id: number } | undefined>('id');
+  return row ? { callId: Number(row.id) } : undefined;
+}
+
+/**
  * Redeems a web call's media credential: the call it opens, once. The same statement that finds it clears
  * it, so of two sockets presenting it at the same moment one gets the call; an expired, unknown or used
  * credential opens nothing.
