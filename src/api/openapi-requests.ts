@@ -2,9 +2,10 @@
  * What the OpenAPI document says a request may hold, beside the validator's schemas: the validator does two
  * things no keyword of those schemas says (validation.ts), and the document says them, so a reader (or a
  * fuzzer) finds the same rules the routes apply.
- * - Unknown properties are dropped, never refused: `additionalProperties: false` is left out.
- * - No string may hold U+0000, which PostgreSQL stores in neither `text` nor `jsonb`, in any field or key, however
- *   deep: a string gets a pattern without it, and a free-form value is JSON without it (`JsonWithoutNul`).
+ * - Unknown properties of a closed object are dropped, never refused: `additionalProperties: false` is left out.
+ * - No string may hold U+0000, which PostgreSQL stores in neither `text` nor `jsonb`, in any field or key that is
+ *   kept, however deep: a string gets a pattern without it, an open object keys without it, and a free-form value
+ *   (an open object's other properties included) is JSON without it (`JsonWithoutNul`).
  */
 
 type JsonObject = Record<string, unknown>;
@@ -48,6 +49,7 @@ export function asAccepted(schema: unknown): unknown {
   const keys = Object.keys(schema);
   if (keys.every((key) => ANNOTATIONS.has(key) || key.startsWith('x-'))) return { ...schema, ...jsonWithoutNulRef };
   const shown: JsonObject = {};
+  const closed = schema.additionalProperties === false;
   for (const [key, value] of Object.entries(schema)) {
     if (key === 'additionalProperties' && value === false) continue;
     if (ONE.has(key)) shown[key] = asAccepted(value);
@@ -59,6 +61,10 @@ export function asAccepted(schema: unknown): unknown {
     if (shown.pattern === undefined) shown.pattern = WITHOUT_NUL;
     else shown.allOf = [...(Array.isArray(shown.allOf) ? shown.allOf as unknown[] : []), { pattern: WITHOUT_NUL }];
   }
-  if ([shown.type].flat().includes('object') && shown.propertyNames === undefined) shown.propertyNames = { pattern: WITHOUT_NUL };
+  // An open object keeps what it is sent beside its properties: its keys and those values are checked too.
+  if ([shown.type].flat().includes('object') && !closed) {
+    shown.propertyNames ??= { pattern: WITHOUT_NUL };
+    if (shown.additionalProperties === undefined || shown.additionalProperties === true) shown.additionalProperties = jsonWithoutNulRef;
+  }
   return shown;
 }
