@@ -182,7 +182,8 @@ export function mountRoutes(router: Router, routes: RouteDefinition[], middlewar
     if (typeof route.auth === 'object') chain.push(verifySignature(route.auth));
     chain.push(async (ctx) => {
       if (route.failureText) ctx.state.failureText = route.failureText;
-      const rawBody: unknown = ctx.request.body ?? {};
+      // A body left out is an empty object; one sent as JSON `null` (or any other value) is not an object.
+      const rawBody: unknown = ctx.request.body === undefined ? {} : ctx.request.body;
       if (route.body && !isPlainObject(rawBody)) throw new BadRequestError('The request body must be a JSON object.');
       const params: unknown = validateParams ? validateParams({ ...ctx.params }) : ctx.params;
       const query: unknown = validateQuery ? validateQuery({ ...ctx.query }) : ctx.query;
