@@ -5,8 +5,9 @@
  *
  * Runs Parley as `npm start` does (bench/calls/parley-process.ts), with an account of `--balance` USD (the
  * plan's 0.10 USD a minute), and asks for `--web` web calls and `--phone` phone calls all at once. Every web call
- * it is given is connected by a Media Streams caller of this process, which hangs up `--hold-ms` after its
- * greeting; every phone call rings a sandbox person who talks until the call ends. It then follows every call to
+ * it is given is connected by a Media Streams caller of this process, which says a line every 10 s and hangs up
+ * `--hold-ms` after its greeting (past a minute, the calls meet the end of what they could reserve); every phone
+ * call rings a sandbox person who talks until the call ends. It then follows every call to
  * its end and prints how many were asked for, accepted, refused (and how), ran (answered), and ended for the
  * balance before they connected (`insufficient_balance`: none should), their end reasons, what was charged against
  * the balance, and the ledger entries per charged call. It exits non-zero when an accepted call failed for the
@@ -16,6 +17,7 @@ import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { startFakeLlmServer } from '../test/fakes/llm-server.ts';
 import { connectMediaStream, L16_16K } from '../test/support/media-stream-client.ts';
+import { spokenPcm } from '../test/support/speech.ts';
 import { calleeNumber, sandboxCarrierApi } from './calls/callees.ts';
 import { createCallingAccount, deployParley, waitFor } from './calls/parley-process.ts';
 
@@ -46,6 +48,7 @@ try {
   const phone = phoneCalls > 0 ? await account.assistant(true) : undefined;
   const carrier = sandboxCarrierApi(parley.baseUrl, parley.appKey);
   const balanceBefore = Number((await request('GET', '/user/me', { token })).body.total_balance);
+  const line = await spokenPcm('Yes, please go on.', { silenceMs: 100 });
   const callees = Array.from({ length: phoneCalls }, (_, index) => calleeNumber(index, 'person'));
   for (const to of callees) await carrier.script(to, CHATTY);
   console.log(`${webCalls} web and ${phoneCalls} phone calls asked for at once on a balance of ${balanceBefore.toFixed(2)} USD (0.10 USD a minute); ` +
@@ -62,7 +65,15 @@ try {
     const caller = await connectMediaStream(answer.body.data.websocket_url as string, L16_16K);
     caller.start();
     await caller.waitFor(() => caller.playedSound.length > 0, 30_000, 'the greeting').catch(() => undefined);
-    await sleep(holdMs);
+    // The caller keeps talking, so the call's silence does not end it first.
+    let open = true;
+    void caller.closed.then(() => {
+      open = false;
+    });
+    for (const until = Date.now() + holdMs; open && Date.now() < until;) {
+      await Promise.race([caller.say(line), caller.closed]);
+      await Promise.race([sleep(Math.min(10_000, Math.max(until - Date.now(), 0))), caller.closed]);
+    }
     caller.stop();
   }));
   const ids = accepted.map(({ answer }) => Number(answer.body.call_id ?? answer.body.data.call_id));
