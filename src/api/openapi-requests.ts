@@ -3,9 +3,10 @@
  * things no keyword of those schemas says (validation.ts), and the document says them, so a reader (or a
  * fuzzer) finds the same rules the routes apply.
  * - Unknown properties of a closed object are dropped, never refused: `additionalProperties: false` is left out.
- * - No string may hold U+0000, which PostgreSQL stores in neither `text` nor `jsonb`, in any field or key that is
- *   kept, however deep: a string gets a pattern without it, an open object keys without it, and a free-form value
- *   (an open object's other properties included) is JSON without it (`JsonWithoutNul`).
+ * - No string may hold U+0000, which PostgreSQL stores in neither `text` nor `jsonb`, in any field or key, however
+ *   deep: a string gets a pattern without it, a free-form object keys without it, and a free-form value is JSON
+ *   without it (`JsonWithoutNul`). What an object that is not closed keeps beside its declared properties is left
+ *   undescribed, as before: an index signature there would make every typed client (the console) loose.
  */
 
 type JsonObject = Record<string, unknown>;
@@ -34,6 +35,24 @@ const LIST = new Set(['anyOf', 'oneOf', 'allOf', 'prefixItems']);
 /** Keywords that annotate without constraining: a schema of only these takes any value. */
 const ANNOTATIONS = new Set(['title', 'description', 'examples', 'default', 'deprecated', 'readOnly', 'writeOnly']);
 
+/** Guards a pattern (a search, as JSON Schema's are) against U+0000: it must match, and the string hold none. */
+const NO_NUL_AHEAD = '^(?![\\s\\S]*\\u0000)[\\s\\S]*?';
+
+function withoutNul(pattern: string): string {
+  return `${NO_NUL_AHEAD}(?:${pattern})`;
+}
+
+/**
+ * Whether a string pattern already keeps U+0000 out: the guard above, the plain pattern without it, or one
+ * anchored at both ends whose characters are all named (no `.`, negated class or class escape that admits it).
+ * Only these cases are recognized; any other pattern is guarded.
+ */
+export function refusesNul(pattern: unknown): boolean {
+  if (typeof pattern !== 'string') return false;
+  if (pattern === WITHOUT_NUL || pattern.startsWith(NO_NUL_AHEAD)) return true;
+  return /^\^.*\$$/.test(pattern) && !/\.|\[\^|\\[SWDBu0x]/.test(pattern);
+}
+
 function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -57,14 +76,12 @@ export function asAccepted(schema: unknown): unknown {
     else if (LIST.has(key) && Array.isArray(value)) shown[key] = value.map(asAccepted);
     else shown[key] = value;
   }
-  if (admitsStrings(shown)) {
-    if (shown.pattern === undefined) shown.pattern = WITHOUT_NUL;
-    else shown.allOf = [...(Array.isArray(shown.allOf) ? shown.allOf as unknown[] : []), { pattern: WITHOUT_NUL }];
-  }
-  // An open object keeps what it is sent beside its properties: its keys and those values are checked too.
-  if ([shown.type].flat().includes('object') && !closed) {
+  if (admitsStrings(shown) && !refusesNul(shown.pattern)) shown.pattern = typeof shown.pattern === 'string' ? withoutNul(shown.pattern) : WITHOUT_NUL;
+  // A free-form object (a map of names to values, or one declared to keep what it is sent beside its properties)
+  // keeps every key: no key may hold U+0000 either, nor a value it keeps.
+  if ([shown.type].flat().includes('object') && !closed && (shown.patternProperties !== undefined || shown.additionalProperties !== undefined)) {
     shown.propertyNames ??= { pattern: WITHOUT_NUL };
-    if (shown.additionalProperties === undefined || shown.additionalProperties === true) shown.additionalProperties = jsonWithoutNulRef;
+    if (shown.additionalProperties === true) shown.additionalProperties = jsonWithoutNulRef;
   }
   return shown;
 }

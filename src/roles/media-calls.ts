@@ -16,9 +16,8 @@ import type { StreamStart } from '../voice/transports/media-stream.ts';
 import { callsInProgress, callsRefused, observeTurn } from '../lib/metrics.ts';
 import { createCallLoader, type LoadedCall } from './call-setup.ts';
 import { keepReserved } from './call-reservations.ts';
-import { sendJson } from './http-server.ts';
+import { sendJson, type MediaRoute, type StreamHandler } from './http-server.ts';
 import { clientAddress, countRefusedCredential, createWaitingRoom } from './media-admission.ts';
-import type { MediaRoute, StreamHandler } from './media.ts';
 import type { RoleContext } from './role.ts';
 
 /** The live calls of this replica and the routes that serve them. */
