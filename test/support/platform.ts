@@ -21,6 +21,7 @@ import { apiRoutes, createSandboxCarrier } from '../../src/roles/api.ts';
 import { sandboxPages } from '../../src/simulators/sandbox-carrier/http/pages.ts';
 import { softphoneUpgrades } from '../../src/simulators/sandbox-carrier/http/softphone.ts';
 import type { SandboxCarrier } from '../../src/simulators/sandbox-carrier/carrier.ts';
+import { sweepLostCalls } from '../../src/roles/lost-calls.ts';
 import { start as startMedia } from '../../src/roles/media.ts';
 import { registerApiMetrics, registerWorkerMetrics } from '../../src/roles/metrics.ts';
 import { createMetricsRegistry } from '../../src/lib/metrics.ts';
@@ -124,6 +125,8 @@ export async function startTestPlatform(options: {
       workflowBundlePath: inject('workflowBundlePath'),
     })
     : undefined;
+  // As the worker role does: calls whose media session stopped reporting are ended.
+  const sweeper = options.worker ? sweepLostCalls({ knex: database.knex, temporal, logger }) : undefined;
   const media = options.media
     ? await startMedia({ config: { ...config, media: { ...config.media, port: 0 } }, logger, database, temporal, temporalAddress: config.temporal.address ?? '', providers, metrics })
     : undefined;
@@ -155,6 +158,7 @@ export async function startTestPlatform(options: {
       await sandboxCarrier?.close();
       await stopServer();
       await media?.stop(Date.now());
+      await sweeper?.stop();
       await worker?.stop();
       await inFlight.settled(Date.now() + 10_000);
       await temporal.close();
