@@ -37,8 +37,8 @@ function page(script: string, style: string, early: string): string {
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <title>Parley console</title>
   <link rel="icon" href="data:,">
-  <link rel="stylesheet" href="${ASSETS}${style}">
   <script>${early}</script>
+  <link rel="stylesheet" href="${ASSETS}${style}">
   <script type="module" src="${ASSETS}${script}"></script>
 </head>
 <body>
@@ -80,7 +80,8 @@ async function build(): Promise<ConsoleBundle> {
   const early = earlyResult.outputFiles[0]?.text.trim();
   if (!script || !style || !early) throw new Error('the console bundle lacks its script, stylesheet or early script');
   if (/<\/script/i.test(early)) throw new Error('the early script cannot be written inline: it holds </script');
-  // Inline, so that a cold page need not fetch it before its requests go out.
+  // Inline, so that a cold page need not fetch it before its requests go out, and written before the stylesheet,
+  // which an inline script after it would wait for.
   return { page: page(script, style, early), assets, earlySource: `'sha256-${createHash('sha256').update(early).digest('base64')}'` };
 }
 
