@@ -132,7 +132,7 @@ export function createCallGateway(ctx: RoleContext, sessionUrl: () => string): C
       // Only the calls Parley places can reach a machine; a web call or a caller ringing in is a person.
       screen: call.type === 'outbound',
       ...(recording ? { recording } : {}),
-      ...(from === 'carrier' ? { phone: phoneLine({ knex, telephony: providers.telephony, publicUrl: config.publicUrl }, owner) } : {}),
+      ...(from === 'carrier' ? { phone: phoneLine({ knex, telephony: providers.telephony, sipTrunks: providers.sipTrunks, publicUrl: config.publicUrl }, owner) } : {}),
       assistants: assistantLine({ knex, load: assistantSetup }, owner),
     };
   }
