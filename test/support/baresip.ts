@@ -23,13 +23,21 @@ export interface BaresipEvent {
 }
 
 export interface BaresipOptions {
-  /** The account's user; with `password`, the digest credentials it answers a challenge with. */
+  /** The loopback address and port it listens on (127.0.0.1 and a free port unless given). */
+  host?: string;
+  port?: number;
+  /**
+   * The account's user: its calls' From, and the only Request-URI user it takes calls for (baresip answers 404
+   * to any other); `aliases` are more users it takes calls for.
+   */
   user: string;
+  aliases?: string[];
+  authUser?: string;
   password?: string;
   /** The WAV (mono, 16-bit, 8 kHz) it speaks from the answer on; the call ends when it ends. */
   audio: string;
-  /** Answers incoming calls at once (`answermode=auto`); otherwise they ring until answered or refused. */
-  autoAnswer?: boolean;
+  /** What it does with a call to it: answer at once, refuse it (486 Busy Here), or let it ring. */
+  incoming?: 'answer' | 'refuse' | 'ring';
 }
 
 export interface Baresip {
@@ -71,8 +79,8 @@ export function writeLineWav(file: string, samples16k: Int16Array): void {
 
 export async function startBaresip(options: BaresipOptions): Promise<Baresip> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-baresip-'));
-  const host = '127.0.0.1';
-  const [port, controlPort] = [await freePortPair(), await freePort()];
+  const host = options.host ?? '127.0.0.1';
+  const [port, controlPort] = [options.port ?? await freePortPair(), await freePort()];
   const rtpBase = 40000 + 2 * Math.floor(Math.random() * 10000);
   fs.mkdirSync(path.join(dir, 'heard'));
   fs.writeFileSync(path.join(dir, 'config'), [
@@ -98,11 +106,13 @@ export async function startBaresip(options: BaresipOptions): Promise<Baresip> {
   ].join('\n'));
   const account = [
     `<sip:${options.user}@${host}:${port}>`,
+    ...(options.authUser ? [`auth_user=${options.authUser}`] : []),
     ...(options.password ? [`auth_pass=${options.password}`] : []),
     'regint=0',
-    `answermode=${options.autoAnswer ? 'auto' : 'manual'}`,
+    `answermode=${options.incoming === 'answer' ? 'auto' : 'manual'}`,
   ].join(';');
-  fs.writeFileSync(path.join(dir, 'accounts'), `${account}\n`);
+  const aliases = (options.aliases ?? []).map((alias) => `<sip:${alias}@${host}:${port}>;regint=0;answermode=auto`);
+  fs.writeFileSync(path.join(dir, 'accounts'), [account, ...aliases, ''].join('\n'));
 
   const child: ChildProcess = spawn('baresip', ['-f', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
@@ -116,6 +126,8 @@ export async function startBaresip(options: BaresipOptions): Promise<Baresip> {
   const waiters: { match: (event: BaresipEvent) => boolean; resolve: (event: BaresipEvent) => void }[] = [];
   const answers: ((answer: { ok: boolean; data: string }) => void)[] = [];
   let buffer = Buffer.alloc(0);
+  // eslint-disable-next-line prefer-const -- assigned once the object exists; the event handler uses it
+  let baresip: Baresip;
   socket.on('data', (chunk: Buffer) => {
     buffer = Buffer.concat([buffer, chunk]);
     for (;;) {
@@ -130,6 +142,8 @@ export async function startBaresip(options: BaresipOptions): Promise<Baresip> {
       } else if (message.event) {
         const event = message as unknown as BaresipEvent;
         events.push(event);
+        // A refusing callee hangs up on each call as it comes in, which baresip answers 486 Busy Here.
+        if (options.incoming === 'refuse' && event.type === 'CALL_INCOMING') void baresip.command('hangup');
         for (const waiter of [...waiters]) {
           if (waiter.match(event)) {
             waiters.splice(waiters.indexOf(waiter), 1);
@@ -140,7 +154,7 @@ export async function startBaresip(options: BaresipOptions): Promise<Baresip> {
     }
   });
 
-  return {
+  baresip = {
     host,
     port,
     events,
@@ -165,6 +179,7 @@ export async function startBaresip(options: BaresipOptions): Promise<Baresip> {
     },
     async close() {
       socket.destroy();
+      if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
       child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), 2000);
@@ -173,10 +188,11 @@ export async function startBaresip(options: BaresipOptions): Promise<Baresip> {
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
+  return baresip;
 }
 
 /** A port free on 127.0.0.1 with the one above it free too: baresip listens for SIP over TLS on port + 1. */
-async function freePortPair(): Promise<number> {
+export async function freePortPair(): Promise<number> {
   for (;;) {
     const port = await freePort();
     const free = await new Promise<boolean>((resolve) => {

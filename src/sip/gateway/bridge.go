@@ -248,6 +248,7 @@ func (b *bridge) sendKey(digit rune, tones *toneDetector) {
 		b.log.Debug("could not send a key as a telephone event", "error", err)
 	}
 	elapsed := time.Since(started)
+	b.log.Debug("sent a key as a telephone event", "key", string(digit), "ms", elapsed.Milliseconds())
 	b.med.RTPPacketWriter.DelayTimestamp(uint32(elapsed.Seconds() * 8000))
 	for skip := int(elapsed / (20 * time.Millisecond)); skip > 0; skip-- {
 		next := b.out.peek()
