@@ -73,6 +73,7 @@ describe('phone call activities: dialing once, dropping the line, and the carrie
     const before = carrier.placed.length;
     expect(await activities.dialCall({ callId, ringTimeoutSeconds: 30 })).toEqual({ dialed: true });
     expect(carrier.placed.slice(before)).toEqual([{
+      callId,
       from: '+14155550100',
       to: '+14155550123',
       stream: { url: `wss://media.parley.example.test${PHONE_STREAM_PATH}`, parameters: { callId: String(callId), token: phoneStreamToken(platform.providers.secrets, callId) } },
