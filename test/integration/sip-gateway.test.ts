@@ -1,13 +1,17 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
+import { Writable } from 'node:stream';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/logger.ts';
 import { workflowIds } from '../../src/temporal/names.ts';
 import { lastUserText, startFakeLlmServer, type ChatCompletionRequest, type FakeLlmServer, type FakeTurn } from '../fakes/llm-server.ts';
 import { createTestAssistant } from '../support/assistants.ts';
 import { baresipInstalled, baresipSkipReason, freePortPair, startBaresip, writeLineWav, type Baresip, type BaresipOptions } from '../support/baresip.ts';
 import { placeCall, settledCall } from '../support/phone-calls.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { freePort } from '../support/ports.ts';
 import { sipOptions } from '../support/sip-probe.ts';
 import { rms, speechInstalled, speechSkipReason, spokenPcm } from '../support/speech.ts';
 import { createTestUser, type TestUser } from '../support/users.ts';
@@ -51,17 +55,34 @@ describe.skipIf(skipReason !== '')(`SIP trunks through the SIP gateway${skipReas
   let owner: TestUser;
   /** The gateway's SIP port, which trunk addresses are dialed on too: each far end is another loopback address. */
   let port: number;
+  let tlsPort: number;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-sip-test-'));
   const audio: Record<'talk' | 'keys' | 'quiet' | 'long', string> = { talk: '', keys: '', quiet: '', long: '' };
   const farEnds: Baresip[] = [];
+  let logged = '';
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      logged += chunk.toString();
+      done();
+    },
+  });
 
   beforeAll(async () => {
     llm = await startFakeLlmServer({ chunkSize: 4 });
     llm.respond(scenario);
     port = await freePortPair();
+    // A self-signed certificate for SIP over TLS, on a port of its own.
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1',
+      '-keyout', path.join(dir, 'sip.key'), '-out', path.join(dir, 'sip.crt')], { stdio: 'ignore' });
+    tlsPort = await freePort();
     platform = await startTestPlatform({
       worker: true, media: true, sip: true,
-      env: { LLM_BASE_URL: llm.baseUrl, LLM_API_KEY: 'test', SIP_PORT: String(port), SIP_TRUNK_PORT: String(port) },
+      // Everything the platform and the gateway log, at the most verbose level the gateway has, is searched for passwords.
+      logger: createLogger({ log: { level: 'debug', pretty: false } }, sink),
+      env: {
+        LLM_BASE_URL: llm.baseUrl, LLM_API_KEY: 'test', SIP_PORT: String(port), SIP_TRUNK_PORT: String(port),
+        SIP_TLS_CERT: path.join(dir, 'sip.crt'), SIP_TLS_KEY: path.join(dir, 'sip.key'), SIP_TLS_PORT: String(tlsPort),
+      },
     });
     owner = await createTestUser(platform.database.knex, { balanceUsd: 5 });
     audio.talk = await lineWav(path.join(dir, 'talk.wav'), [4500, 'Hello, my name is Sam.', 4500, 'Thank you, goodbye.', 3000]);
@@ -99,9 +120,10 @@ describe.skipIf(skipReason !== '')(`SIP trunks through the SIP gateway${skipReas
   };
   const closedWith = (caller: Baresip) => caller.waitFor((event) => event.type === 'CALL_CLOSED', 60_000);
 
-  it('answers OPTIONS over UDP and TCP, refuses unknown numbers, and gives a caller from a trunk\'s address to its inbound assistant', async () => {
+  it('answers OPTIONS over UDP, TCP and TLS, refuses unknown numbers, and gives a caller from a trunk\'s address to its inbound assistant', async () => {
     expect(await sipOptions('127.0.0.1', port, 'udp')).toBe('SIP/2.0 200 OK');
     expect(await sipOptions('127.0.0.1', port, 'tcp')).toBe('SIP/2.0 200 OK');
+    expect(await sipOptions('127.0.0.1', tlsPort, 'tls')).toBe('SIP/2.0 200 OK');
     const trunkId = await trunk(owner, { phone_number: '+4930123456', allowed_inbound_ips: ['127.0.0.0/24'] });
     await createTestAssistant(platform, owner, { type: 'inbound', initial_message: 'Thanks for calling Parley.', phone_number_id: trunkId, system_prompt: '[talk]' });
 
@@ -159,6 +181,8 @@ describe.skipIf(skipReason !== '')(`SIP trunks through the SIP gateway${skipReas
     expect(row.transcript).toContain('[pressed 42#]');
     // The assistant's key went to the caller as a telephone event, not as a tone in its audio.
     expect(caller.keysReceived()).toBe('7');
+    expect(logged).toContain('a SIP call came in');
+    expect(logged).not.toContain('right-pass');
   }, 120_000);
 
   it('places calls through trunks: a callee who talks and hangs up; busy, unanswered and refused calls end as the far end said, unbilled', async () => {
@@ -209,6 +233,8 @@ describe.skipIf(skipReason !== '')(`SIP trunks through the SIP gateway${skipReas
     expect(answered).toMatchObject({ type: 'inbound', status: 'ended_by_customer', clientPhoneNumber: '+4930555555' });
     // Both assistants greet at the answer; the caller's greeting interrupts the desk's.
     expect(answered.transcript).toMatch(/^AI: Parley/);
+    expect(logged).toContain('placed a SIP call');
+    expect(logged).not.toContain('pw-4444');
   }, 120_000);
 
   it('transfers a caller with a REFER to the number, through the carrier that brought the call', async () => {

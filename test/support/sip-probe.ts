@@ -1,13 +1,14 @@
 import dgram from 'node:dgram';
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
+import tls from 'node:tls';
 
 /**
  * Sends `OPTIONS sip:<host>:<port>` (no user part, as carriers probe a trunk) over UDP or TCP and resolves
  * with the status line of the answer: a test's own probe, not a SIP stack (baresip is the user agent of the
  * calls).
  */
-export async function sipOptions(host: string, port: number, transport: 'udp' | 'tcp', timeoutMs = 3000): Promise<string> {
+export async function sipOptions(host: string, port: number, transport: 'udp' | 'tcp' | 'tls', timeoutMs = 3000): Promise<string> {
   const request = (localPort: number) => [
     `OPTIONS sip:${host}:${port} SIP/2.0`,
     `Via: SIP/2.0/${transport.toUpperCase()} 127.0.0.1:${localPort};branch=z9hG4bK${randomBytes(8).toString('hex')};rport`,
@@ -37,10 +38,11 @@ export async function sipOptions(host: string, port: number, transport: 'udp' | 
       socket.close();
     }
   }
-  const socket = net.connect(port, host);
+  // The tests' certificate is their own, self-signed: the probe checks the transport, not the certificate.
+  const socket = transport === 'tls' ? tls.connect({ port, host, rejectUnauthorized: false }) : net.connect(port, host);
   try {
     await new Promise<void>((resolve, reject) => {
-      socket.once('connect', resolve);
+      socket.once(transport === 'tls' ? 'secureConnect' : 'connect', resolve);
       socket.once('error', reject);
     });
     return await new Promise<string>((resolve, reject) => {

@@ -54,6 +54,7 @@ type bridge struct {
 	firstSound atomic.Int64
 	// What went each way, for the log at the end of a call.
 	packetsIn, framesOut atomic.Int64
+	stats                callStats
 }
 
 func newBridge(log *slog.Logger, med *diago.DialogMedia, stream *mediaStream) (*bridge, error) {
@@ -84,6 +85,7 @@ func newBridge(log *slog.Logger, med *diago.DialogMedia, stream *mediaStream) (*
 		out:     newPlayout(maxPlayoutFrames),
 		inbox:   newJitterBuffer(jitterDepth, jitterWindow),
 	}
+	b.stats.listenRTCP(med, med.RTPPacketWriter.SSRC)
 	if keysIn != nil {
 		keysIn.OnDTMF(func(digit rune) error {
 			if err := stream.key(digit); err != nil {
@@ -234,6 +236,7 @@ func (b *bridge) play(ctx context.Context) error {
 		if _, err := b.writer.Write(payload); err != nil {
 			return errFarEndLeft
 		}
+		b.stats.sent(time.Now())
 		b.framesOut.Add(1)
 		b.echo(b.out.played())
 	}

@@ -7,6 +7,7 @@ require (
 	github.com/emiago/sipgo v1.7.3
 	github.com/gobwas/ws v1.4.0
 	github.com/icholy/digest v1.2.0
+	github.com/pion/rtcp v1.2.16
 	github.com/zaf/g711 v1.4.0
 )
 
@@ -21,7 +22,6 @@ require (
 	github.com/pion/logging v0.2.4 // indirect
 	github.com/pion/mdns/v2 v2.1.0 // indirect
 	github.com/pion/randutil v0.1.0 // indirect
-	github.com/pion/rtcp v1.2.16 // indirect
 	github.com/pion/rtp v1.10.1 // indirect
 	github.com/pion/sdp/v3 v3.0.18 // indirect
 	github.com/pion/srtp/v3 v3.0.10 // indirect

@@ -91,7 +91,10 @@ func (g *gateway) bridgeCall(ctx context.Context, c *call, med *diago.DialogMedi
 	if first := b.firstSound.Load(); first != 0 {
 		notice.FirstSoundMs = time.Unix(0, first).Sub(b.answered).Milliseconds()
 	}
-	g.log.Debug("call bridge ended", "callSid", c.sid, "cause", cause.Error(), "packetsIn", b.packetsIn.Load(), "framesOut", b.framesOut.Load())
+	// One line per call: how it ended and what its media did (the SIP bench reads these).
+	g.log.Info("a SIP call's media ended", "callSid", c.sid, "cause", cause.Error(), "seconds", int(time.Since(b.answered).Seconds()),
+		"packetsIn", b.packetsIn.Load(), "framesOut", b.framesOut.Load(), "firstSoundMs", notice.FirstSoundMs,
+		"sendJitterP99Us", b.stats.p99(), "peerJitterMaxMs", b.stats.peerMaxMs.Load())
 	if errors.Is(cause, errParleyLeft) && c.referred.Load() {
 		g.awaitTransfer(c, transferOutcomeWait)
 	}
