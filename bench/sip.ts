@@ -1,7 +1,7 @@
 /**
  * The SIP gateway's figures, on calls from baresip callers to a trunk number answered by an assistant:
  *
- *   npm run bench:sip -- [--calls 20] [--seconds 20]
+ *   npm run bench:sip -- [--calls 20] [--seconds 20] [--flood-pps 5000]
  *
  * Runs the whole platform in this process (bench/sip/setup.ts: the sip role and its Go gateway, the media role
  * on the voice benches' speech and model fakes, so the gateway's own work is what is measured), one call alone
@@ -14,18 +14,48 @@
  * - jitter: how far from its 20 ms schedule each packet to a caller was sent (the p99 of each call; their
  *   median and worst), and the worst interarrival jitter the callers reported in RTCP (RFC 3550);
  * - CPU of the gateway process per call, as a share of one core (its CPU time over the calls' talk time).
- * The ratios compare the level with the baseline of the same run. The machine may be shared: the load average
+ * The same level runs again while a scanner floods the gateway with INVITEs to unknown numbers from one address
+ * (`--flood-pps`, 5000): the guard drops them at the socket, so the calls should not notice. The ratios compare
+ * the level with the baseline of the same run, and the flooded level with the level. The machine may be shared: the load average
  * is printed with the figures.
  */
+import dgram from 'node:dgram';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import type { Baresip } from '../test/support/baresip.ts';
 import { percentile } from './percentile.ts';
 import { cpuSeconds, gatewayPid, startSipBench, type CallMediaLine } from './sip/setup.ts';
 
-const { values } = parseArgs({ options: { calls: { type: 'string', default: '20' }, seconds: { type: 'string', default: '20' } } });
+const { values } = parseArgs({ options: { calls: { type: 'string', default: '20' }, seconds: { type: 'string', default: '20' }, 'flood-pps': { type: 'string', default: '5000' } } });
 const level = Number(values.calls);
 const seconds = Number(values.seconds);
+const floodPps = Number(values['flood-pps']);
+
+/**
+ * A SIP scanner: INVITEs to numbers that do not exist from one address, `pps` a second, until stopped; how many
+ * it sent.
+ */
+function flood(port: number, pps: number): { stop: () => Promise<number> } {
+  const socket = dgram.createSocket('udp4');
+  let sent = 0;
+  let running = true;
+  socket.bind(0, '127.0.2.1');
+  const invite = (n: number) => Buffer.from([
+    `INVITE sip:${100 + (n % 900)}@127.0.0.1:${port} SIP/2.0`, `Via: SIP/2.0/UDP 127.0.2.1:5060;branch=z9hG4bK${n}`, `From: <sip:scanner@127.0.2.1>;tag=${n}`,
+    `To: <sip:${100 + (n % 900)}@127.0.0.1>`, `Call-ID: ${n}@scanner`, 'CSeq: 1 INVITE', 'Contact: <sip:scanner@127.0.2.1>', 'Max-Forwards: 70', 'Content-Length: 0', '', '',
+  ].join('\r\n'));
+  const tick = setInterval(() => {
+    for (let i = 0; i < pps / 100 && running; i++) socket.send(invite(sent++), port, '127.0.0.1');
+  }, 10);
+  return {
+    stop: async () => {
+      running = false;
+      clearInterval(tick);
+      await new Promise<void>((resolve) => socket.close(() => resolve()));
+      return sent;
+    },
+  };
+}
 
 const byValue = (a: number, b: number) => a - b;
 const sip = await startSipBench({ reply: 'Sure, I can help with that.', heard: 'I would like to book an appointment.' });
@@ -86,6 +116,9 @@ try {
   console.log(`SIP bench: calls of ${seconds} s from baresip callers, one alone, then ${level} at once; ${os.availableParallelism()} cores`);
   const baseline = await measure(callers.slice(0, 1));
   const loaded = await measure(callers);
+  const scanner = flood(sip.port, floodPps);
+  const flooded = await measure(callers);
+  const floodedWith = await scanner.stop();
   const ms = (value: number) => `${Math.round(value)} ms`;
   const row = (name: string, figures: Figures) => [
     name.padEnd(9),
@@ -102,13 +135,19 @@ try {
     'send p99 med/max'.padStart(15), 'RTCP max'.padStart(9), 'CPU/call'.padStart(9), 'load'.padStart(6)].join('  '));
   console.log(row('alone', baseline));
   console.log(row(`${level} at once`, loaded));
+  console.log(row('+ flood', flooded));
   const ratio = (a: number, b: number) => (b > 0 ? `${(a / b).toFixed(2)}×` : 'n/a');
   console.log(`against the call alone: setup p95 ${ratio(percentile(loaded.setupMs, 95), percentile(baseline.setupMs, 95))}, ` +
     `greeting max ${ratio(Math.max(...loaded.greetingMs), Math.max(...baseline.greetingMs))}, ` +
     `send jitter p99 (worst call) ${ratio(Math.max(...loaded.sendJitterP99Us), Math.max(...baseline.sendJitterP99Us))}, CPU per call ${ratio(loaded.cpuShare, baseline.cpuShare)}`);
-  if (loaded.greetingMs.length < level) {
-    failed = true;
-    console.log(`only ${loaded.greetingMs.length} of ${level} calls heard a greeting`);
+  console.log(`under a scanner's flood (${floodedWith} INVITEs to unknown numbers from one address, ${floodPps} a second) against without: ` +
+    `setup p95 ${ratio(percentile(flooded.setupMs, 95), percentile(loaded.setupMs, 95))}, greeting max ${ratio(Math.max(...flooded.greetingMs), Math.max(...loaded.greetingMs))}, ` +
+    `send jitter p99 (worst call) ${ratio(Math.max(...flooded.sendJitterP99Us), Math.max(...loaded.sendJitterP99Us))}, CPU per call ${ratio(flooded.cpuShare, loaded.cpuShare)}`);
+  for (const [name, figures] of [['without', loaded], ['under the flood', flooded]] as const) {
+    if (figures.greetingMs.length < level) {
+      failed = true;
+      console.log(`${name}: only ${figures.greetingMs.length} of ${level} calls heard a greeting`);
+    }
   }
 } catch (error) {
   failed = true;
