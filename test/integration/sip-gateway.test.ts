@@ -85,7 +85,7 @@ describe.skipIf(skipReason !== '')(`SIP trunks through the SIP gateway${skipReas
       },
     });
     owner = await createTestUser(platform.database.knex, { balanceUsd: 5 });
-    audio.talk = await lineWav(path.join(dir, 'talk.wav'), [4500, 'Hello, my name is Sam.', 4500, 'Thank you, goodbye.', 3000]);
+    audio.talk = await lineWav(path.join(dir, 'talk.wav'), [4500, 'Hello, my name is Sam.', 6000, 'Thank you, goodbye.', 3000]);
     audio.keys = await lineWav(path.join(dir, 'keys.wav'), [30_000]);
     audio.quiet = await lineWav(path.join(dir, 'quiet.wav'), [8000]);
     audio.long = await lineWav(path.join(dir, 'long.wav'), [4000, 'Hello, can you put me through to sales?', 20_000]);
@@ -139,7 +139,8 @@ describe.skipIf(skipReason !== '')(`SIP trunks through the SIP gateway${skipReas
     const row = await settled(owner, Number((await lastCallOf(owner)).id));
     expect(row).toMatchObject({ type: 'inbound', status: 'ended_by_customer', clientPhoneNumber: '+4915112345678', assistantPhoneNumber: '+4930123456', endReason: 'customer_hangup' });
     expect(row.providerCallId).toMatch(/^SIP[0-9a-f]{32}$/);
-    expect(row.transcript).toMatch(/^AI: Thanks for calling Parley\.\nCustomer: .+\nAI: Nice to meet you\. How can I help\?\nCustomer: .*goodbye.*/i);
+    // A slow reply may be cut short by the caller's goodbye: the transcript holds what was heard.
+    expect(row.transcript).toMatch(/^AI: Thanks for calling Parley\.\nCustomer: .+\nAI: Nice to meet you.*\nCustomer: .*goodbye.*/i);
     expect(row.duration).toBeGreaterThan(10);
     expect(Number(row.totalCostMicros)).toBeGreaterThan(0);
     // The caller heard the assistant: its recording of the call holds sound.
@@ -226,13 +227,13 @@ describe.skipIf(skipReason !== '')(`SIP trunks through the SIP gateway${skipReas
     await createTestAssistant(platform, carrierSide, { type: 'inbound', initial_message: 'Parley desk, how can I help?', phone_number_id: desk, system_prompt: '[talk]' });
     const caller = await createTestUser(knex(), { balanceUsd: 5 });
     const outbound = await trunk(caller, { phone_number: '+4930555555', sip_address: '127.0.0.1', sip_username: 'carrier-login', sip_password: 'pw-4444' });
-    const assistant = await createTestAssistant(platform, caller, { initial_message: 'Hi.', phone_number_id: outbound, system_prompt: '[caller]', tools: [{ type: 'end_call' }] });
+    // The caller waits for the desk to speak, as a person calling a business does, then hangs up.
+    const assistant = await createTestAssistant(platform, caller, { initial_message: 'Hi.', wait_for_customer: true, phone_number_id: outbound, system_prompt: '[caller]', tools: [{ type: 'end_call' }] });
     const { shown } = await settledCall(platform, caller, await placeCall(platform, caller, { phone_number: '+4930444444', assistant_id: assistant.id }));
     expect(shown).toMatchObject({ status: 'ended_by_assistant' });
     const answered = await settled(carrierSide, Number((await lastCallOf(carrierSide)).id));
     expect(answered).toMatchObject({ type: 'inbound', status: 'ended_by_customer', clientPhoneNumber: '+4930555555' });
-    // Both assistants greet at the answer; the caller's greeting interrupts the desk's.
-    expect(answered.transcript).toMatch(/^AI: Parley/);
+    expect(answered.transcript).toMatch(/^AI: Parley desk, how can I help\?/);
     expect(logged).toContain('placed a SIP call');
     expect(logged).not.toContain('pw-4444');
   }, 120_000);
