@@ -92,11 +92,18 @@ export class GatewayProcess {
     this.noticeHandlers.set(type, handler);
   }
 
-  /** Starts the gateway; resolves once it listens, rejects when it exits first (a port in use). */
+  /**
+   * Starts the gateway; resolves once it listens, rejects when it exits first (a port in use), and then starts
+   * no other: only a gateway that has listened once is started again when it dies.
+   */
   start(): Promise<GatewayReady> {
     return new Promise((resolve, reject) => {
       const child = this.spawn();
-      const failed = (code: number | null) => reject(new Error(`the SIP gateway exited with ${code} before it listened (see its log above)`));
+      const failed = (code: number | null) => {
+        this.stopping = true;
+        clearTimeout(this.restartTimer);
+        reject(new Error(`the SIP gateway exited with ${code} before it listened (see its log above)`));
+      };
       child.once('exit', failed);
       this.readyWaiters.push((ready) => {
         child.off('exit', failed);
@@ -158,7 +165,7 @@ export class GatewayProcess {
       for (const waiter of this.pending.values()) waiter.reject(new Error('the SIP gateway exited'));
       this.pending.clear();
       this.listening = undefined;
-      if (this.stopping) return;
+      if (this.stopping || this.readyWaiters.length > 0) return;
       this.logger.error({ code, signal }, 'the SIP gateway exited: starting it again');
       void Promise.resolve(this.onExit?.())
         .catch((error: unknown) => this.logger.error({ err: error }, 'could not end the calls of the SIP gateway that exited'))

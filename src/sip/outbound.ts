@@ -71,9 +71,11 @@ export async function placeSipCall(deps: SipOutboundDeps, request: SipDialReques
   const claimed = await knex('sip_calls').insert({ callSid, callId: request.callId, dialKey: request.attempt.key, gatewayUrl: deps.gatewayUrl() })
     .onConflict('dialKey').ignore().returning('callSid') as unknown[];
   if (claimed.length === 0) {
-    const earlier = await knex('sip_calls').where({ dialKey: request.attempt.key }).first<{ callSid: string }>('callSid');
-    deps.logger.info({ callId: request.callId, callSid: earlier?.callSid }, 'a dial asked again: answering the call placed the first time');
-    if (earlier) return { callSid: earlier.callSid };
+    const earlier = await knex('sip_calls').where({ dialKey: request.attempt.key }).first<{ callSid: string } | undefined>('callSid');
+    // The claim went between the two statements (its dial failed meanwhile): the next try claims it afresh.
+    if (!earlier) throw new Error(`The dial of call ${request.callId} was being retried at the same moment; try again.`);
+    deps.logger.info({ callId: request.callId, callSid: earlier.callSid }, 'a dial asked again: answering the call placed the first time');
+    return { callSid: earlier.callSid };
   }
   const format = trunk.sipCallingFormat ?? '+e164';
   let password = '';
