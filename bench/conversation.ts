@@ -32,6 +32,7 @@ import { createLogger } from '../src/logger.ts';
 import { createProviders } from '../src/providers/index.ts';
 import { apiRoutes } from '../src/roles/api.ts';
 import { createApiKey } from '../src/resources/api-keys/service.ts';
+import { tokenResolver } from '../src/resources/auth/tokens.ts';
 import { createUser } from '../src/resources/users/service.ts';
 import { createTemporalClient } from '../src/temporal/client.ts';
 import { startFakeLlmServer } from '../test/fakes/llm-server.ts';
@@ -142,7 +143,7 @@ async function main(): Promise<void> {
   const temporal = createTemporalClient(config, config.temporal.address ?? '127.0.0.1:7233');
   const logger = createLogger(config);
   const providers = createProviders(config, logger, { secrets: createSecretBox(randomBytes(32)) });
-  const guards = createRequestGuards({ knex: database.knex, config });
+  const guards = createRequestGuards({ knex: database.knex, config, resolveToken: (clock) => tokenResolver(database.knex, clock) });
   const routes = apiRoutes({ config, logger, knex: database.knex, temporal, providers, guards });
   const { app } = createApp({ config, logger, routes, guards });
   const listening = await listenOnLoopback(http.createServer(app.callback()));

@@ -1,6 +1,6 @@
 /*
  * The sandbox WhatsApp phone page (/sandbox/whatsapp): a customer's WhatsApp on Parley's sandbox carrier. It
- * talks to the carrier through /api/sandbox/whatsapp/… (src/resources/sandbox-carrier/whatsapp-page.ts): lists
+ * talks to the carrier through /api/sandbox/whatsapp/… (src/simulators/sandbox-carrier/http/whatsapp-page.ts): lists
  * the senders to pick from, reads the chat with one (polled, so the sender's statuses and replies appear as the
  * carrier reports them), writes as the customer and marks the sender's delivered messages read.
  */

@@ -10,6 +10,7 @@ import { requestMetrics } from './middleware/metrics.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
 import { requestContext } from './middleware/request-context.ts';
 import { mountRoutes, type RouteDefinition } from './routing.ts';
+import { consoleRoutes } from './console.ts';
 import { webRoutes } from './web.ts';
 
 export interface AppDeps {
@@ -49,6 +50,7 @@ export function createApp(deps: AppDeps): Api {
   app.use(router.routes());
   app.use(router.allowedMethods());
   app.use(webRoutes().routes());
+  app.use(consoleRoutes({ publicUrl: deps.config.publicUrl, mediaUrl: deps.config.media.publicUrl }).routes());
   if (deps.pages) app.use(deps.pages.routes());
   // Errors Koa sees after a response has begun (a stream cut short): a client that left mid-stream is routine,
   // anything else goes to the log instead of Koa's default print to stderr.

@@ -97,7 +97,7 @@ function commonErrors(route: RouteDefinition): ErrorCode[] {
   if (typeof route.auth === 'object') codes.push('forbidden');
   // A body that is not JSON (or not a form, or malformed multipart) is a 400; past the cap a 413.
   if (route.body || route.bodyKind) codes.push('bad_request', 'too_large');
-  if (route.body || route.query || route.params) codes.push('validation');
+  if ((route.body && route.invalidBody !== 'bad_request') || route.query || route.params) codes.push('validation');
   // A path parameter names a record, which may not exist or not be the caller's.
   if (route.params) codes.push('not_found');
   codes.push('rate_limited');

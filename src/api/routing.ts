@@ -2,13 +2,13 @@ import type { Readable } from 'node:stream';
 import type Koa from 'koa';
 import type Router from '@koa/router';
 import type { Static, TSchema } from '@sinclair/typebox';
-import { BadRequestError, type ErrorCode } from '../lib/errors.ts';
+import { BadRequestError, ValidationError, type ErrorCode } from '../lib/errors.ts';
 import { connectionSignal } from './connection.ts';
 import type { ErrorStyle } from './error-table.ts';
 import type { AuthContext } from './middleware/auth.ts';
 import { bodyReader, type BodyKind } from './middleware/body.ts';
 import { verifySignature, type SignatureVerifier } from './middleware/signatures.ts';
-import { compileValidator } from './validation.ts';
+import { compileValidator, type Validator } from './validation.ts';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -75,6 +75,12 @@ export interface RouteDefinition<
   rateLimit?: { perMinute: number; bucket: string };
   /** How the body is read; JSON unless the route says otherwise. A `raw` body has no schema. */
   bodyKind?: BodyKind;
+  /**
+   * How a body that fails its schema is answered: Laravel's 422 with every field's messages (the default), or
+   * `bad_request`, a 400 with the first message alone, as a carrier's API refuses a request (the sandbox
+   * carrier's adapter takes its 400s as refusals).
+   */
+  invalidBody?: 'validation' | 'bad_request';
   responses: Record<number, { description: string; schema?: TSchema; contentType?: string }>;
   /**
    * Domain errors the handler may throw beyond those every route of its kind answers (authentication, body,
@@ -115,6 +121,18 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** A validator whose failures are a 400 with their first message (RouteDefinition.invalidBody). */
+function refusingAsBadRequest<S extends TSchema>(validate: Validator<S>): Validator<S> {
+  return (data) => {
+    try {
+      return validate(data);
+    } catch (error) {
+      if (error instanceof ValidationError) throw new BadRequestError(error.first);
+      throw error;
+    }
+  };
+}
+
 /**
  * Registers routes on a Koa router: error style, then authentication, rate limit, authorization, body, signature,
  * validation, handler.
@@ -123,12 +141,13 @@ export function mountRoutes(router: Router, routes: RouteDefinition[], middlewar
   for (const route of routes) {
     const bodyKind = route.bodyKind ?? 'json';
     if ((bodyKind === 'raw' || (typeof bodyKind === 'object' && bodyKind.kind === 'stream')) && route.body) throw new Error(`${route.method} ${route.path} reads a raw or streamed body, which no schema describes.`);
-    if (typeof route.auth === 'object' && bodyKind !== 'form' && bodyKind !== 'raw') {
+    if (typeof route.auth === 'object' && !route.auth.headerOnly && bodyKind !== 'form' && bodyKind !== 'raw') {
       throw new Error(`${route.method} ${route.path} checks a signature, which covers the exact body: declare it form or raw.`);
     }
     const validateParams = route.params ? compileValidator(route.params, 'text') : undefined;
     const validateQuery = route.query ? compileValidator(route.query, 'text') : undefined;
-    const validateBody = route.body ? compileValidator(route.body, bodyKind === 'json' ? 'json' : 'text') : undefined;
+    const bodyValidator = route.body ? compileValidator(route.body, bodyKind === 'json' ? 'json' : 'text') : undefined;
+    const validateBody = bodyValidator && route.invalidBody === 'bad_request' ? refusingAsBadRequest(bodyValidator) : bodyValidator;
     const chain: Koa.Middleware[] = [
       async (ctx, next) => {
         ctx.state.errorStyle = route.errorStyle ?? 'message';

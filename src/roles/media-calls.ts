@@ -21,8 +21,7 @@ import type { StreamStart } from '../voice/transports/media-stream.ts';
 import { callsInProgress, callsRefused, observeTurn } from '../lib/metrics.ts';
 import { openRecordingSink } from './call-recording.ts';
 import { assistantLine, phoneLine } from './call-transfers.ts';
-import { sendJson } from './http-server.ts';
-import type { MediaRoute, StreamHandler } from './media.ts';
+import { sendJson, type MediaRoute, type StreamHandler } from './http-server.ts';
 import type { RoleContext } from './role.ts';
 
 /** The live calls of this replica and the routes that serve them. */

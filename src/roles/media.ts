@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Logger } from '../logger.ts';
-import { closeServer, listen, sendJson } from './http-server.ts';
+import { closeServer, listen, sendJson, type MediaRoute, type StreamHandler } from './http-server.ts';
 import { createCallGateway } from './media-calls.ts';
 import { reportMediaLines } from './media-lines.ts';
 import { registerMediaMetrics } from './metrics.ts';
@@ -12,15 +12,6 @@ import type { RoleContext, RunningRole } from './role.ts';
 export const maxMessageBytes = 64 * 1024;
 /** How long a client gets to answer the closing handshake of a drained session before its socket is cut. */
 const closeHandshakeMs = 1000;
-
-/**
- * What one kind of stream does with a socket once upgraded; the socket is a live session until it closes. The
- * request is the upgrade's (its query carries a web call's credential).
- */
-export type StreamHandler = (socket: WebSocket, request: http.IncomingMessage) => void;
-
-/** An HTTP route of the gateway beside its streams (the internal hang-up control); answers the response itself. */
-export type MediaRoute = (request: http.IncomingMessage, response: http.ServerResponse) => void;
 
 /** `/media/echo`: sends back every message, text as text and binary as binary. For clients to test the path. */
 function echo(socket: WebSocket): void {

@@ -15,10 +15,11 @@ import { createSecretBox, decodeAppKey } from '../../src/lib/secrets.ts';
 import { createLogger, type Logger } from '../../src/logger.ts';
 import { createProviders, type Providers } from '../../src/providers/index.ts';
 import { createMediaControl } from '../../src/providers/media-control/index.ts';
+import { tokenResolver } from '../../src/resources/auth/tokens.ts';
 import { apiRoutes, createSandboxCarrier } from '../../src/roles/api.ts';
-import { sandboxPages } from '../../src/resources/sandbox-carrier/pages.ts';
-import { softphoneUpgrades } from '../../src/resources/sandbox-carrier/softphone.ts';
-import type { SandboxCarrier } from '../../src/providers/telephony/sandbox-carrier/carrier.ts';
+import { sandboxPages } from '../../src/simulators/sandbox-carrier/http/pages.ts';
+import { softphoneUpgrades } from '../../src/simulators/sandbox-carrier/http/softphone.ts';
+import type { SandboxCarrier } from '../../src/simulators/sandbox-carrier/carrier.ts';
 import { start as startMedia } from '../../src/roles/media.ts';
 import { start as startSip, type SipRole } from '../../src/roles/sip.ts';
 import { registerApiMetrics, registerWorkerMetrics } from '../../src/roles/metrics.ts';
@@ -153,7 +154,7 @@ export async function startTestPlatform(options: {
     config: { ...config, sip: { ...config.sip, ...testSipSettings(config.sip) } }, logger, database, temporal, temporalAddress: config.temporal.address ?? '', providers, metrics,
   }) : undefined;
   if (sip) config.sip.controlUrl = sip.url;
-  const guards = createRequestGuards({ knex: database.knex, config, clock: options.clock });
+  const guards = createRequestGuards({ knex: database.knex, config, clock: options.clock, resolveToken: (clock) => tokenResolver(database.knex, clock) });
   const sandboxCarrier = options.providers?.telephony ? undefined : createSandboxCarrier(config, providers, logger, database.knex);
   const routes = apiRoutes({ config, logger, knex: database.knex, temporal, providers, guards, sandboxCarrier });
   const api = createApp({ config, logger, routes, guards, pages: sandboxCarrier ? sandboxPages() : undefined });

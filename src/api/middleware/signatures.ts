@@ -23,6 +23,11 @@ export interface SignedRequest {
 export interface SignatureVerifier {
   /** Who signs (`twilio`, `stripe`): for logs and the OpenAPI document. */
   scheme: string;
+  /**
+   * The proof is a header alone (the sandbox carrier's key), not a signature over the body: the route may read
+   * its body as JSON, declared with a schema, where a signed body must be read as form or raw bytes.
+   */
+  headerOnly?: boolean;
   verify(request: SignedRequest): boolean;
 }
 
