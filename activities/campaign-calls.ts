@@ -1,9 +1,9 @@
 import type { Knex } from 'knex';
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
-import { ownerCanAffordCall } from '../src/billing/call-affordability.ts';
+import { balancePaysForACall } from '../src/billing/call-affordability.ts';
 import { mediaLinesFree } from '../src/billing/media-capacity.ts';
 import { applyLeadNext, dialable } from '../src/campaigns/leads.ts';
-import { UsageLimitError } from '../src/lib/errors.ts';
+import { CallUnaffordableError, UsageLimitError } from '../src/lib/errors.ts';
 import { campaignCallsPlaced } from '../src/lib/metrics.ts';
 import { createOutboundCall } from '../src/resources/calls/make-call.ts';
 import { Campaign } from '../src/resources/campaigns/model.ts';
@@ -62,7 +62,9 @@ export function createLeadCallActivities(deps: { knex: Knex; inboundReservePerce
     if (!assistant) return halt(campaignId, 'the campaign has no assistant');
     const numbers = await callingNumbers(knex, campaignId, assistant);
     if (numbers.length === 0) return halt(campaignId, 'no number to call from');
-    if (!(await ownerCanAffordCall(knex, campaign.userId))) return halt(campaignId, 'insufficient balance');
+    // What the account's live calls hold of the balance comes back as they end: only a balance that cannot pay a
+    // minute at all stops the campaign (a lead it cannot afford now waits, as one without a free slot does).
+    if (!(await balancePaysForACall(knex, campaign.userId))) return halt(campaignId, 'insufficient balance');
     return { campaign, assistant, numbers, countries: (await dialingCountryList(knex, campaign.userId)).countries };
   }
 
@@ -103,7 +105,7 @@ export function createLeadCallActivities(deps: { knex: Knex; inboundReservePerce
           reservePercent: inboundReservePercent,
         });
       } catch (error) {
-        if (error instanceof UsageLimitError) return { outcome: 'no-slot' };
+        if (error instanceof UsageLimitError || error instanceof CallUnaffordableError) return { outcome: 'no-slot' };
         throw error;
       }
       await trx('leads').where({ id: lead.id })

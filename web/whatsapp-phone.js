@@ -131,8 +131,9 @@
     try {
       const { answered } = await call('POST', '/messages', { sender: chat.sender, phone: chat.phone, name: chat.name, body });
       $('message').value = '';
-      setStatus(answered === 200 ? 'Sent.' : `Sent, but Parley answered ${answered}.`);
+      // The chat shows the message before the status says it was sent.
       await refresh();
+      setStatus(answered === 200 ? 'Sent.' : `Sent, but Parley answered ${answered}.`);
     } catch (error) {
       setStatus(error.message);
     } finally {
@@ -152,8 +153,8 @@
     if (!chat) return;
     try {
       const { marked } = await call('POST', '/read', { sender: chat.sender, phone: chat.phone });
-      setStatus(marked === 1 ? 'Marked 1 message read.' : `Marked ${marked} messages read.`);
       await refresh();
+      setStatus(marked === 1 ? 'Marked 1 message read.' : `Marked ${marked} messages read.`);
     } catch (error) {
       setStatus(error.message);
     }

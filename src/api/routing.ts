@@ -121,6 +121,38 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** What @koa/router keeps of the routes whose path a request matched. */
+interface MatchedLayer {
+  methods: string[];
+  paramNames: unknown[];
+}
+
+/**
+ * The routes of a request's path that answer it: a path spelled out in full (`/user/phone-numbers/search`)
+ * stands over a template it also fits (`/user/phone-numbers/{id}`), so the template's methods are not the
+ * path's. All of them when none is spelled out.
+ */
+export function answeringLayers(ctx: Koa.Context): MatchedLayer[] {
+  const matched = ((ctx as unknown as { matched?: MatchedLayer[] }).matched ?? []).filter((layer) => layer.methods.length > 0);
+  const literal = matched.filter((layer) => layer.paramNames.length === 0);
+  return literal.length > 0 ? literal : matched;
+}
+
+/**
+ * The first step of a route whose path has parameters: a request to a path another route spells out in full is
+ * that path's, so a method it does not take is a 405 with its own methods in `Allow` (the error handler writes
+ * the body), not this template's answer to a parameter that is not one.
+ */
+const shadowedPath: Koa.Middleware = async (ctx, next) => {
+  const layers = answeringLayers(ctx);
+  if (layers.some((layer) => layer.paramNames.length === 0) && !layers.some((layer) => layer.methods.includes(ctx.method))) {
+    ctx.status = 405;
+    ctx.set('Allow', [...new Set(layers.flatMap((layer) => layer.methods))].join(', '));
+    return;
+  }
+  await next();
+};
+
 /** A validator whose failures are a 400 with their first message (RouteDefinition.invalidBody). */
 function refusingAsBadRequest<S extends TSchema>(validate: Validator<S>): Validator<S> {
   return (data) => {
@@ -149,6 +181,7 @@ export function mountRoutes(router: Router, routes: RouteDefinition[], middlewar
     const bodyValidator = route.body ? compileValidator(route.body, bodyKind === 'json' ? 'json' : 'text') : undefined;
     const validateBody = bodyValidator && route.invalidBody === 'bad_request' ? refusingAsBadRequest(bodyValidator) : bodyValidator;
     const chain: Koa.Middleware[] = [
+      ...(route.path.includes('{') ? [shadowedPath] : []),
       async (ctx, next) => {
         ctx.state.errorStyle = route.errorStyle ?? 'message';
         await next();
@@ -168,7 +201,8 @@ export function mountRoutes(router: Router, routes: RouteDefinition[], middlewar
     if (typeof route.auth === 'object') chain.push(verifySignature(route.auth));
     chain.push(async (ctx) => {
       if (route.failureText) ctx.state.failureText = route.failureText;
-      const rawBody: unknown = ctx.request.body ?? {};
+      // A body left out is an empty object; one sent as JSON `null` (or any other value) is not an object.
+      const rawBody: unknown = ctx.request.body === undefined ? {} : ctx.request.body;
       if (route.body && !isPlainObject(rawBody)) throw new BadRequestError('The request body must be a JSON object.');
       const params: unknown = validateParams ? validateParams({ ...ctx.params }) : ctx.params;
       const query: unknown = validateQuery ? validateQuery({ ...ctx.query }) : ctx.query;

@@ -148,11 +148,11 @@ export async function startWebhookDelivery(
 }
 
 /**
- * Starts a widget conversation's quiet period again after a message was stored: one signal-with-start of its
- * inactivity workflow (`conversation-<uuid>`), which starts a run when none is running (the first message, or
- * the first after the conversation ended).
+ * Starts a widget or WhatsApp conversation's inactivity timer, called only when a stored message found none
+ * running (resources/conversations/quiet-timer.ts): one signal-with-start of `conversation-<uuid>`, which starts a
+ * run, or tells the run that is ending the conversation to wait out another period.
  */
-export async function restartConversationTimer(
+export async function startConversationTimer(
   temporal: TemporalClient,
   conversation: { id: number; uuid: string; userId: number; assistantId: number },
   timeoutMs: number,

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { ownerCanAffordCall } from '../../billing/call-affordability.ts';
+import { balancePaysForACall } from '../../billing/call-affordability.ts';
 import { countOpenLeads } from '../../campaigns/leads.ts';
 import type { TemporalClient } from '../../temporal/client.ts';
 import { signalCampaign, startCampaign } from '../../temporal/starters.ts';
@@ -53,7 +53,8 @@ export async function changeCampaignStatus(deps: CampaignStatusDeps, userId: num
 
   if (campaign.assistantId === null) return refused(400, statusTexts.noAssistant);
   if (await countOpenLeads(knex, campaignId) === 0) return refused(400, statusTexts.noLeads);
-  if (!(await ownerCanAffordCall(knex, userId))) {
+  // As the running campaign does: what live calls hold of the balance comes back as they end.
+  if (!(await balancePaysForACall(knex, userId))) {
     return refused(400, statusTexts.insufficientBalance, { campaign_id: campaignId, status: campaign.status });
   }
   const { status: before, assistantId } = campaign;

@@ -1476,7 +1476,11 @@ export interface paths {
 }
 export type webhooks = Record<string, never>;
 export interface components {
-    schemas: never;
+    schemas: {
+        JsonWithoutNul: string | (number | boolean | null) | components["schemas"]["JsonWithoutNul"][] | {
+            [key: string]: components["schemas"]["JsonWithoutNul"];
+        };
+    };
     responses: never;
     parameters: never;
     requestBodies: never;
@@ -1599,7 +1603,7 @@ export interface operations {
                      */
                     type?: "widget" | "test";
                     variables?: {
-                        [key: string]: unknown;
+                        [key: string]: components["schemas"]["JsonWithoutNul"];
                     };
                 };
             };
@@ -1737,7 +1741,7 @@ export interface operations {
                     customer_identifier: string;
                     message: string;
                     variables?: {
-                        [key: string]: unknown;
+                        [key: string]: components["schemas"]["JsonWithoutNul"];
                     };
                 };
             };
@@ -1859,7 +1863,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": Record<string, never>;
             };
@@ -2005,7 +2009,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": Record<string, never>;
             };
@@ -2173,7 +2177,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": Record<string, never>;
             };
@@ -3458,7 +3462,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     allowed_days?: ("sunday" | "monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday")[];
@@ -3839,7 +3843,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     /** @enum {string|null} */
@@ -4009,7 +4013,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     /** @enum {string|null} */
@@ -4180,7 +4184,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     description?: string | null;
@@ -4414,7 +4418,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     description?: string | null;
@@ -4547,7 +4551,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     /** @enum {string|null} */
@@ -4717,7 +4721,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     /** @enum {string|null} */
@@ -4786,14 +4790,14 @@ export interface operations {
                     secondary_contacts?: {
                         phone_number: string;
                         variables?: {
-                            [key: string]: unknown;
+                            [key: string]: components["schemas"]["JsonWithoutNul"];
                         };
                     }[];
                     variable?: {
-                        [key: string]: unknown;
+                        [key: string]: components["schemas"]["JsonWithoutNul"];
                     };
                     variables?: {
-                        [key: string]: unknown;
+                        [key: string]: components["schemas"]["JsonWithoutNul"];
                     };
                 };
             };
@@ -4920,7 +4924,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     campaign_id?: number | string;
@@ -4928,10 +4932,10 @@ export interface operations {
                     /** @enum {string} */
                     status?: "created" | "completed" | "reached-max-retries";
                     variable?: {
-                        [key: string]: unknown;
+                        [key: string]: components["schemas"]["JsonWithoutNul"];
                     };
                     variables?: {
-                        [key: string]: unknown;
+                        [key: string]: components["schemas"]["JsonWithoutNul"];
                     };
                 };
             };
@@ -4983,7 +4987,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     campaign_id?: number | string;
@@ -4991,10 +4995,10 @@ export interface operations {
                     /** @enum {string} */
                     status?: "created" | "completed" | "reached-max-retries";
                     variable?: {
-                        [key: string]: unknown;
+                        [key: string]: components["schemas"]["JsonWithoutNul"];
                     };
                     variables?: {
-                        [key: string]: unknown;
+                        [key: string]: components["schemas"]["JsonWithoutNul"];
                     };
                 };
             };
@@ -5026,7 +5030,7 @@ export interface operations {
                     assistant_id: number | string;
                     phone_number: string;
                     variables?: {
-                        [key: string]: unknown;
+                        [key: string]: components["schemas"]["JsonWithoutNul"];
                     };
                 };
             };
@@ -5248,7 +5252,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     nickname?: string | null;
@@ -5557,7 +5561,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     allowed_inbound_ips?: string[];
@@ -5879,7 +5883,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     description?: string;
@@ -5972,7 +5976,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     description?: string;
@@ -6045,7 +6049,7 @@ export interface operations {
                 "application/json": {
                     assistant_id: number | string;
                     variables?: {
-                        [key: string]: unknown;
+                        [key: string]: components["schemas"]["JsonWithoutNul"];
                     };
                 };
             };
@@ -6459,7 +6463,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     assistant_id?: number | string;
@@ -6699,7 +6703,7 @@ export interface operations {
                 "application/json": {
                     assistant_id: string;
                     variables?: {
-                        [key: string]: unknown;
+                        [key: string]: components["schemas"]["JsonWithoutNul"];
                     };
                 };
             };
@@ -6809,7 +6813,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     /** Format: email */
