@@ -30,6 +30,7 @@ describe('calls whose media session is lost', () => {
     const tts = toneTts();
     platform = await startTestPlatform({
       worker: true,
+      sweepLostCalls: true,
       media: true,
       env: { LLM_BASE_URL: llm.baseUrl, LLM_API_KEY: 'test' },
       providers: { stt: toneStt({}), vad: energyVad(), tts: { forCode: () => tts, default: tts, codes: ['espeak'] } },

@@ -113,6 +113,12 @@ export async function startTestPlatform(options: {
   providers?: Partial<Omit<Providers, 'close'>>;
   /** The app's time (session expiry, login lockout), the system clock unless given. */
   clock?: Clock;
+  /**
+   * The worker looks for calls whose media session stopped reporting, as the worker role does. Only when asked:
+   * on PostgreSQL every test file shares one database, and a sweeper would claim other files' calls, whose
+   * workflows it cannot reach in their namespaces, so they would never end.
+   */
+  sweepLostCalls?: boolean;
 } = {}): Promise<TestPlatform> {
   // Uploads and ingestion work files go to a directory of this platform's, removed with it, unless the test
   // names one with STORAGE_DIR; `config.storage.dir` says where.
@@ -147,8 +153,7 @@ export async function startTestPlatform(options: {
       workflowBundlePath: inject('workflowBundlePath'),
     })
     : undefined;
-  // As the worker role does: calls whose media session stopped reporting are ended.
-  const sweeper = options.worker ? sweepLostCalls({ knex: database.knex, temporal, logger }) : undefined;
+  const sweeper = options.worker && options.sweepLostCalls ? sweepLostCalls({ knex: database.knex, temporal, logger }) : undefined;
   const media = options.media
     ? await startMedia({ config: { ...config, media: { ...config.media, port: 0 } }, logger, database, temporal, temporalAddress: config.temporal.address ?? '', providers, metrics })
     : undefined;
