@@ -97,22 +97,21 @@ export function consoleBundle(): Promise<ConsoleBundle> {
 }
 
 /**
- * The page's Content-Security-Policy: everything from this origin, no inline style, and no inline script but the
- * page's own early one, allowed by its hash. `blob:` scripts are the web call's audio worklets (web/web-call.js
- * builds them from its own source); the media gateway's origin is where a web call's socket goes, and the public
- * URL's where recording links point.
+ * The page's Content-Security-Policy: everything from this origin (the web call's audio worklets too, served beside
+ * web/web-call.js), no inline style, and no inline script but the page's own early one, allowed by its hash; the
+ * media gateway's origin is where a web call's socket goes, and the public URL's where recording links point.
  */
 export function consolePolicy(origins: { publicUrl: string; mediaUrl: string }, earlySource: string): string {
   const publicOrigin = new URL(origins.publicUrl).origin;
   const mediaOrigin = new URL(origins.mediaUrl).origin;
   return [
     "default-src 'self'",
-    `script-src 'self' blob: ${earlySource}`,
+    `script-src 'self' ${earlySource}`,
     "style-src 'self'",
     "img-src 'self' data:",
     `media-src 'self' blob: ${publicOrigin}`,
     `connect-src 'self' ${mediaOrigin}`,
-    "worker-src 'self' blob:",
+    "worker-src 'self'",
     "object-src 'none'",
     "base-uri 'none'",
     "form-action 'self'",

@@ -52,7 +52,7 @@ function interpolated(fraction: number, replies: number, low: string | null, hig
 /**
  * The account's calls over the last `days` UTC days up to today, per day and in all: counts and answer rate from
  * the counting tables (migrations/20261123000005_count_calls.ts), minutes, the felt latency's percentiles and spend
- * from the daily rollups (migrations/20261203310001_roll_up_call_stats.ts), each a grand total and its days in one
+ * from the daily rollups (migrations/20261210310001_roll_up_call_stats.ts), each a grand total and its days in one
  * statement (`grouping sets`). The percentiles are exact (`percentile_cont` over every reply): the rollup counts the
  * replies of each whole-millisecond latency, and the two latencies around each percentile's position are picked
  * from the running counts.
