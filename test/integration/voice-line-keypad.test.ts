@@ -95,9 +95,11 @@ describe('pressing keys towards the far end', { timeout: 15_000 }, () => {
     const call = await harness.call(MULAW_8K);
     await say(call, 'book');
     await call.client.waitFor(() => call.client.echoed.some((mark) => mark.name === 'u1.2'), 8000, 'the tones to play');
-    // The model hears back only once the far end has played the tones.
-    expect(harness.llm.requests).toHaveLength(1);
     await call.client.waitFor(() => call.turns.length === 2, 8000, 'the reply');
+    // The model hears back only once the far end has played the tones (said by when each happened: the client
+    // looks at what it was sent only when a message comes, by which time the model may have been asked).
+    expect(harness.llm.requestedAt).toHaveLength(2);
+    expect(harness.llm.requestedAt[1]).toBeGreaterThanOrEqual(call.client.echoed.find((mark) => mark.name === 'u1.2')!.at);
     expect(toolResults(harness.llm.requests[1]!.messages)).toEqual([{ pressed: '2w#' }]);
     // The far end heard the words, then the keys (a receiver decodes them from the mu-law line), then the answer.
     expect(decodeKeys(playedAudio(call.client), 16000)).toBe('2#');

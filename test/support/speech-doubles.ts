@@ -219,16 +219,19 @@ export interface ScriptedAnswer {
 }
 
 /**
- * A language model answering from a script (then `fallback`), remembering each request and whether its
- * signal aborted while it streamed.
+ * A language model answering from a script (then `fallback`), remembering each request, when it came
+ * (`performance.now()`, the clock of the media stream client's marks) and whether its signal aborted while it
+ * streamed.
  */
 export function scriptedLanguageModel(fallback: (request: ChatRequest) => ScriptedAnswer = () => ({ text: 'OK.' })) {
   const queue: ScriptedAnswer[] = [];
   const requests: ChatRequest[] = [];
+  const requestedAt: number[] = [];
   const aborted: ChatRequest[] = [];
   const model: LanguageModel = {
     async *stream(request): AsyncIterable<ChatEvent> {
       requests.push({ ...request, messages: [...request.messages] });
+      requestedAt.push(performance.now());
       const answer = queue.shift() ?? fallback(request);
       const signal = request.signal;
       signal?.addEventListener('abort', () => aborted.push(request), { once: true });
@@ -243,5 +246,5 @@ export function scriptedLanguageModel(fallback: (request: ChatRequest) => Script
       yield { type: 'done', finishReason: answer.calls ? 'tool_calls' : 'stop' };
     },
   };
-  return { model, requests, aborted, script: (...answers: ScriptedAnswer[]) => queue.push(...answers) };
+  return { model, requests, requestedAt, aborted, script: (...answers: ScriptedAnswer[]) => queue.push(...answers) };
 }
