@@ -124,10 +124,13 @@ export function createLeadCallActivities(deps: { knex: Knex; inboundReservePerce
       .join('calls as c', 'c.id', 'l.last_call_id')
       .where({ 'l.campaign_id': campaignId, 'l.status': 'processing' }).whereIn('l.id', leads.map((lead) => lead.leadId))
       .select('l.id', 'l.attempts', 'c.id as call_id', 'c.user_id', 'c.assistant_id');
-    const due = new Map(leads.map((lead) => [lead.leadId, lead.attempts]));
-    return new Map(rows.filter((row) => row.attempts === (due.get(Number(row.id)) ?? -2) + 1).map((row) => [Number(row.id), {
-      outcome: 'placed', callId: Number(row.callId), userId: Number(row.userId), assistantId: Number(row.assistantId ?? 0),
-    }]));
+    const byLead = new Map(rows.map((row) => [Number(row.id), row]));
+    // In the batch's order, as the first run answered them.
+    return new Map(leads.flatMap(({ leadId, attempts }): [number, PlacedLeadCall][] => {
+      const row = byLead.get(leadId);
+      if (row?.attempts !== attempts + 1) return [];
+      return [[leadId, { outcome: 'placed', callId: Number(row.callId), userId: Number(row.userId), assistantId: Number(row.assistantId ?? 0) }]];
+    }));
   }
 
   return {
