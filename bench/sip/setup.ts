@@ -7,11 +7,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePortPair, startBaresip, writeLineWav, type Baresip, type BaresipOptions } from '../../test/support/baresip.ts';
+import { freePortPair, lineWav, startBaresip, type Baresip, type BaresipOptions } from '../../test/support/baresip.ts';
 import { createTestAssistant } from '../../test/support/assistants.ts';
 import { apiRequest } from '../../test/support/http.ts';
 import { freePort } from '../../test/support/ports.ts';
-import { spokenPcm } from '../../test/support/speech.ts';
 import { startBenchPlatform, type BenchPlatform } from '../voice/platform.ts';
 
 /** The gateway's line at the end of each call's media (src/sip/gateway/inbound.go). */
@@ -104,18 +103,7 @@ export async function startSipBench(options: { reply: string; heard: string }): 
       farEnds.push(started);
       return started;
     },
-    async wav(name, parts) {
-      const pieces = await Promise.all(parts.map((part) => (typeof part === 'number' ? Promise.resolve(new Int16Array(16 * part)) : spokenPcm(part))));
-      const all = new Int16Array(pieces.reduce((n, piece) => n + piece.length, 0));
-      let offset = 0;
-      for (const piece of pieces) {
-        all.set(piece, offset);
-        offset += piece.length;
-      }
-      const file = path.join(dir, `${name}.wav`);
-      writeLineWav(file, all);
-      return file;
-    },
+    wav: (name, parts) => lineWav(path.join(dir, `${name}.wav`), parts),
     async close() {
       await Promise.all(farEnds.map((farEnd) => farEnd.close()));
       await platform.close();

@@ -8,12 +8,12 @@ import { createLogger } from '../../src/logger.ts';
 import { workflowIds } from '../../src/temporal/names.ts';
 import { lastUserText, startFakeLlmServer, type ChatCompletionRequest, type FakeLlmServer, type FakeTurn } from '../fakes/llm-server.ts';
 import { createTestAssistant } from '../support/assistants.ts';
-import { baresipInstalled, baresipSkipReason, freePortPair, startBaresip, writeLineWav, type Baresip, type BaresipOptions } from '../support/baresip.ts';
+import { baresipInstalled, baresipSkipReason, freePortPair, lineWav, startBaresip, type Baresip, type BaresipOptions } from '../support/baresip.ts';
 import { placeCall, settledCall } from '../support/phone-calls.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { freePort } from '../support/ports.ts';
 import { sipOptions } from '../support/sip-probe.ts';
-import { rms, speechInstalled, speechSkipReason, spokenPcm } from '../support/speech.ts';
+import { rms, speechInstalled, speechSkipReason } from '../support/speech.ts';
 import { createTestUser, type TestUser } from '../support/users.ts';
 
 const skipReason = !baresipInstalled ? baresipSkipReason : !speechInstalled ? speechSkipReason : '';
@@ -34,19 +34,6 @@ function scenario(request: ChatCompletionRequest): FakeTurn {
   if (prompt.includes('[transfer]')) return afterTool ? { reply: 'Connecting you now.' } : { toolCalls: [{ name: 'call_transfer', arguments: {} }] };
   if (/goodbye/i.test(heard)) return { reply: 'Thank you, goodbye.' };
   return { reply: 'Nice to meet you. How can I help?' };
-}
-
-/** A WAV of a caller's line: silences (ms) and words in turn, from the answer on. */
-async function lineWav(file: string, parts: (number | string)[]): Promise<string> {
-  const pieces = await Promise.all(parts.map((part) => (typeof part === 'number' ? Promise.resolve(new Int16Array(16 * part)) : spokenPcm(part))));
-  const all = new Int16Array(pieces.reduce((n, piece) => n + piece.length, 0));
-  let offset = 0;
-  for (const piece of pieces) {
-    all.set(piece, offset);
-    offset += piece.length;
-  }
-  writeLineWav(file, all);
-  return file;
 }
 
 describe.skipIf(skipReason !== '')(`SIP trunks through the SIP gateway${skipReason ? ` (${skipReason})` : ''}`, () => {

@@ -4,6 +4,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort } from './ports.ts';
+import { spokenPcm } from './speech.ts';
 
 /**
  * Debian's baresip, a real SIP user agent, as the far end of the SIP gateway's calls: it calls a trunk number
@@ -54,6 +55,19 @@ export interface Baresip {
   /** The recordings of what it heard in its calls (`sndfile`'s decoded side). */
   recordings(): string[];
   close(): Promise<void>;
+}
+
+/** A caller's line as a WAV for aufile: silences (ms) and words (espeak-ng) in turn, from the answer on. */
+export async function lineWav(file: string, parts: (number | string)[]): Promise<string> {
+  const pieces = await Promise.all(parts.map((part) => (typeof part === 'number' ? Promise.resolve(new Int16Array(16 * part)) : spokenPcm(part))));
+  const all = new Int16Array(pieces.reduce((n, piece) => n + piece.length, 0));
+  let offset = 0;
+  for (const piece of pieces) {
+    all.set(piece, offset);
+    offset += piece.length;
+  }
+  writeLineWav(file, all);
+  return file;
 }
 
 /** A WAV of 16-bit mono PCM at 8 kHz, as aufile plays it, from samples at 16 kHz (every other one). */
