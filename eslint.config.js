@@ -78,6 +78,19 @@ export default tseslint.config(
     },
   },
   {
+    // Providers are adapters below every engine: they share only the low-level helpers of lib/ (audio codecs
+    // included), never the voice engine's code.
+    files: ['src/providers/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', {
+        patterns: [
+          workflowsByName,
+          { group: ['**/voice/**', '**/agent/**', '**/resources/**', '**/api/**', '**/roles/**', ...engineFolders.map((folder) => folder.replace('src/', '**/'))], message: 'Providers import nothing from the engines, resources/, api/ or roles/; shared helpers live in lib/ (DESIGN section 3).' },
+        ],
+      }],
+    },
+  },
+  {
     // The voice engine sits on the dialogue core and the providers; requests, the API kit and roles stay above it.
     files: ['src/voice/**/*.ts'],
     rules: {

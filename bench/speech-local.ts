@@ -16,7 +16,7 @@ import { createEspeakTts } from '../src/providers/tts/espeak.ts';
 import { createPiperTts } from '../src/providers/tts/piper.ts';
 import type { TextToSpeech } from '../src/providers/tts/types.ts';
 import { SileroStreams } from '../src/providers/vad/silero-streams.ts';
-import { Resampler } from '../src/voice/audio/resampler.ts';
+import { Resampler } from '../src/lib/audio/resampler.ts';
 import { percentile } from './percentile.ts';
 
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '3' } } });

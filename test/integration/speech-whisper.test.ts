@@ -4,7 +4,7 @@ import { createLogger } from '../../src/logger.ts';
 import { SpeechProviderError } from '../../src/providers/stt/types.ts';
 import { createWhisperLocal } from '../../src/providers/stt/whisper-local.ts';
 import { createPiperTts } from '../../src/providers/tts/piper.ts';
-import { Resampler } from '../../src/voice/audio/resampler.ts';
+import { Resampler } from '../../src/lib/audio/resampler.ts';
 import { speechDir, speechInstalled, spokenPcm } from '../support/speech.ts';
 
 const logger = createLogger({ log: { level: 'silent', pretty: false } });

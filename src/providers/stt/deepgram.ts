@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { WebSocket } from 'ws';
 import type { Logger } from '../../logger.ts';
 import { errorDetail, statusError } from '../speech-http.ts';
-import { EventQueue } from './event-queue.ts';
+import { AsyncQueue } from '../../lib/async-queue.ts';
 import { SpeechProviderError, type StreamingSpeechToText, type TranscriptEvent, type TranscriptionOptions, type TranscriptionStream } from './types.ts';
 
 export interface DeepgramOptions {
@@ -63,7 +63,7 @@ export class DeepgramSpeechToText implements StreamingSpeechToText {
 }
 
 class DeepgramStream implements TranscriptionStream {
-  readonly events: EventQueue<TranscriptEvent>;
+  readonly events: AsyncQueue<TranscriptEvent>;
   private readonly settings: Settings;
   private readonly signal: AbortSignal;
   private readonly socket: WebSocket;
@@ -82,7 +82,7 @@ class DeepgramStream implements TranscriptionStream {
   constructor(settings: Settings, options: TranscriptionOptions) {
     this.settings = settings;
     this.signal = options.signal;
-    this.events = new EventQueue(() => this.stop());
+    this.events = new AsyncQueue({ onLeave: () => this.stop() });
     const query = new URLSearchParams({
       encoding: 'linear16',
       sample_rate: String(options.sampleRate),
@@ -242,13 +242,13 @@ class DeepgramStream implements TranscriptionStream {
   private stop(): void {
     if (this.finished) return;
     this.finish();
-    this.events.discard();
+    this.events.clear();
   }
 
   private fail(error: SpeechProviderError): void {
     if (this.finished) return;
     this.finish();
-    this.events.fail(error);
+    this.events.end(error);
   }
 
   private finish(): void {
