@@ -119,6 +119,7 @@ async function benchWhisper(utterances: Int16Array[]): Promise<void> {
     python: path.join(speechDir, 'venv', 'bin', 'python'),
     script: path.join(path.dirname(fileURLToPath(import.meta.url)), '../src/providers/stt/whisper_worker.py'),
     modelDir: path.join(speechDir, 'whisper-tiny.en'),
+    language: 'en',
     onExit: () => {},
   });
   await worker.ready;

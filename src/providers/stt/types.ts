@@ -15,6 +15,17 @@ export interface TranscriptionOptions {
   signal: AbortSignal;
 }
 
+/**
+ * How soon a segment's words are needed: `final` when a turn waits for them (the caller has stopped), `provisional`
+ * for words while the caller still speaks, which a recognizer shared by many calls serves after every final.
+ */
+export type TranscriptionPriority = 'final' | 'provisional';
+
+export interface SegmentOptions extends TranscriptionOptions {
+  /** `final` when not given. */
+  priority?: TranscriptionPriority;
+}
+
 export interface Transcript {
   text: string;
   /** 0..1 where the recognizer reports it. */
@@ -49,8 +60,14 @@ export interface StreamingSpeechToText {
 export interface SegmentSpeechToText {
   kind: 'segment';
   name: string;
-  /** The words of one utterance (PCM16 at `options.sampleRate`). */
-  transcribe(audio: Int16Array, options: TranscriptionOptions): Promise<Transcript>;
+  /**
+   * Whether hearing the same growing segment again every few hundred milliseconds is cheap (a local model), so
+   * the engine re-decodes it while the caller speaks; a hosted recognizer, paid per request, is asked only once
+   * the caller pauses.
+   */
+  incremental?: boolean;
+  /** The words of one utterance (PCM16 at `options.sampleRate`), decoded on its own: never conditioned on earlier text. */
+  transcribe(audio: Int16Array, options: SegmentOptions): Promise<Transcript>;
 }
 
 export type SpeechToText = StreamingSpeechToText | SegmentSpeechToText;
