@@ -48,6 +48,11 @@ export interface TurnOptions {
   signal: AbortSignal;
   /** Milliseconds on a monotonic clock, to time the tool calls. */
   now: () => number;
+  /**
+   * Tool calls wait for this before they run: a reply drafted while the caller pauses streams its words, but
+   * acts on nothing until the caller's turn is committed.
+   */
+  toolGate?: Promise<void>;
 }
 
 export interface TurnResult {
@@ -178,6 +183,7 @@ export class AgentTurn implements AsyncIterable<TurnEvent> {
       if (final) return;
 
       messages.push({ role: 'assistant', content: answer.text || null, toolCalls: calls });
+      if (options.toolGate) await untilAborted(options.toolGate, signal);
       const running = calls.map((call) => startCall(call, tools, options));
       for (const call of running) yield { type: 'tool_started', name: call.name, arguments: call.args };
       for (const [index, call] of running.entries()) {

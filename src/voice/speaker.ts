@@ -9,6 +9,7 @@ import { providerErrors } from '../lib/metrics.ts';
 import type { TextToSpeech } from '../providers/tts/types.ts';
 import { FRAME_MS, INTERNAL_SAMPLE_RATE, samplesPerFrame } from './audio/frames.ts';
 import { Resampler } from '../lib/audio/resampler.ts';
+import { untilAborted } from '../lib/abort.ts';
 import { AsyncQueue } from '../lib/async-queue.ts';
 import type { VoiceClock } from './clock.ts';
 import type { VoiceSettings } from './settings.ts';
@@ -151,9 +152,11 @@ export class Speaker {
       return new Prepared(track, item.samples);
     };
     let upcoming = start();
+    // A held draft synthesizes its first sentence while it waits; nothing is queued for the caller before.
+    await untilAborted(handle.released, handle.signal).catch(() => undefined);
     for (;;) {
       const current = await upcoming;
-      if (!current) return;
+      if (!current || handle.signal.aborted) return;
       upcoming = start();
       await this.playSentence(handle, current, timings);
     }

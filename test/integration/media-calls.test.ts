@@ -118,7 +118,7 @@ describe('calls on the media role', () => {
     for (const turn of [question!, answer!]) expect(Date.parse(turn.started_at) - turn.start_offset_ms).toBe(row.answeredAt.getTime());
     expect(question!.metrics).toEqual({});
     expect(answer!.metrics).toEqual({
-      end_of_speech_to_first_audio_ms: expect.any(Number), stt_final_delay_ms: expect.any(Number), llm_first_token_ms: expect.any(Number), tts_first_byte_ms: expect.any(Number),
+      end_of_speech_to_first_audio_ms: expect.any(Number), end_of_turn_decision_ms: expect.any(Number), preemptive: expect.any(Number), preemptive_discarded: expect.any(Number), stt_final_delay_ms: expect.any(Number), llm_first_token_ms: expect.any(Number), tts_first_byte_ms: expect.any(Number),
     });
     expect(answer!.metrics.end_of_speech_to_first_audio_ms).toBeGreaterThan(0);
   });

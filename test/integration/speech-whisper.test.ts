@@ -46,7 +46,7 @@ describe.skipIf(!speechInstalled)('Whisper tiny.en in local worker processes', (
     expect(text.toLowerCase()).toContain('tuesday');
   });
 
-  it('transcribes the Piper voice, as the engine would hear it at 16 kHz', async () => {
+  it('transcribes the Piper voice, as the engine would hear it at 16 kHz', { timeout: 60_000 }, async () => {
     const { text } = await whisper.transcribe(await piperPcm('I would like to book an appointment for Tuesday at three.'), options());
     expect(text.toLowerCase()).toMatch(/i would like to book an appointment for tuesday at (three|3)/);
   });

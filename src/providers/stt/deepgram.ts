@@ -30,6 +30,7 @@ type Settings = Required<DeepgramOptions>;
 interface DeepgramMessage {
   type?: string;
   is_final?: boolean;
+  from_finalize?: boolean;
   speech_final?: boolean;
   channel?: { alternatives?: { transcript?: string; confidence?: number }[] };
   request_id?: string;
@@ -131,6 +132,11 @@ class DeepgramStream implements TranscriptionStream {
     this.send(bytes);
   }
 
+  finalize(): void {
+    if (this.finished || this.closing || this.socket.readyState !== WebSocket.OPEN) return;
+    this.send(JSON.stringify({ type: 'Finalize' }));
+  }
+
   close(): void {
     if (this.finished || this.closing) return;
     this.closing = true;
@@ -192,7 +198,8 @@ class DeepgramStream implements TranscriptionStream {
     const alternative = message.channel?.alternatives?.[0];
     const text = alternative?.transcript?.trim() ?? '';
     if (message.is_final) {
-      if (text) {
+      // The answer to a Finalize settles the words even when it has none: nothing was pending.
+      if (text || message.from_finalize) {
         const confidence = alternative?.confidence;
         this.events.push(typeof confidence === 'number' ? { type: 'final', text, confidence } : { type: 'final', text });
         this.inUtterance = true;

@@ -46,6 +46,11 @@ export interface TranscriptionStream {
   write(frame: Int16Array): void;
   /** Events until the stream closes; ends after `close()` once the last final is out, or throws SpeechProviderError. */
   events: AsyncIterable<TranscriptEvent>;
+  /**
+   * Asks for the finals of everything heard so far at once, instead of after the recognizer's own endpointing
+   * (Deepgram's `Finalize`): the caller has paused. Answered by a final, empty when nothing was pending.
+   */
+  finalize?(): void;
   /** Asks for the last finals and ends the stream gracefully. */
   close(): void;
 }
