@@ -75,7 +75,7 @@ export function createCallGateway(ctx: RoleContext, sessionUrl: () => string): C
   const live = new Map<number, RunningCall>();
   const liveCallsWatchers: (() => void)[] = [];
   const liveCallsChanged = () => liveCallsWatchers.forEach((watcher) => watcher());
-  // Every call's greeting after the first of its assistant and voice is heard at once (voice/spoken-lines.ts).
+  // Every call's greeting, goodbyes and fillers after the first of their assistant and voice are heard at once (voice/spoken-lines.ts).
   const spokenLines = new SpokenLineCache();
   let admitted = 0;
   let controlToken: string | undefined;
@@ -125,7 +125,7 @@ export function createCallGateway(ctx: RoleContext, sessionUrl: () => string): C
     return {
       ...assistant,
       callId,
-      tts: spokenLines.speaking(assistant.tts ?? providers.tts.default, [openingLine(assistant.profile, call.variables), ...Object.values(GOODBYES)]),
+      tts: spokenLines.speaking(assistant.tts ?? providers.tts.default, [openingLine(assistant.profile, call.variables), ...Object.values(GOODBYES), ...assistant.settings.fillerPhrases]),
       variables: call.variables,
       maxSeconds: call.maxSeconds ?? call.maxDuration ?? 600,
       limitReason: call.limitReason === 'balance' ? 'balance_exhausted' : 'max_duration',

@@ -1,5 +1,5 @@
 /**
- * The audio of the lines an assistant says word for word on every call (its opening line, the engine's
+ * The audio of the lines an assistant says word for word on every call (its opening line, its fillers, the engine's
  * goodbyes), kept by a media replica once synthesized and replayed after: a greeting starts as soon as the call
  * is up instead of after a synthesis (Piper's first sentence takes 150-500 ms alone, seconds on a loaded
  * machine, while the callee waits in silence). Calls that ask for a line while it is being synthesized hear

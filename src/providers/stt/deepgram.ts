@@ -201,7 +201,7 @@ class DeepgramStream implements TranscriptionStream {
       // The answer to a Finalize settles the words even when it has none: nothing was pending.
       if (text || message.from_finalize) {
         const confidence = alternative?.confidence;
-        this.events.push(typeof confidence === 'number' ? { type: 'final', text, confidence } : { type: 'final', text });
+        this.events.push({ type: 'final', text, ...(typeof confidence === 'number' && text ? { confidence } : {}), ...(message.from_finalize ? { flushed: true } : {}) });
         this.inUtterance = true;
       }
       if (message.speech_final) this.endUtterance();

@@ -36,8 +36,11 @@ export interface Transcript {
 export type TranscriptEvent =
   /** A guess at the words so far of the current utterance; replaced by the next partial or the final. */
   | { type: 'partial'; text: string }
-  /** Settled words: they will not change. An utterance may end in several finals. */
-  | { type: 'final'; text: string; confidence?: number }
+  /**
+   * Settled words: they will not change. An utterance may end in several finals. `flushed`: the answer to a
+   * `finalize()` (each gets one, in order), empty when nothing was pending.
+   */
+  | { type: 'final'; text: string; confidence?: number; flushed?: boolean }
   /** The recognizer's own endpointing heard the utterance end (Deepgram `UtteranceEnd` / `speech_final`). */
   | { type: 'utterance_end' };
 

@@ -45,9 +45,11 @@ const maxFailedStarts = 3;
 /**
  * A Whisper model (tiny.en by default) in a pool of Python worker processes (whisper_worker.py), one
  * utterance each at a time. Nothing starts until the first utterance. A worker that dies is replaced as soon
- * as there is work for it; the utterance it had is retried once on another. Requests wait in a bounded queue,
- * finals before provisional ones (a turn waiting for its words goes before a guess at words still being
- * said), each kind in order; one whose signal aborts leaves it at once.
+ * as there is work for it; the utterance it had is retried once on another. Finals (a turn waiting for its
+ * words) wait in a bounded queue, in order; one whose signal aborts leaves it at once. A provisional request (a
+ * guess at words still being said) never waits: it runs only when no final is waiting and it leaves a worker
+ * idle for the next final (or the pool has one worker and it is idle), and is refused at once otherwise, so
+ * guesses never stand between a caller who has stopped and their words.
  */
 export function createWhisperLocal(options: WhisperLocalOptions): WhisperLocal {
   const { logger } = options;
@@ -172,6 +174,12 @@ export function createWhisperLocal(options: WhisperLocalOptions): WhisperLocal {
       }
       if (request.language.split('-')[0]?.toLowerCase() !== language) {
         return Promise.reject(new SpeechProviderError(`the local Whisper model (${model}) hears only ${language}, not ${request.language}`, { retryable: false }));
+      }
+      if (request.priority === 'provisional') {
+        const idle = workers.filter((worker) => worker.alive && worker.isReady && !worker.busy && !running.has(worker)).length;
+        if (queue.length > 0 || idle < Math.min(2, options.workers)) {
+          return Promise.reject(new SpeechProviderError('the Whisper workers are busy: a provisional transcription is skipped', { retryable: true }));
+        }
       }
       if (queue.length >= options.queueLimit) {
         return Promise.reject(new SpeechProviderError(

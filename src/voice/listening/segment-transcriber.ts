@@ -163,7 +163,8 @@ export class SegmentTranscriber {
         this.options.heard({ text: this.heardText, untilMs });
       }, (error: unknown) => {
         if (this.running === request) this.running = undefined;
-        if (this.closed || request.controller.signal.aborted) return;
+        // A guess the recognizer had no room for is only skipped: the next one, or the final, comes anyway.
+        if (this.closed || request.controller.signal.aborted || priority === 'provisional') return;
         providerErrors.inc({ provider: 'stt' });
         logger.warn({ err: error }, 'transcription failed');
         // The turn goes on with the words it has: a recognizer that fails must not hold it open for ever.

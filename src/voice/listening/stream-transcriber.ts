@@ -28,6 +28,9 @@ export class StreamTranscriber {
   private readonly stream: TranscriptionStream;
   private readonly pieces: string[] = [];
   private partial = '';
+  /** Turns committed so far, and the turn each finalize() asked for, oldest first: each gets one answer, in order. */
+  private turns = 0;
+  private readonly finalizing: number[] = [];
   private closed = false;
 
   constructor(options: StreamTranscriberOptions) {
@@ -42,13 +45,16 @@ export class StreamTranscriber {
 
   /** The caller paused: ask for the finals of what was heard so far. */
   paused(): void {
-    if (!this.closed) this.stream.finalize?.();
+    if (this.closed || !this.stream.finalize) return;
+    this.finalizing.push(this.turns);
+    this.stream.finalize();
   }
 
   /** The turn was committed: its words are forgotten (a guess still pending belongs to it too). */
   reset(): void {
     this.pieces.length = 0;
     this.partial = '';
+    this.turns++;
   }
 
   /** Ends the stream with its provider's closing handshake (the adapter bounds the wait); what it still says is not heard. */
@@ -66,6 +72,8 @@ export class StreamTranscriber {
     try {
       for await (const event of this.stream.events) {
         if (this.closed) return;
+        // The answer to a finalize() of a turn already committed: its words went with that turn.
+        if (event.type === 'final' && event.flushed && this.finalizing.shift() !== this.turns) continue;
         if (event.type === 'partial') this.partial = event.text.trim();
         else if (event.type === 'final') {
           this.partial = '';

@@ -56,10 +56,10 @@ export class TurnAudio {
     this.trim(onsetMs - LEAD_IN_MS);
   }
 
-  /** The audio of the turn so far, or its last `lastMs`. */
-  audio(lastMs = Infinity): Int16Array {
-    const from = (this.lastAt ?? 0) - lastMs;
-    const parts = this.frames.filter((frame) => frame.at > from);
+  /** The audio of the turn so far, or its last `lastMs` up to stream time `untilMs`. */
+  audio(lastMs = Infinity, untilMs = Infinity): Int16Array {
+    const end = Math.min(untilMs, this.lastAt ?? 0);
+    const parts = this.frames.filter((frame) => frame.at > end - lastMs && frame.at <= end);
     const joined = new Int16Array(parts.reduce((sum, frame) => sum + frame.samples.length, 0));
     let offset = 0;
     for (const frame of parts) {
