@@ -28,13 +28,15 @@ describe('the turn policy', () => {
     expect([unsureSilenceMs(0), unsureSilenceMs(0.5), unsureSilenceMs(5)]).toEqual([1300, 1087, 767]);
   });
 
-  it('lets the voice decide under vad, held back by words that trail off, and weighs the words as much under ai', () => {
+  it('weighs the voice and the words: the recognizer\'s punctuation under vad, the words themselves too under ai', () => {
     expect(turnSilence(vad, { score: 0.9, text: 'Sounds good.' })).toEqual({ verdict: 'complete', silenceMs: 217 });
-    expect(turnSilence(vad, { score: 0.9, text: 'I want the' })).toEqual({ verdict: 'incomplete', silenceMs: 1667 });
-    expect(turnSilence(ai, { score: 0.9, text: 'I want the' })).toEqual({ verdict: 'incomplete', silenceMs: 1667 });
+    expect(turnSilence(vad, { score: 0.9, text: 'I want the...' })).toEqual({ verdict: 'incomplete', silenceMs: 1667 });
     // A finished voice, but the recognizer wrote no full stop: a number read in groups, "4456" of "4456, 7890".
     expect(turnSilence(vad, { score: 0.9, text: 'My card number is 4456' })).toEqual({ verdict: 'unsure', silenceMs: 1087 });
-    expect(turnSilence(vad, { score: 0.2, text: 'Sounds good.' })).toEqual({ verdict: 'incomplete', silenceMs: 1667 });
+    expect(turnSilence(vad, { score: 0.9, text: 'I want the' })).toEqual({ verdict: 'unsure', silenceMs: 1087 });
+    expect(turnSilence(ai, { score: 0.9, text: 'I want the' })).toEqual({ verdict: 'incomplete', silenceMs: 1667 });
+    // An unfinished voice, but a finished sentence.
+    expect(turnSilence(vad, { score: 0.2, text: 'Sounds good.' })).toEqual({ verdict: 'unsure', silenceMs: 1087 });
     expect(turnSilence(ai, { score: 0.2, text: 'Sounds good.' })).toEqual({ verdict: 'unsure', silenceMs: 1087 });
     expect(turnSilence(ai, { score: 0.2, text: 'my name is Anna' })).toEqual({ verdict: 'incomplete', silenceMs: 1667 });
     // Without a turn model: the silence of the policy before it.
@@ -98,9 +100,10 @@ describe('the turn policy', () => {
     expect(actions[4]).toEqual([expect.objectContaining({ type: 'commit', text: 'Hello.', verdict: 'no_score', score: undefined })]);
   });
 
-  it('commits a pause without words at once, as empty: a noise, not a turn, and drafts nothing', () => {
-    const { actions } = run(vad, [speech(0), pause(400, 300), words(450, '')]);
-    expect(actions[2]).toEqual([expect.objectContaining({ type: 'commit', text: '', decisionMs: 150 })]);
+  it('commits a pause without words as empty once it has lasted, a noise and not a turn, and drafts nothing', () => {
+    const { actions } = run(vad, [speech(0), pause(400, 300), score(420, 0.7), words(450, ''), tick(1387)]);
+    expect(actions[3]).toEqual([{ type: 'wake', at: 1387 }]);
+    expect(actions[4]).toEqual([expect.objectContaining({ type: 'commit', text: '' })]);
   });
 
   it('ignores what comes when no turn is open', () => {

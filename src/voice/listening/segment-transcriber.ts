@@ -8,7 +8,10 @@
  * - once the caller's level falls quiet for QUIET_MS after their voice, the turn so far is decoded at `final`
  *   priority at once, before the voice detector has confirmed the pause (100 ms or more later): when it does,
  *   the words are there or nearly;
- * - at the detector's pause, if no decode has heard past the end of the voice, one is asked then.
+ * - at the detector's pause, if no decode has heard past the end of the voice, one is asked then; if the one
+ *   that did heard too little of the silence after it to write a full stop (Whisper sets its punctuation by
+ *   what follows the last word, and the turn policy reads it), the turn is decoded again once CONFIRM_MS of
+ *   silence have followed the voice.
  * A hosted recognizer, paid by the request, is asked once per pause, and only once the silence has lasted
  * HOSTED_PAUSE_MS: a breath between two words is not worth an upload.
  * Times are stream milliseconds (audio pushed), which the listener turns into clock times.
@@ -27,6 +30,10 @@ const QUIET_MS = 40;
 const QUIET_LEVEL = 0.05 ** 2;
 /** The silence after the voice before a hosted recognizer is asked for the turn's words. */
 const HOSTED_PAUSE_MS = 200;
+/** The silence after the voice a decode must have heard for its want of a full stop to be believed. */
+const CONFIRM_MS = 200;
+/** The end of a sentence, as the recognizer writes it. */
+const SENTENCE_END = /[.!?]["')\]]*$/;
 /** Whisper hears at most 30 s: a longer turn's words so far are settled at a pause and the audio starts again. */
 const SETTLE_AFTER_MS = 20_000;
 
@@ -66,8 +73,8 @@ export class SegmentTranscriber {
   /** The newest words handed out, and the stream time they cover up to. */
   private heardText = '';
   private heardUntil = -1;
-  /** A pause a hosted recognizer will be asked about once it has lasted HOSTED_PAUSE_MS: where its voice ended. */
-  private pendingPause: number | undefined;
+  /** A decode asked for once the audio reaches `atMs` (stream time): a hosted recognizer's pause, or a confirmation. */
+  private pendingDecode: number | undefined;
   private closed = false;
 
   constructor(options: SegmentTranscriberOptions) {
@@ -81,7 +88,7 @@ export class SegmentTranscriber {
 
   /** A frame of the turn of `energy` (mean square), ending at stream time `endMs`, said while the detector hears speech. */
   spoken(energy: number, endMs: number, frameMs: number): void {
-    this.pendingPause = undefined;
+    this.pendingDecode = undefined;
     if (!this.options.stt.incremental) return;
     this.loudest = Math.max(this.loudest, energy);
     if (energy < this.loudest * QUIET_LEVEL) {
@@ -97,10 +104,10 @@ export class SegmentTranscriber {
     }
   }
 
-  /** A frame of silence during the turn, ending at `endMs`: a hosted recognizer's pause may be long enough now. */
+  /** A frame of silence during the turn, ending at `endMs`: a decode asked for at a later time may be due. */
   silent(endMs: number): void {
-    if (this.pendingPause === undefined || endMs - this.pendingPause < HOSTED_PAUSE_MS) return;
-    this.pendingPause = undefined;
+    if (this.pendingDecode === undefined || endMs < this.pendingDecode) return;
+    this.pendingDecode = undefined;
     this.request('final', endMs);
   }
 
@@ -111,13 +118,17 @@ export class SegmentTranscriber {
 
   /** The detector heard the caller stop; their voice ended at `voiceEndMs`, and the audio runs to `nowMs`. */
   paused(voiceEndMs: number, nowMs: number): void {
+    if (!this.options.stt.incremental) {
+      this.pendingDecode = voiceEndMs + HOSTED_PAUSE_MS;
+      return;
+    }
     if (this.heardUntil >= voiceEndMs) {
-      this.settleIfLong(voiceEndMs);
+      if (this.heardUntil - voiceEndMs < CONFIRM_MS && !SENTENCE_END.test(this.heardText)) this.pendingDecode = voiceEndMs + CONFIRM_MS;
+      else this.settleIfLong(voiceEndMs);
       return;
     }
     if (this.running && this.running.untilMs >= voiceEndMs && this.running.priority === 'final') return;
-    if (this.options.stt.incremental) this.request('final', nowMs);
-    else this.pendingPause = voiceEndMs;
+    this.request('final', nowMs);
   }
 
   /** The turn was committed (or came to nothing): forget its audio and words. */
@@ -125,7 +136,7 @@ export class SegmentTranscriber {
     this.running?.controller.abort(new Error('The turn is over.'));
     this.running = undefined;
     this.finalWanted = false;
-    this.pendingPause = undefined;
+    this.pendingDecode = undefined;
     this.prefix = '';
     this.loudest = 0;
     this.quietMs = 0;

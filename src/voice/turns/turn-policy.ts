@@ -8,31 +8,32 @@
  * 0..5, higher answers sooner):
  * - complete (the model scores the voice finished and the words end a sentence): 150 + 100 / (1 + s) ms:
  *   250 at 0, 217 at the default 0.5, 200 at 1, 167 at 5;
- * - incomplete (the voice is mid-thought, or the words end on "and", "the", "um", a comma, an ellipsis):
- *   1000 + 1000 / (1 + s) ms: 2000 at 0, 1667 at the default, 1500 at 1, 1167 at 5, longer than the pauses
- *   people make inside a thought (0.5-0.9 s);
- * - unsure (voice and words disagree: the voice sounds finished but the recognizer wrote no full stop, or,
- *   under `ai`, the voice sounds unfinished but the words end a sentence): 60 % of the way from complete to
- *   incomplete, 1087 ms at the default, still past a thought's pause;
+ * - incomplete (the voice is mid-thought and the words do not end a sentence, or the words trail off: a comma,
+ *   an ellipsis, and under `ai` a last word such as "and", "the", "to", "um"): 1000 + 1000 / (1 + s) ms: 2000
+ *   at 0, 1667 at the default, 1500 at 1, 1167 at 5, longer than the pauses people make inside a thought
+ *   (0.5-0.9 s);
+ * - unsure (voice and words disagree: the voice sounds finished but the recognizer wrote no full stop, as for
+ *   a number read in groups, "4456" of "4456, 7890"; or the voice sounds unfinished but the words end a
+ *   sentence): 60 % of the way from complete to incomplete, 1087 ms at the default, still past a thought's pause;
  * - without a score (no turn model, or it failed): the silence of the policy before the turn model, 200 +
  *   1000 / (1 + 1.5·s) ms under `vad`, scaled by the words under `ai` (endpointing.ts).
- * `endpoint_type: vad` lets the voice decide (the turn model's score; the words only hold back a score they
- * contradict), `ai` weighs the words as much: a finished sentence the voice doubts waits `unsure`, not
- * `incomplete`. While the model is scoring the turn is not committed, for at most the incomplete wait.
+ * `endpoint_type` keeps its meaning: `vad` hears the voice (the detector's silence, the turn model's score, and
+ * the recognizer's punctuation, which it sets by the voice too), `ai` also reads the words themselves. While
+ * the model is scoring the turn is not committed, for at most the incomplete wait.
  */
 import { completeness, endOfTurnSilenceMs } from './endpointing.ts';
 
 export interface TurnPolicySettings {
   endpointType: 'vad' | 'ai';
   endpointSensitivity: number;
+  /** The language of the words (BCP 47), for the text check's vocabulary; English when not given. */
+  sttLanguage?: string;
 }
 
 /** A turn model's score at or above this calls the voice finished (the model's own threshold). */
 export const COMPLETE_SCORE = 0.5;
 /** A pause whose words a streaming recognizer has not settled is committed with what it has after this long. */
 export const SETTLE_WAIT_MS = 2000;
-/** Speech no longer than this that the recognizer heard no words in is a noise (a cough, a knock): over at once. */
-export const NOISE_MS = 1000;
 
 function clampSensitivity(sensitivity: number): number {
   return Math.min(Math.max(sensitivity, 0), 5);
@@ -56,12 +57,13 @@ export type TurnVerdict = 'complete' | 'incomplete' | 'unsure' | 'no_score';
 /** The silence a pause needs before its turn is committed, and why. */
 export function turnSilence(settings: TurnPolicySettings, evidence: { score: number | undefined; text: string | undefined }): { verdict: TurnVerdict; silenceMs: number } {
   const s = settings.endpointSensitivity;
-  const words = evidence.text === undefined ? 'unknown' : completeness(evidence.text);
+  const vocabulary = settings.endpointType === 'ai' ? settings.sttLanguage ?? 'en' : null;
+  const words = evidence.text === undefined ? 'unknown' : completeness(evidence.text, vocabulary);
   let verdict: TurnVerdict;
   if (evidence.score === undefined) verdict = 'no_score';
   else if (words === 'incomplete') verdict = 'incomplete';
   else if (evidence.score >= COMPLETE_SCORE) verdict = words === 'complete' ? 'complete' : 'unsure';
-  else verdict = settings.endpointType === 'ai' && words === 'complete' ? 'unsure' : 'incomplete';
+  else verdict = words === 'complete' ? 'unsure' : 'incomplete';
   switch (verdict) {
     case 'complete':
       return { verdict, silenceMs: completeSilenceMs(s) };
@@ -162,9 +164,7 @@ function decide(settings: TurnPolicySettings, state: TurnState, now: number, act
   const { verdict, silenceMs } = state.scoring
     ? { verdict: 'no_score' as const, silenceMs: incompleteSilenceMs(settings.endpointSensitivity) }
     : turnSilence(settings, { score: state.score, text: state.text });
-  // A short sound heard to the pause without a word in it (a cough, a knock): over at once, so audio held for it goes on.
-  const nothing = state.settled && !state.text.trim() && state.voiceEndedAt - state.startedAt <= NOISE_MS;
-  const commitAt = nothing ? now : state.voiceEndedAt + (state.settled ? silenceMs : Math.max(silenceMs, SETTLE_WAIT_MS));
+  const commitAt = state.voiceEndedAt + (state.settled ? silenceMs : Math.max(silenceMs, SETTLE_WAIT_MS));
   if (now < commitAt) {
     actions.push({ type: 'wake', at: commitAt });
     return { state: next, actions };
