@@ -108,6 +108,7 @@ export class CallSession {
       speechStarted: (at) => this.speechStarted(at),
       speechEnded: (at) => this.screening?.speechEnded(at),
       progress: (speech) => this.progress(speech),
+      wantsWords: () => this.wantsWords(),
       draft: (text) => this.draft(text, ++this.pauses),
       discardDraft: () => {
         this.pauses++;
@@ -189,6 +190,13 @@ export class CallSession {
     }
   }
 
+  /** Words before the caller pauses matter when they may stop the assistant or tell a machine's greeting. */
+  private wantsWords(): boolean {
+    const speaking = this.current !== undefined && !this.current.handle.interrupted;
+    const judging = this.screening !== undefined && this.screening.answeredBy === undefined;
+    return this.held !== undefined || (speaking && this.parts.settings.minInterruptWords !== null) || judging;
+  }
+
   /**
    * The caller paused with words: the reply is drafted and held, unless anything else holds the floor. An
    * utterance the caller interrupted is committed first, so the draft sees what of it was heard.
@@ -201,10 +209,7 @@ export class CallSession {
     else this.drafts.draft(text, this.history.length);
   }
 
-  /**
-   * A turn without words (a cough, a knock, a false start): nothing to answer. Audio held for it goes on from
-   * where the caller stopped hearing it.
-   */
+  /** A turn without words (a cough, a knock): nothing to answer; audio held for it goes on where the caller left it. */
   private falseStart(): void {
     this.overlap = undefined;
     this.drafts.discard();
@@ -326,13 +331,12 @@ export class CallSession {
     if (verdict.answeredBy !== 'machine' || this.life.ending) return;
     const { settings, reply } = this.parts;
     const message = settings.endCallOnVoicemail ? '' : voicemailLine(reply.profile, reply.variables, settings.voicemailMessage);
-    this.life.guard(message ? this.leaveMessage(message) : this.hangUp('voicemail'));
-  }
-
-  private async leaveMessage(message: string): Promise<void> {
-    await this.quiet();
-    await this.screening?.messageCue();
-    await this.hangUp('voicemail', message);
+    const leave = async () => {
+      await this.quiet();
+      await this.screening?.messageCue();
+      await this.hangUp('voicemail', message);
+    };
+    this.life.guard(message ? leave() : this.hangUp('voicemail'));
   }
 
   /** Stops the silence timer and what is being said, once it is committed. */

@@ -63,6 +63,11 @@ export interface ListenerHandlers {
   speechEnded(at: number): void;
   /** While the caller speaks, on every frame and every new transcript. */
   progress(speech: SpeechProgress): void;
+  /**
+   * Whether the words of the caller's speech are of use before they pause (barge-in counted in words, a machine's
+   * greeting to judge); a local recognizer then decodes the turn as it grows, at the cost of a decode each time.
+   */
+  wantsWords(): boolean;
   /** The caller has paused with these words: draft the reply now and hold it until the turn is committed. */
   draft(text: string): void;
   /** The caller went on: the held draft answers words that are not the turn. */
@@ -114,7 +119,7 @@ export class Listener {
       this.stream = new StreamTranscriber({ stt, language: settings.sttLanguage, logger, heard: (words) => this.heard(words.text, true, words.settled) });
     } else {
       this.segments = new SegmentTranscriber({
-        stt, audio: this.audio, language: settings.sttLanguage, logger,
+        stt, audio: this.audio, language: settings.sttLanguage, logger, wantsWords: () => options.handlers.wantsWords(),
         heard: (words) => this.heard(words.text, this.voiceEndMs !== undefined && words.untilMs >= this.voiceEndMs, true),
       });
     }

@@ -3,8 +3,9 @@
  * turn's audio is kept from its first syllable, and the whole of it, pauses included, is decoded again as it
  * grows, one request at a time. So the words are those of the turn heard whole, never pieces of it glued
  * together, and they are ready when the caller stops:
- * - while the caller speaks, a local recognizer (`incremental`) re-decodes the turn every PROVISIONAL_EVERY_MS
- *   of new audio, at `provisional` priority (barge-in counts those words; they wait behind any final);
+ * - while the caller speaks and words are wanted before the pause (a barge-in counted in words, a machine's
+ *   greeting to judge), a local recognizer (`incremental`) re-decodes the turn every PROVISIONAL_EVERY_MS of new
+ *   audio, at `provisional` priority (the pool runs them only when no final needs the worker);
  * - once the caller's level falls quiet for QUIET_MS after their voice, the turn so far is decoded at `final`
  *   priority at once, before the voice detector has confirmed the pause (100 ms or more later): when it does,
  *   the words are there or nearly;
@@ -24,8 +25,8 @@ import type { TurnAudio } from './turn-audio.ts';
 
 /** New audio between two provisional decodes of a turn while the caller speaks. */
 const PROVISIONAL_EVERY_MS = 600;
-/** Quiet after the voice that asks for the final words before the voice detector's pause. */
-const QUIET_MS = 40;
+/** Quiet after the voice that asks for the final words before the voice detector's pause (longer than most gaps between words). */
+const QUIET_MS = 80;
 /** A 20 ms frame this far below the turn's loudest (about -26 dB) is quiet. */
 const QUIET_LEVEL = 0.05 ** 2;
 /** The silence after the voice before a hosted recognizer is asked for the turn's words. */
@@ -51,6 +52,8 @@ export interface SegmentTranscriberOptions {
   logger: Logger;
   /** New words of the turn; called in the order the audio they cover grows. */
   heard: (words: HeardWords) => void;
+  /** Whether words are wanted while the caller still speaks: each guess costs a decode of the whole turn. */
+  wantsWords: () => boolean;
 }
 
 interface Request {
@@ -98,7 +101,7 @@ export class SegmentTranscriber {
     }
     this.quietMs = 0;
     this.voicedSinceRequest = true;
-    if (endMs - this.lastProvisionalAt >= PROVISIONAL_EVERY_MS && !this.running) {
+    if (endMs - this.lastProvisionalAt >= PROVISIONAL_EVERY_MS && !this.running && this.options.wantsWords()) {
       this.lastProvisionalAt = endMs;
       this.request('provisional', endMs);
     }
