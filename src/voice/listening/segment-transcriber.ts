@@ -76,8 +76,10 @@ export class SegmentTranscriber {
   /** The newest words handed out, and the stream time they cover up to. */
   private heardText = '';
   private heardUntil = -1;
-  /** A decode asked for once the audio reaches `atMs` (stream time): a hosted recognizer's pause, or a confirmation. */
+  /** A decode asked for once the audio reaches this stream time: a hosted recognizer's pause, or a confirmation. */
   private pendingDecode: number | undefined;
+  /** Where the voice ended at the detector's current pause; undefined while the caller speaks. */
+  private pausedAt: number | undefined;
   private closed = false;
 
   constructor(options: SegmentTranscriberOptions) {
@@ -92,6 +94,7 @@ export class SegmentTranscriber {
   /** A frame of the turn of `energy` (mean square), ending at stream time `endMs`, said while the detector hears speech. */
   spoken(energy: number, endMs: number, frameMs: number): void {
     this.pendingDecode = undefined;
+    this.pausedAt = undefined;
     if (!this.options.stt.incremental) return;
     this.loudest = Math.max(this.loudest, energy);
     if (energy < this.loudest * QUIET_LEVEL) {
@@ -121,17 +124,29 @@ export class SegmentTranscriber {
 
   /** The detector heard the caller stop; their voice ended at `voiceEndMs`, and the audio runs to `nowMs`. */
   paused(voiceEndMs: number, nowMs: number): void {
+    this.pausedAt = voiceEndMs;
     if (!this.options.stt.incremental) {
       this.pendingDecode = voiceEndMs + HOSTED_PAUSE_MS;
       return;
     }
     if (this.heardUntil >= voiceEndMs) {
-      if (this.heardUntil - voiceEndMs < CONFIRM_MS && !SENTENCE_END.test(this.heardText)) this.pendingDecode = voiceEndMs + CONFIRM_MS;
-      else this.settleIfLong(voiceEndMs);
+      if (!this.confirmIfUnsure()) this.settleIfLong(voiceEndMs);
       return;
     }
     if (this.running && this.running.untilMs >= voiceEndMs && this.running.priority === 'final') return;
     this.request('final', nowMs);
+  }
+
+  /**
+   * Asks for the turn again once CONFIRM_MS of silence have followed the voice, when the words heard to the
+   * pause lack a full stop and were decoded with less of that silence; whether it did.
+   */
+  private confirmIfUnsure(): boolean {
+    const voiceEnd = this.pausedAt;
+    if (!this.options.stt.incremental || voiceEnd === undefined || this.heardUntil < voiceEnd) return false;
+    if (this.heardUntil - voiceEnd >= CONFIRM_MS || SENTENCE_END.test(this.heardText)) return false;
+    this.pendingDecode = voiceEnd + CONFIRM_MS;
+    return true;
   }
 
   /** The turn was committed (or came to nothing): forget its audio and words. */
@@ -140,6 +155,7 @@ export class SegmentTranscriber {
     this.running = undefined;
     this.finalWanted = false;
     this.pendingDecode = undefined;
+    this.pausedAt = undefined;
     this.prefix = '';
     this.loudest = 0;
     this.quietMs = 0;
@@ -175,6 +191,7 @@ export class SegmentTranscriber {
         this.heardUntil = untilMs;
         this.heardText = [this.prefix, transcript.text.trim()].filter(Boolean).join(' ');
         this.options.heard({ text: this.heardText, untilMs });
+        this.confirmIfUnsure();
       }, (error: unknown) => {
         if (this.running === request) this.running = undefined;
         // A guess the recognizer had no room for is only skipped: the next one, or the final, comes anyway.
