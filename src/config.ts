@@ -3,7 +3,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { ConfigError } from './config/error.ts';
 import { Reader, type Env } from './config/reader.ts';
-import { MONTHLY, type SubscriptionPeriod } from './billing/renewals.ts';
 import { readPayments, type PaymentsConfig } from './config/payments.ts';
 import { readTelephony, type TelephonyConfig } from './config/telephony.ts';
 import { defaultMaxCalls, readRealtime, readSpeechToText, readTextToSpeech } from './config/speech.ts';
@@ -13,6 +12,11 @@ import { decodeAppKey } from './lib/secrets.ts';
 export { ConfigError };
 export type { PaymentsConfig };
 export type { RealtimeConfig, SpeechConfig, SpeechToTextConfig, TextToSpeechConfig };
+
+/** A bought number's subscription period: calendar months, or a fixed length (SUBSCRIPTION_PERIOD, for tests only). */
+export type SubscriptionPeriod = { months: 1 } | { ms: number };
+
+export const MONTHLY: SubscriptionPeriod = { months: 1 };
 
 /**
  * Every environment variable Parley reads, parsed and validated once at start-up.

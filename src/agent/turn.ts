@@ -1,6 +1,6 @@
 import { LanguageModelError, type ChatMessage, type FunctionDefinition, type LanguageModel, type ToolCall } from '../providers/llm/types.ts';
 import { untilAborted } from '../lib/abort.ts';
-import type { Handoff } from './line-tools.ts';
+import type { Handoff } from './ports.ts';
 import { SentenceSplitter } from './sentences.ts';
 
 /** A function the model may call during a turn. */

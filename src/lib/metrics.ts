@@ -42,6 +42,25 @@ export const callsRefused = new Counter({
   registers: [],
 });
 
+export const unauthenticatedSockets = new Gauge({
+  name: 'parley_media_unauthenticated_sockets',
+  help: 'Media sockets open on this gateway that have not yet sent their start with a credential (they hold no line).',
+  registers: [],
+});
+
+export const unauthenticatedSocketsClosed = new Counter({
+  name: 'parley_media_unauthenticated_closed_total',
+  help: 'Media sockets closed before they proved whose call they carry, by reason: timeout (no start in time), displaced (a newer socket of the same address, or of a full room, took its place), refused (a credential that does not verify).',
+  labelNames: ['reason'] as const,
+  registers: [],
+});
+
+export const lostMediaSessions = new Counter({
+  name: 'parley_media_sessions_lost_total',
+  help: "Live calls whose media session stopped reporting (its process died, or restarted without it), ended from outside and billed to the session's last report.",
+  registers: [],
+});
+
 export const turnLatency = new Histogram({
   name: 'parley_turn_latency_seconds',
   help: "Per-turn latency of the assistant's replies, by component: end_of_speech_to_first_audio (what the caller feels), end_of_turn_decision, stt_final_delay, llm_first_token, tts_first_byte.",
@@ -106,8 +125,8 @@ export type TurnComponent = 'end_of_speech_to_first_audio' | 'end_of_turn_decisi
 export const metricGroups = {
   // The api's chats and generated replies ask the language model too.
   api: [httpRequests, httpRequestDuration, providerErrors],
-  media: [callsInProgress, callsRefused, turnLatency, turnModelScores, preemptiveReplies, providerErrors],
-  worker: [providerErrors, webhookDeliveries, webhookLag, webhookWakeups, campaignCallsPlaced],
+  media: [callsInProgress, callsRefused, unauthenticatedSockets, unauthenticatedSocketsClosed, lostMediaSessions, turnLatency, turnModelScores, preemptiveReplies, providerErrors],
+  worker: [providerErrors, webhookDeliveries, webhookLag, webhookWakeups, campaignCallsPlaced, lostMediaSessions],
 } satisfies Record<string, Metric[]>;
 
 /** A fresh registry with the process's own metrics (memory, CPU, event loop lag) under the `parley_` prefix. */

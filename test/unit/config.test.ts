@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.ts';
-import { timingsAt } from '../../src/providers/telephony/sandbox-carrier/callees.ts';
+import { timingsAt } from '../../src/simulators/sandbox-carrier/callees.ts';
 
 function configError(env: Record<string, string>): ConfigError {
   try {
