@@ -13,7 +13,8 @@ export const PERSON = '+14155550123';
  */
 export function personCalleeTurn(request: ChatCompletionRequest): FakeTurn {
   if (request.tool_choice) return { toolCalls: [{ name: 'record_call_evaluation', arguments: { status: true, summary: 'Sam is interested.' } }] };
-  if (/goodbye/i.test(lastUserText(request))) return { reply: 'Thank you Sam, goodbye.' };
+  // Whisper hears espeak-ng's "goodbye" over a phone line as "goodbye" or "bye".
+  if (/\bbye|goodbye/i.test(lastUserText(request))) return { reply: 'Thank you Sam, goodbye.' };
   return { reply: 'Nice to meet you, Sam. I am calling about Parley.' };
 }
 

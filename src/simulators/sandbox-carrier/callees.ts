@@ -20,10 +20,13 @@ export function calleeFor(phoneNumber: string): ScriptedCallee {
   return 'silent-hang-up';
 }
 
-/** What a person callee says, a line per assistant turn, unless a script was registered for the number. */
+/**
+ * What a person callee says, a line per assistant turn, unless a script was registered for the number. Each line
+ * is one sentence: a full stop and a pause end a caller's turn, so a second sentence would be a turn of its own.
+ */
 export const DEFAULT_SCRIPT = [
   'Hi, this is Sam speaking.',
-  'Yes, that sounds good. Thank you, goodbye.',
+  'Yes, that sounds good, thank you, goodbye.',
 ];
 
 export const VOICEMAIL_GREETING = 'Hi, you have reached Sam. I cannot take your call right now. Please leave a message after the tone.';
