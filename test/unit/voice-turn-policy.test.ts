@@ -69,6 +69,18 @@ describe('the turn policy', () => {
     expect(stepTurn(vad, behind.state, tick(1310), 1310).actions).toMatchObject([{ type: 'commit', text: 'Sounds good.', decisionMs: 310 }]);
   });
 
+  it('waits at least the least silence it is given, though the turn sounds finished: a greeting being judged', () => {
+    const judging = { ...vad, minSilenceMs: 800 };
+    const { actions } = run(judging, [speech(0), pause(1100, 1000), words(1140, 'Hi, you have reached Sam.'), score(1160, 0.93), tick(1217), speech(1340)]);
+    expect(actions[3]).toEqual([{ type: 'wake', at: 1800 }]);
+    expect(actions[4]).toEqual([{ type: 'wake', at: 1800 }]);
+    // The greeting's next sentence: the same turn goes on.
+    expect(actions[5]).toEqual([{ type: 'discard_draft' }]);
+    expect(run(judging, [speech(0), pause(1100, 1000), words(1140, 'Hello?'), score(1160, 0.93), tick(1800)]).actions[4]).toEqual([
+      expect.objectContaining({ type: 'commit', text: 'Hello?', decisionMs: 800, verdict: 'complete' }),
+    ]);
+  });
+
   it('commits at once when the evidence comes after the silence it needs', () => {
     const { actions } = run(vad, [speech(0), pause(1100, 1000), score(1150, 0.9), words(1300, 'Yes.')]);
     expect(actions[3]).toEqual([{ type: 'draft', text: 'Yes.' }, expect.objectContaining({ type: 'commit', text: 'Yes.', decisionMs: 300 })]);

@@ -28,6 +28,11 @@ export interface TurnPolicySettings {
   endpointSensitivity: number;
   /** The language of the words (BCP 47), for the text check's vocabulary; English when not given. */
   sttLanguage?: string;
+  /**
+   * The least silence that ends a turn, whatever the evidence: while an outbound call's answer is judged, a
+   * turn ends only when the callee stops for an answer, not at the pause between two sentences of a greeting.
+   */
+  minSilenceMs?: number;
 }
 
 /** A turn model's score at or above this calls the voice finished (the model's own threshold). */
@@ -168,7 +173,8 @@ function decide(settings: TurnPolicySettings, state: TurnState, now: number, act
   const { verdict, silenceMs } = state.scoring
     ? { verdict: 'no_score' as const, silenceMs: incompleteSilenceMs(settings.endpointSensitivity) }
     : turnSilence(settings, { score: state.score, text: state.text });
-  const commitAt = state.voiceEndedAt + (state.settled ? silenceMs : Math.max(silenceMs, SETTLE_WAIT_MS));
+  const waitMs = Math.max(silenceMs, settings.minSilenceMs ?? 0);
+  const commitAt = state.voiceEndedAt + (state.settled ? waitMs : Math.max(waitMs, SETTLE_WAIT_MS));
   if (now < commitAt) {
     actions.push({ type: 'wake', at: commitAt });
     return { state: next, actions };
