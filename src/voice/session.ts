@@ -109,6 +109,7 @@ export class CallSession {
       speechEnded: (at) => this.screening?.speechEnded(at),
       progress: (speech) => this.progress(speech),
       wantsWords: () => this.wantsWords(),
+      leastSilenceMs: () => this.screening?.turnSilenceMs() ?? 0,
       draft: (text) => this.draft(text, ++this.pauses),
       discardDraft: () => {
         this.pauses++;

@@ -21,7 +21,10 @@ describe('endpointing', () => {
     expect(completeness('my name is Anna')).toBe('unknown');
     // A number ends the words; the recognizer writes spoken digits as numerals.
     expect(completeness('My account number is 4 5 6 7')).toBe('unknown');
-    expect(completeness('Tuesday at 3.')).toBe('complete');
+    // Nor does the recognizer's full stop after a number: it may be the first group of one read in groups.
+    expect(completeness('My phone number is 555.')).toBe('unknown');
+    expect(completeness('Tuesday at 3.')).toBe('unknown');
+    expect(completeness('Tuesday at three.')).toBe('complete');
     expect(completeness('')).toBe('unknown');
   });
 

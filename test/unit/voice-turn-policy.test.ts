@@ -39,6 +39,10 @@ describe('the turn policy', () => {
     expect(turnSilence(vad, { score: 0.2, text: 'Sounds good.' })).toEqual({ verdict: 'unsure', silenceMs: 1087 });
     expect(turnSilence(ai, { score: 0.2, text: 'Sounds good.' })).toEqual({ verdict: 'unsure', silenceMs: 1087 });
     expect(turnSilence(ai, { score: 0.2, text: 'my name is Anna' })).toEqual({ verdict: 'incomplete', silenceMs: 1667 });
+    // The recognizer's full stop at the pause after a number, or after a word no sentence ends on, finishes nothing.
+    expect(turnSilence(vad, { score: 0.95, text: 'My phone number is 555.' })).toEqual({ verdict: 'unsure', silenceMs: 1087 });
+    expect(turnSilence(vad, { score: 0.95, text: 'I would like to book a table for.' })).toEqual({ verdict: 'unsure', silenceMs: 1087 });
+    expect(turnSilence(ai, { score: 0.95, text: 'I would like to book a table for.' })).toEqual({ verdict: 'incomplete', silenceMs: 1667 });
     // Without a turn model: the silence of the policy before it.
     expect(turnSilence(vad, { score: undefined, text: 'Sounds good.' })).toEqual({ verdict: 'no_score', silenceMs: 771 });
     expect(turnSilence(ai, { score: undefined, text: 'Sounds good.' })).toEqual({ verdict: 'no_score', silenceMs: 386 });
@@ -69,6 +73,18 @@ describe('the turn policy', () => {
     expect(stepTurn(vad, behind.state, tick(1310), 1310).actions).toMatchObject([{ type: 'commit', text: 'Sounds good.', decisionMs: 310 }]);
   });
 
+  it('waits at least the least silence it is given, though the turn sounds finished: a greeting being judged', () => {
+    const judging = { ...vad, minSilenceMs: 800 };
+    const { actions } = run(judging, [speech(0), pause(1100, 1000), words(1140, 'Hi, you have reached Sam.'), score(1160, 0.93), tick(1217), speech(1340)]);
+    expect(actions[3]).toEqual([{ type: 'wake', at: 1800 }]);
+    expect(actions[4]).toEqual([{ type: 'wake', at: 1800 }]);
+    // The greeting's next sentence: the same turn goes on.
+    expect(actions[5]).toEqual([{ type: 'discard_draft' }]);
+    expect(run(judging, [speech(0), pause(1100, 1000), words(1140, 'Hello?'), score(1160, 0.93), tick(1800)]).actions[4]).toEqual([
+      expect.objectContaining({ type: 'commit', text: 'Hello?', decisionMs: 800, verdict: 'complete' }),
+    ]);
+  });
+
   it('commits at once when the evidence comes after the silence it needs', () => {
     const { actions } = run(vad, [speech(0), pause(1100, 1000), score(1150, 0.9), words(1300, 'Yes.')]);
     expect(actions[3]).toEqual([{ type: 'draft', text: 'Yes.' }, expect.objectContaining({ type: 'commit', text: 'Yes.', decisionMs: 300 })]);
@@ -77,20 +93,29 @@ describe('the turn policy', () => {
   it('waits long at a pause mid-thought, and resumes the turn when the caller goes on, discarding the draft', () => {
     const { actions, state } = run(ai, [
       speech(0), pause(1600, 1500), words(1650, 'My card number is 4456,'), score(1660, 0.3), tick(2400),
-      speech(2300), pause(3900, 3800), words(3950, 'My card number is 4456, 7890.'), score(3960, 0.95), tick(4017),
+      speech(2300), pause(3900, 3800), words(3950, 'My card number is 4456, 7890.'), score(3960, 0.95), tick(4887),
     ]);
     expect(actions[2]).toEqual([{ type: 'draft', text: 'My card number is 4456,' }, { type: 'wake', at: 1500 + 1667 }]);
     expect(actions[3]).toEqual([{ type: 'wake', at: 1500 + 1667 }]);
     expect(actions[4]).toEqual([{ type: 'wake', at: 1500 + 1667 }]);
     expect(actions[5]).toEqual([{ type: 'discard_draft' }]);
     expect(actions[7]).toEqual([{ type: 'draft', text: 'My card number is 4456, 7890.' }, { type: 'wake', at: 3800 + 1667 }]);
-    expect(actions[9]).toEqual([expect.objectContaining({ type: 'commit', text: 'My card number is 4456, 7890.', startedAt: 0, voiceEndedAt: 3800, decisionMs: 217 })]);
+    // Its end is a number too, which a full stop does not finish: the unsure wait.
+    expect(actions[9]).toEqual([expect.objectContaining({ type: 'commit', text: 'My card number is 4456, 7890.', startedAt: 0, voiceEndedAt: 3800, decisionMs: 1087, verdict: 'unsure' })]);
     expect(state.open).toBe(false);
   });
 
   it('does not commit or draft on words from before the pause', () => {
     const { actions } = run(vad, [speech(0), pause(1100, 1000), score(1150, 0.9), words(1200, 'Book a table', false), tick(1500)]);
     expect(actions.slice(2).flat()).toEqual([]);
+  });
+
+  it('drafts on a streaming recognizer\'s guess when the caller pauses, but commits only on words heard to the pause', () => {
+    const guessingPause: TurnInput = { type: 'pause', at: 1100, voiceEndedAt: 1000, scoring: true, guessing: true };
+    const { actions } = run(vad, [speech(0), words(900, 'Book a table', true, false), guessingPause, score(1150, 0.9), tick(1500), words(1520, 'Book a table for two.')]);
+    expect(actions[2]).toEqual([{ type: 'draft', text: 'Book a table' }]);
+    expect(actions.slice(3, 5).flat()).toEqual([]);
+    expect(actions[5]).toEqual([{ type: 'discard_draft' }, { type: 'draft', text: 'Book a table for two.' }, expect.objectContaining({ type: 'commit', text: 'Book a table for two.', decisionMs: 520 })]);
   });
 
   it('replaces the draft when the settled words differ from those it answers', () => {

@@ -35,6 +35,11 @@ const TURN_MODEL_MS = 8000;
 const SCORED_SILENCE_MS = 200;
 /** How soon a turn due to end looks again while the detector has not yet judged the audio up to its end. */
 const BEHIND_RECHECK_MS = 10;
+/**
+ * A line that has sent no audio for this long has stopped, not stalled: its silence counts by the clock again.
+ * Shorter gaps are the network or a busy sender holding frames back, and arrive as a burst.
+ */
+const STALLED_LINE_MS = 1000;
 
 /** A committed turn of the caller, with the times the latency metrics are measured from (clock milliseconds). */
 export interface UserTurn {
@@ -70,6 +75,8 @@ export interface ListenerHandlers {
    * greeting to judge); a local recognizer then decodes the turn as it grows, at the cost of a decode each time.
    */
   wantsWords(): boolean;
+  /** The least silence that ends a turn now (the policy's own waits when it returns 0 or is absent). */
+  leastSilenceMs?(): number;
   /** The caller has paused with these words: draft the reply now and hold it until the turn is committed. */
   draft(text: string): void;
   /** The caller went on: the held draft answers words that are not the turn. */
@@ -96,6 +103,8 @@ export class Listener {
   private readonly stream: StreamTranscriber | undefined;
   /** Milliseconds of audio pushed: the detector's time base. */
   private streamMs = 0;
+  /** When the last frame arrived, on the clock: the end of the audio heard so far. */
+  private lastFrameAt: number;
   private onsetStreamMs: number | undefined;
   /** Stream time where the voice ended at the current pause; undefined while the caller speaks. */
   private voiceEndMs: number | undefined;
@@ -111,6 +120,7 @@ export class Listener {
 
   constructor(options: ListenerOptions) {
     this.options = options;
+    this.lastFrameAt = options.clock.now();
     const { stt, settings, logger } = options;
     this.detector = options.vad.create({ sampleRate: INTERNAL_SAMPLE_RATE, threshold: 0.5, minSpeechMs: VAD_MIN_SPEECH_MS, minSilenceMs: VAD_SILENCE_MS }, (event) => {
       if (this.closed) return;
@@ -132,6 +142,7 @@ export class Listener {
     if (this.closed) return;
     const frameMs = (frame.length * 1000) / INTERNAL_SAMPLE_RATE;
     this.streamMs += frameMs;
+    this.lastFrameAt = this.options.clock.now();
     this.stream?.push(frame);
     const energy = this.audio.push(frame, this.streamMs);
     if (this.audio.inTurn && this.onsetStreamMs !== undefined) this.segments?.spoken(energy, this.streamMs, frameMs);
@@ -152,16 +163,19 @@ export class Listener {
   }
 
   private clockAt(streamMs: number): number {
-    return this.options.clock.now() - (this.streamMs - streamMs);
+    return this.lastFrameAt - (this.streamMs - streamMs);
   }
 
   /**
    * The time of the last audio the detector has judged: a silence lasts only as long as the audio heard to be
-   * silent, so a detector on a busy thread, behind by a few hundred milliseconds, never lets a pause inside a
-   * thought pass for the end of the turn while the caller's next words wait to be heard.
+   * silent. Neither a line that delivers its frames late (they come in a burst after a gap) nor a detector on a
+   * busy thread, behind by a few hundred milliseconds, lets a pause inside a thought pass for the end of the
+   * turn while the caller's next words wait to be heard.
    */
   private judgedUntil(): number {
-    return this.options.clock.now() - (this.detector.pendingMs?.() ?? 0);
+    const now = this.options.clock.now();
+    const heardUntil = now - this.lastFrameAt >= STALLED_LINE_MS ? now : this.lastFrameAt;
+    return heardUntil - (this.detector.pendingMs?.() ?? 0);
   }
 
   private speechStarted(atMs: number): void {
@@ -186,7 +200,7 @@ export class Listener {
     this.options.handlers.speechEnded(voiceEndedAt);
     const scoring = this.options.turn !== undefined && this.audio.inTurn;
     if (scoring) this.scoreDue = { pause: ++this.pauses, atMs: atMs + SCORED_SILENCE_MS };
-    this.step({ type: 'pause', at: this.options.clock.now(), voiceEndedAt, scoring });
+    this.step({ type: 'pause', at: this.options.clock.now(), voiceEndedAt, scoring, guessing: this.stream !== undefined });
     if (this.scoreDue && this.streamMs >= this.scoreDue.atMs) this.score();
     this.segments?.paused(atMs, this.streamMs);
     this.stream?.paused();
@@ -228,7 +242,9 @@ export class Listener {
   }
 
   private step(input: TurnInput): void {
-    const { state, actions } = stepTurn(this.options.settings, this.state, input, this.judgedUntil());
+    const leastSilenceMs = this.options.handlers.leastSilenceMs?.() ?? 0;
+    const settings = leastSilenceMs > 0 ? { ...this.options.settings, minSilenceMs: leastSilenceMs } : this.options.settings;
+    const { state, actions } = stepTurn(settings, this.state, input, this.judgedUntil());
     this.state = state;
     for (const action of actions) this.act(action);
   }

@@ -39,7 +39,7 @@ export type Completeness = 'complete' | 'incomplete' | 'unknown';
 
 /**
  * How finished the words of a turn sound, by their punctuation and, with `language` (BCP 47), their last word
- * (with null, by the recognizer's punctuation alone).
+ * (with null, by the recognizer's punctuation alone, but a number at the end is never finished by it).
  */
 export function completeness(transcript: string, language: string | null = 'en'): Completeness {
   const text = transcript.trim();
@@ -48,7 +48,9 @@ export function completeness(transcript: string, language: string | null = 'en')
   const lastWord = /([\p{L}\p{N}']+)[^\p{L}\p{N}']*$/u.exec(text)?.[1]?.toLowerCase();
   const trailing = language === null ? undefined : TRAILING_WORDS[language.split('-')[0]?.toLowerCase() ?? ''];
   if (/(?:,|-|—|\.\.\.|…)$/.test(text) || (lastWord !== undefined && trailing?.has(lastWord))) return 'incomplete';
-  if (/[.!?]["')\]]*$/.test(text)) return 'complete';
+  // A number at the end may be the first group of one read in groups ("555." of "555, 0199"): a recognizer
+  // writes the full stop at the pause, so it does not finish the words.
+  if (/[.!?]["')\]]*$/.test(text) && !/^\p{N}+$/u.test(lastWord ?? '')) return 'complete';
   return 'unknown';
 }
 

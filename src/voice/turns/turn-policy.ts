@@ -21,13 +21,18 @@
  * the recognizer's punctuation, which it sets by the voice too), `ai` also reads the words themselves. While
  * the model is scoring the turn is not committed, for at most the incomplete wait.
  */
-import { completeness, endOfTurnSilenceMs } from './endpointing.ts';
+import { completeness, endOfTurnSilenceMs, type Completeness } from './endpointing.ts';
 
 export interface TurnPolicySettings {
   endpointType: 'vad' | 'ai';
   endpointSensitivity: number;
   /** The language of the words (BCP 47), for the text check's vocabulary; English when not given. */
   sttLanguage?: string;
+  /**
+   * The least silence that ends a turn, whatever the evidence: while an outbound call's answer is judged, a
+   * turn ends only when the callee stops for an answer, not at the pause between two sentences of a greeting.
+   */
+  minSilenceMs?: number;
 }
 
 /** A turn model's score at or above this calls the voice finished (the model's own threshold). */
@@ -54,11 +59,22 @@ export function unsureSilenceMs(sensitivity: number): number {
 
 export type TurnVerdict = 'complete' | 'incomplete' | 'unsure' | 'no_score';
 
+/**
+ * How finished the words read: under `ai` by their last word too; under `vad` by the recognizer's punctuation,
+ * except that a full stop after a word no sentence ends on ("a table for.") is the recognizer's, written at the
+ * pause, and finishes nothing.
+ */
+function wordsCompleteness(settings: TurnPolicySettings, text: string): Completeness {
+  const language = settings.sttLanguage ?? 'en';
+  if (settings.endpointType === 'ai') return completeness(text, language);
+  const punctuation = completeness(text, null);
+  return punctuation === 'complete' && completeness(text, language) === 'incomplete' ? 'unknown' : punctuation;
+}
+
 /** The silence a pause needs before its turn is committed, and why. */
 export function turnSilence(settings: TurnPolicySettings, evidence: { score: number | undefined; text: string | undefined }): { verdict: TurnVerdict; silenceMs: number } {
   const s = settings.endpointSensitivity;
-  const vocabulary = settings.endpointType === 'ai' ? settings.sttLanguage ?? 'en' : null;
-  const words = evidence.text === undefined ? 'unknown' : completeness(evidence.text, vocabulary);
+  const words = evidence.text === undefined ? 'unknown' : wordsCompleteness(settings, evidence.text);
   let verdict: TurnVerdict;
   if (evidence.score === undefined) verdict = 'no_score';
   else if (words === 'incomplete') verdict = 'incomplete';
@@ -80,8 +96,12 @@ export function turnSilence(settings: TurnPolicySettings, evidence: { score: num
 export type TurnInput =
   /** The voice detector heard speech start (or resume within the turn). */
   | { type: 'speech'; at: number }
-  /** The voice detector heard the caller stop; their voice ended at `voiceEndedAt`. `scoring`: the turn model was asked. */
-  | { type: 'pause'; at: number; voiceEndedAt: number; scoring: boolean }
+  /**
+   * The voice detector heard the caller stop; their voice ended at `voiceEndedAt`. `scoring`: the turn model
+   * was asked. `guessing`: the words so far are a streaming recognizer's running guess, behind the voice only
+   * by its lag, so worth drafting on before its final words come.
+   */
+  | { type: 'pause'; at: number; voiceEndedAt: number; scoring: boolean; guessing?: boolean }
   /**
    * Words of the turn. `covers`: they were heard to the pause (not words from before it); `settled`: the
    * recognizer will not change them (a segment recognizer's always are; a streaming one's final).
@@ -111,6 +131,8 @@ export interface TurnState {
   voiceEndedAt: number | undefined;
   /** The turn model was asked about the current pause and has not answered. */
   scoring: boolean;
+  /** The words of the current pause may be drafted on before they are known to reach it. */
+  guessing: boolean;
   score: number | undefined;
   text: string;
   covers: boolean;
@@ -121,7 +143,7 @@ export interface TurnState {
 }
 
 export const IDLE_TURN: TurnState = {
-  open: false, speaking: false, startedAt: 0, voiceEndedAt: undefined, scoring: false, score: undefined,
+  open: false, speaking: false, startedAt: 0, voiceEndedAt: undefined, scoring: false, guessing: false, score: undefined,
   text: '', covers: false, settled: false, transcribedAt: 0, draft: undefined,
 };
 
@@ -136,11 +158,11 @@ export function stepTurn(settings: TurnPolicySettings, state: TurnState, input: 
   switch (input.type) {
     case 'speech':
       if (state.draft !== undefined) actions.push({ type: 'discard_draft' });
-      next = { ...state, open: true, speaking: true, startedAt: state.open ? state.startedAt : input.at, voiceEndedAt: undefined, scoring: false, score: undefined, covers: false, draft: undefined };
+      next = { ...state, open: true, speaking: true, startedAt: state.open ? state.startedAt : input.at, voiceEndedAt: undefined, scoring: false, guessing: false, score: undefined, covers: false, draft: undefined };
       return { state: next, actions };
     case 'pause':
       if (!state.open) return { state, actions };
-      next = { ...state, speaking: false, voiceEndedAt: input.voiceEndedAt, scoring: input.scoring, score: undefined, covers: false, settled: false };
+      next = { ...state, speaking: false, voiceEndedAt: input.voiceEndedAt, scoring: input.scoring, guessing: input.guessing ?? false, score: undefined, covers: false, settled: false };
       break;
     case 'words':
       if (!state.open) return { state, actions };
@@ -157,18 +179,22 @@ export function stepTurn(settings: TurnPolicySettings, state: TurnState, input: 
 }
 
 function decide(settings: TurnPolicySettings, state: TurnState, now: number, actions: TurnAction[]): { state: TurnState; actions: TurnAction[] } {
-  if (!state.open || state.speaking || state.voiceEndedAt === undefined || !state.covers) return { state, actions };
+  if (!state.open || state.speaking || state.voiceEndedAt === undefined) return { state, actions };
   let next = state;
-  if (state.text && state.draft !== state.text) {
+  // A streaming recognizer's guess is drafted on at the silence's start; the final words replace the draft
+  // only if they differ.
+  if (state.text && state.draft !== state.text && (state.covers || state.guessing)) {
     if (state.draft !== undefined) actions.push({ type: 'discard_draft' });
     actions.push({ type: 'draft', text: state.text });
     next = { ...next, draft: state.text };
   }
+  if (!state.covers) return { state: next, actions };
   // A score on its way may only lengthen the wait so far: a model that never answers holds the turn for the longest one.
   const { verdict, silenceMs } = state.scoring
     ? { verdict: 'no_score' as const, silenceMs: incompleteSilenceMs(settings.endpointSensitivity) }
     : turnSilence(settings, { score: state.score, text: state.text });
-  const commitAt = state.voiceEndedAt + (state.settled ? silenceMs : Math.max(silenceMs, SETTLE_WAIT_MS));
+  const waitMs = Math.max(silenceMs, settings.minSilenceMs ?? 0);
+  const commitAt = state.voiceEndedAt + (state.settled ? waitMs : Math.max(waitMs, SETTLE_WAIT_MS));
   if (now < commitAt) {
     actions.push({ type: 'wake', at: commitAt });
     return { state: next, actions };

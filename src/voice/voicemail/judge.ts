@@ -34,6 +34,11 @@ export interface JudgingRules {
   greetingStartMs: number;
   /** The greeting is over once the callee has been quiet this long. */
   greetingGapMs: number;
+  /**
+   * While judging, the callee's turn ends only after this much silence: a person stops for an answer, a
+   * greeting pauses between its sentences for less (a turn per sentence would judge its first one alone).
+   */
+  answerGapMs: number;
   /** Not a word from the callee this long after the opening line: nobody can tell (`unknown`). */
   silenceMs: number;
   /** Judging stops this long after the answer at the latest (`unknown`). */
@@ -44,6 +49,7 @@ export const JUDGING_RULES: JudgingRules = {
   longGreetingMs: 3000,
   greetingStartMs: 2000,
   greetingGapMs: 1500,
+  answerGapMs: 800,
   silenceMs: 6000,
   windowMs: 30_000,
 };

@@ -23,6 +23,7 @@ export class AnswerScreening {
   private readonly clock: VoiceClock;
   private readonly onVerdict: (verdict: Verdict) => void;
   private readonly judge: AnswerJudge;
+  private readonly answerGapMs: number;
   private readonly cue: MessageCue;
   private readonly beeps = new BeepDetector({ sampleRate: INTERNAL_SAMPLE_RATE });
   private machineAt: number | undefined;
@@ -36,7 +37,9 @@ export class AnswerScreening {
     this.clock = options.clock;
     this.onVerdict = options.onVerdict;
     const now = options.clock.now();
-    this.judge = new AnswerJudge(now, options.judging ?? JUDGING_RULES);
+    const judging = options.judging ?? JUDGING_RULES;
+    this.judge = new AnswerJudge(now, judging);
+    this.answerGapMs = judging.answerGapMs;
     this.cue = new MessageCue(now, options.cue ?? CUE_RULES);
     this.cued = new Promise((resolve) => {
       this.resolveCue = resolve;
@@ -46,6 +49,11 @@ export class AnswerScreening {
   /** The verdict so far; undefined while judging. */
   get answeredBy(): AnsweredBy | undefined {
     return this.judge.verdict?.answeredBy;
+  }
+
+  /** The least silence that ends the callee's turn: the answer gap while judging, none once judged. */
+  turnSilenceMs(): number {
+    return this.judge.verdict ? 0 : this.answerGapMs;
   }
 
   /** One frame of the caller's audio at the engine's rate. */
