@@ -14,7 +14,8 @@ import { signalAnsweredBy, signalCallAnswered, signalCallEnded } from '../tempor
 import { openingLine } from '../agent/turn-input.ts';
 import { closeFrameFor } from '../voice/close-codes.ts';
 import { END_REASONS, type EndReason } from '../voice/hooks.ts';
-import { GOODBYES } from '../voice/session.ts';
+import { readingAloud } from '../voice/reading-aloud.ts';
+import { goodbyesIn } from '../voice/session.ts';
 import { runCallSession, type AssistantSetup, type CallSetup, type RunningCall } from '../voice/run.ts';
 import { SpokenLineCache } from '../voice/spoken-lines.ts';
 import type { StreamStart } from '../voice/transports/media-stream.ts';
@@ -73,6 +74,8 @@ export function createCallGateway(ctx: RoleContext, sessionUrl: () => string): C
   const { config, providers, logger } = ctx;
   const knex = ctx.database.knex;
   const live = new Map<number, RunningCall>();
+  // The language each live call is spoken in, for the goodbye of a hang-up its workflow asks for.
+  const languages = new Map<number, string>();
   const liveCallsWatchers: (() => void)[] = [];
   const liveCallsChanged = () => liveCallsWatchers.forEach((watcher) => watcher());
   // Every call's greeting after the first of its assistant and voice is heard at once (voice/spoken-lines.ts).
@@ -93,7 +96,7 @@ export function createCallGateway(ctx: RoleContext, sessionUrl: () => string): C
     ]);
     if (!profile || !stored) return undefined;
     const served = stored.synthesizer ? providers.tts.forCode(stored.synthesizer) : undefined;
-    const tts = served ?? providers.tts.default;
+    const tts = readingAloud(served ?? providers.tts.default);
     if (!served && stored.synthesizer) logger.warn({ assistantId, synthesizer: stored.synthesizer }, 'the assistant\'s synthesizer is not configured here: speaking with the default voice');
     const settings = { ...stored, voiceId: served && stored.voiceId ? stored.voiceId : tts.defaultVoice };
     return {
@@ -125,7 +128,7 @@ export function createCallGateway(ctx: RoleContext, sessionUrl: () => string): C
     return {
       ...assistant,
       callId,
-      tts: spokenLines.speaking(assistant.tts ?? providers.tts.default, [openingLine(assistant.profile, call.variables), ...Object.values(GOODBYES)]),
+      tts: spokenLines.speaking(assistant.tts ?? providers.tts.default, [openingLine(assistant.profile, call.variables), ...Object.values(goodbyesIn(assistant.settings.ttsLanguage))]),
       variables: call.variables,
       maxSeconds: call.maxSeconds ?? call.maxDuration ?? 600,
       limitReason: call.limitReason === 'balance' ? 'balance_exhausted' : 'max_duration',
@@ -168,7 +171,9 @@ export function createCallGateway(ctx: RoleContext, sessionUrl: () => string): C
         callId = await authorize(start);
         live.set(callId, call);
         liveCallsChanged();
-        return load(callId, from);
+        const setup = await load(callId, from);
+        languages.set(callId, setup.settings.ttsLanguage);
+        return setup;
       },
       hooks: {
         onAnswered(at) {
@@ -196,6 +201,7 @@ export function createCallGateway(ctx: RoleContext, sessionUrl: () => string): C
           const id = callId;
           const endedAt = new Date();
           live.delete(id);
+          languages.delete(id);
           liveCallsChanged();
           // The workflow builds the transcript from the stored turns as soon as it hears of the end: the last
           // turn (often the goodbye) must be on the row first.
@@ -241,7 +247,7 @@ export function createCallGateway(ctx: RoleContext, sessionUrl: () => string): C
     void readReason(request).then((reason) => {
       response.writeHead(204).end();
       // A time limit or an empty balance is said to the caller; any other end is a plain hang-up.
-      const farewell = reason === 'max_duration' || reason === 'balance_exhausted' ? GOODBYES[reason] : undefined;
+      const farewell = reason === 'max_duration' || reason === 'balance_exhausted' ? goodbyesIn(languages.get(Number(match[1])))[reason] : undefined;
       return call.hangUp(reason, farewell);
     }).catch((error: unknown) => logger.error({ err: error }, 'hang-up request failed'));
   };

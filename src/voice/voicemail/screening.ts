@@ -17,6 +17,8 @@ export interface ScreeningOptions {
   onVerdict: (verdict: Verdict) => void;
   judging?: JudgingRules;
   cue?: CueRules;
+  /** The callee's language (BCP 47): its voicemail words are listened for. */
+  language?: string;
 }
 
 export class AnswerScreening {
@@ -36,7 +38,7 @@ export class AnswerScreening {
     this.clock = options.clock;
     this.onVerdict = options.onVerdict;
     const now = options.clock.now();
-    this.judge = new AnswerJudge(now, options.judging ?? JUDGING_RULES);
+    this.judge = new AnswerJudge(now, options.judging ?? JUDGING_RULES, options.language);
     this.cue = new MessageCue(now, options.cue ?? CUE_RULES);
     this.cued = new Promise((resolve) => {
       this.resolveCue = resolve;
