@@ -285,6 +285,7 @@ export function loadConfig(env: Env = process.env): Config {
     subscriptionPeriod: read.string('SUBSCRIPTION_PERIOD') === undefined ? MONTHLY : { ms: read.duration('SUBSCRIPTION_PERIOD', 1) * 1000 },
     speech: {
       dir: path.resolve(read.string('SPEECH_DIR') ?? '.tools/speech'),
+      multilingual: read.boolean('SPEECH_MULTILINGUAL', true),
       whisperWorkers: read.integer('STT_LOCAL_WORKERS', 2, 1, 64),
       whisperQueueLimit: read.integer('STT_LOCAL_QUEUE_LIMIT', 32, 1, 10_000),
       piperInstances: read.integer('TTS_LOCAL_INSTANCES', 2, 1, 64),

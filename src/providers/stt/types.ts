@@ -49,6 +49,8 @@ export interface StreamingSpeechToText {
 export interface SegmentSpeechToText {
   kind: 'segment';
   name: string;
+  /** ISO 639-1 codes it hears; absent: every language its provider does (a hosted service). */
+  languages?: readonly string[];
   /** The words of one utterance (PCM16 at `options.sampleRate`). */
   transcribe(audio: Int16Array, options: TranscriptionOptions): Promise<Transcript>;
 }

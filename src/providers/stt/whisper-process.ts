@@ -100,12 +100,18 @@ export class WhisperProcess {
     return !this.exited;
   }
 
-  /** Sends one utterance; the reply settles the promise. The process ending first leaves it to the pool. */
-  transcribe(audio: Int16Array): Promise<WorkerReply> {
+  /**
+   * Sends one utterance, in `language` (ISO 639-1; empty for an English-only model); the reply settles the
+   * promise. The process ending first leaves it to the pool.
+   */
+  transcribe(audio: Int16Array, language = ''): Promise<WorkerReply> {
     return new Promise<WorkerReply>((resolve, reject) => {
       this.inFlight = { resolve, reject };
-      const header = Buffer.alloc(4);
-      header.writeUInt32LE(audio.byteLength);
+      const code = Buffer.from(language, 'ascii');
+      const header = Buffer.alloc(1 + code.length + 4);
+      header.writeUInt8(code.length);
+      code.copy(header, 1);
+      header.writeUInt32LE(audio.byteLength, 1 + code.length);
       this.child.stdin.write(header);
       this.child.stdin.write(Buffer.from(audio.buffer, audio.byteOffset, audio.byteLength));
     });

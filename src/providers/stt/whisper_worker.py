@@ -3,7 +3,9 @@
     python whisper_worker.py <model-dir>      (env THREADS: CPU threads, default 1)
 
 Protocol on stdin/stdout, one request at a time:
-  in:  a 4-byte little-endian byte count, then that many bytes of PCM16 mono at 16 kHz (one utterance);
+  in:  a 1-byte length and that many ASCII bytes of the utterance's language (ISO 639-1, `de`; empty for an
+       English-only model, which takes no language), then a 4-byte little-endian byte count and that many
+       bytes of PCM16 mono at 16 kHz (one utterance);
   out: one JSON line per request, {"text", "audio_ms", "cpu_ms", "ms", "frames"} or {"error"}.
 A line {"ready": true} is written once the model is loaded. The worker ends at end of input.
 
@@ -101,15 +103,28 @@ class Transcriber:
         self.model = ctranslate2.models.Whisper(model_dir, device="cpu", compute_type="int8", intra_threads=threads, inter_threads=1)
         with open(os.path.join(model_dir, "vocabulary.txt"), encoding="utf-8") as vocabulary:
             self.tokens = vocabulary.read().split("\n")
-        self.end_of_text = self.tokens.index("<|endoftext|>")
-        self.prompt = [self.tokens.index("<|startoftranscript|>"), self.tokens.index("<|notimestamps|>")]
+        self.ids = {token: index for index, token in enumerate(self.tokens)}
+        self.end_of_text = self.ids["<|endoftext|>"]
         self.bytes = byte_decoder()
+
+    def prompt(self, language):
+        """The decoder's first tokens. A multilingual model is told the language, so it never guesses it per
+        utterance (a short one is often guessed wrong) and never translates; an English-only model takes none."""
+        if not self.model.is_multilingual:
+            if language not in ("", "en"):
+                raise ValueError(f"this model hears only English, not {language}")
+            return [self.ids["<|startoftranscript|>"], self.ids["<|notimestamps|>"]]
+        token = self.ids.get(f"<|{language}|>")
+        if token is None:
+            raise ValueError(f"the model has no language {language!r}")
+        return [self.ids["<|startoftranscript|>"], token, self.ids["<|transcribe|>"], self.ids["<|notimestamps|>"]]
 
     def decode(self, ids):
         raw = bytes(self.bytes[char] for token in ids if token < self.end_of_text for char in self.tokens[token])
         return raw.decode("utf-8", errors="replace").strip()
 
-    def transcribe(self, pcm):
+    def transcribe(self, pcm, language):
+        prompt = self.prompt(language)
         audio = np.frombuffer(pcm, dtype="<i2").astype(np.float32) / 32768.0
         if audio.size < N_FFT:
             audio = np.pad(audio, (0, N_FFT - audio.size))
@@ -119,7 +134,7 @@ class Transcriber:
         seconds = audio.size / SAMPLE_RATE
         result = self.model.generate(
             ctranslate2.StorageView.from_array(np.ascontiguousarray(features[None])),
-            [self.prompt],
+            [prompt],
             beam_size=1,
             max_length=2 * (int(math.ceil(seconds * TOKENS_PER_SECOND)) + 2),
             suppress_blank=True,
@@ -148,8 +163,10 @@ def main():
     reply({"ready": True})
     stdin = sys.stdin.buffer
     while True:
+        language_size = read_exactly(stdin, 1)
+        language = language_size and read_exactly(stdin, language_size[0])
         header = read_exactly(stdin, 4)
-        if header is None:
+        if language is None or header is None:
             return
         size = int.from_bytes(header, "little")
         pcm = read_exactly(stdin, size)
@@ -157,7 +174,7 @@ def main():
             return
         started, cpu_started = time.monotonic(), time.process_time()
         try:
-            text, frames = transcriber.transcribe(pcm[: size - size % 2])
+            text, frames = transcriber.transcribe(pcm[: size - size % 2], language.decode("ascii"))
         except Exception as error:  # one bad utterance must not end the worker
             reply({"error": f"{type(error).__name__}: {error}"})
             continue

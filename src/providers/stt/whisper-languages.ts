@@ -1,0 +1,61 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { iso2Of } from '../../lib/languages/index.ts';
+import type { Logger } from '../../logger.ts';
+import { SpeechProviderError, type SegmentSpeechToText, type Transcript, type TranscriptionOptions } from './types.ts';
+import { createWhisperLocal, WHISPER_BASE, WHISPER_TINY_EN, type WhisperLocal } from './whisper-local.ts';
+
+export interface LocalRecognizerOptions {
+  /** SPEECH_DIR (scripts/install-speech.sh). */
+  speechDir: string;
+  /** Workers and queue of each model's pool. */
+  workers: number;
+  queueLimit: number;
+  /** ISO 639-1 codes the multilingual model is offered for (those the engine has language packs for). */
+  multilingual: readonly string[];
+  logger: Logger;
+}
+
+export interface LocalRecognizer extends SegmentSpeechToText {
+  /** ISO 639-1 codes heard: English, and the others when the multilingual model is installed. */
+  languages: readonly string[];
+  close(): Promise<void>;
+  workerPids(): number[];
+}
+
+/**
+ * The offline recognizer: English with Whisper tiny.en, the fast default, and every other language it serves
+ * with the multilingual Whisper base, told the language of each utterance. Each model has its own pool of
+ * worker processes; the base pool starts only when a call in another language speaks (a stat at start says
+ * whether scripts/install-speech.sh installed it).
+ */
+export function createLocalRecognizer(options: LocalRecognizerOptions): LocalRecognizer {
+  const baseInstalled = fs.existsSync(path.join(options.speechDir, WHISPER_BASE.dir, 'model.bin'));
+  const languages = ['en', ...(baseInstalled ? options.multilingual.filter((code) => code !== 'en') : [])];
+  const pool = { speechDir: options.speechDir, workers: options.workers, queueLimit: options.queueLimit, logger: options.logger };
+  const english = createWhisperLocal({ ...pool, model: WHISPER_TINY_EN });
+  let multilingual: WhisperLocal | undefined;
+
+  return {
+    kind: 'segment',
+    name: 'whisper-local',
+    languages,
+    transcribe(audio: Int16Array, request: TranscriptionOptions): Promise<Transcript> {
+      const language = iso2Of(request.language);
+      if (language === 'en') return english.transcribe(audio, request);
+      if (!languages.includes(language)) {
+        const missing = !baseInstalled && options.multilingual.includes(language) ? ' (the multilingual Whisper base model is not installed: run bash scripts/install-speech.sh)' : '';
+        return Promise.reject(new SpeechProviderError(
+          `the offline recognizer hears ${languages.join(', ')}, not ${request.language}${missing}; a hosted provider (STT_PROVIDER) hears it`,
+          { retryable: false },
+        ));
+      }
+      multilingual ??= createWhisperLocal({ ...pool, model: WHISPER_BASE });
+      return multilingual.transcribe(audio, request);
+    },
+    async close(): Promise<void> {
+      await Promise.all([english.close(), multilingual?.close()]);
+    },
+    workerPids: () => [...english.workerPids(), ...(multilingual?.workerPids() ?? [])],
+  };
+}
