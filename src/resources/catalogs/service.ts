@@ -105,7 +105,7 @@ async function languageOrFail(knex: Knex, languageId: number): Promise<Language>
 }
 
 // Providers that speak a language: those listing its code, and those that speak every language (null).
-const SPEAKS = 'language_codes is null or language_codes @> jsonb_build_array(?::text)';
+const SPEAKS = '(language_codes is null or language_codes @> jsonb_build_array(?::text))';
 
 export async function listSynthesizerProviders(knex: Knex, languageId?: number, offered?: OfferedSpeech): Promise<SynthesizerProvider[]> {
   const query = SynthesizerProvider.query(knex).orderBy('id');
