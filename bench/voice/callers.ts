@@ -36,8 +36,8 @@ async function startFakes(delays: FakeDelays): Promise<CallerReply> {
 }
 
 /** A line spoken by espeak-ng, cut right after its last loud frame: the call's silence follows on its own. */
-async function spokenLine(text: string): Promise<Int16Array> {
-  const samples = await spokenPcm(text, { silenceMs: 100 });
+async function spokenLine(text: string, voice?: string): Promise<Int16Array> {
+  const samples = await spokenPcm(text, { silenceMs: 100, ...(voice ? { voice } : {}) });
   let last = samples.length - 1;
   while (last > 0 && Math.abs(samples[last] as number) <= SPEECH_LEVEL) last--;
   return samples.subarray(0, Math.ceil((last + 1) / FRAME_SAMPLES) * FRAME_SAMPLES);
@@ -171,7 +171,7 @@ async function bargeInCall(plan: BargeInPlan): Promise<BargeInReply> {
 }
 
 async function run(plan: CallPlan): Promise<CallerReply> {
-  const lines = await Promise.all(plan.lines.map(spokenLine));
+  const lines = await Promise.all(plan.lines.map((line) => spokenLine(line, plan.voice)));
   const cpu = process.cpuUsage();
   const startedAt = performance.now();
   const results = await Promise.all(Array.from({ length: plan.calls }, (_, index) => oneCall(plan, lines, (plan.rampMs * index) / plan.calls)));

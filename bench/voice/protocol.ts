@@ -36,6 +36,8 @@ export interface CallPlan {
   /** The pause after the assistant's reply before the next line, drawn evenly between the two. */
   pauseMs: [number, number];
   lines: string[];
+  /** The espeak-ng voice the lines are spoken in (`de` for German); American English by default. */
+  voice?: string;
 }
 
 /**

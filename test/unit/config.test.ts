@@ -30,7 +30,8 @@ describe('loadConfig', () => {
 
   it('speaks offline by default from .tools/speech, and refuses an unknown speech provider', () => {
     const defaults = loadConfig({});
-    expect(defaults.speech).toEqual({ dir: path.resolve('.tools/speech'), whisperWorkers: 2, whisperQueueLimit: 32, piperInstances: 2, vadThreads: 1 });
+    expect(defaults.speech).toEqual({ dir: path.resolve('.tools/speech'), multilingual: true, whisperWorkers: 2, whisperQueueLimit: 32, piperInstances: 2, vadThreads: 1 });
+    expect(loadConfig({ SPEECH_MULTILINGUAL: 'false' }).speech.multilingual).toBe(false);
     expect([defaults.stt.provider, defaults.tts.provider]).toEqual(['local', 'local']);
     const espeak = loadConfig({ SPEECH_DIR: '/opt/speech', TTS_PROVIDER: 'espeak', STT_LOCAL_WORKERS: '3', VAD_THREADS: '2' });
     expect(espeak.speech).toMatchObject({ dir: '/opt/speech', whisperWorkers: 3, vadThreads: 2 });

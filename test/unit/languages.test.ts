@@ -94,6 +94,7 @@ describe('what the engine says by itself, in the assistant\'s language', () => {
     const model: LanguageModel = {
       async *stream(request: ChatRequest): AsyncGenerator<ChatEvent> {
         requests.push(request);
+        await Promise.resolve();
         yield { type: 'tool_calls', calls: [{ id: 'c1', name: 'record_call_evaluation', arguments: '{"status":true,"summary":"Termin gebucht."}' }] };
         yield { type: 'done', finishReason: 'tool_calls' };
       },
