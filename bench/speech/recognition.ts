@@ -23,10 +23,14 @@ export function overPhoneLine(speech: Speech): Int16Array {
   return padded;
 }
 
-/** The words compared: numbers as the language's words ("3" is "three"), then folded (case, accents, punctuation). */
+/**
+ * The words compared: numbers as the language's words ("3" is "three"; three digits or more, as a caller
+ * reads an account number, digit by digit: "4567" is "four five six seven"), then folded (case, accents,
+ * punctuation).
+ */
 function words(text: string, language: string): string[] {
   const { reading } = languagePack(language);
-  const spelled = text.replace(/\d+/g, (digits) => (digits.length <= 9 ? ` ${reading.cardinal(Number(digits))} ` : digits));
+  const spelled = text.replace(/\d+/g, (digits) => ` ${(digits.length < 3 ? [digits] : [...digits]).map((part) => reading.cardinal(Number(part))).join(' ')} `);
   return foldWords(spelled).split(' ').filter(Boolean);
 }
 
