@@ -44,7 +44,8 @@ export function createSpeech(config: Config, logger: Logger): Speech {
   let stt = createHostedSpeechToText(config, logger);
   if (!stt) {
     const whisper = createLocalRecognizer({
-      speechDir: speech.dir, workers: speech.whisperWorkers, queueLimit: speech.whisperQueueLimit, multilingual: PACKED_LANGUAGES, logger,
+      speechDir: speech.dir, workers: speech.whisperWorkers, queueLimit: speech.whisperQueueLimit, multilingual: PACKED_LANGUAGES,
+      multilingualInstall: speech.multilingual, logger,
     });
     closers.push(() => whisper.close());
     stt = whisper;

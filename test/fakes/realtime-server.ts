@@ -199,7 +199,7 @@ class FakeConversation {
           // As the service: the transcription's language is ISO 639-1 (`de`), never a tag like `de-DE`.
           const language = event.session.audio?.input?.transcription?.language as unknown;
           if (language !== undefined && (typeof language !== 'string' || !/^[a-z]{2}$/.test(language))) {
-            return invalid('session.audio.input.transcription.language', `Invalid value: '${String(language)}'. Language must be specified in ISO-639-1 format.`);
+            return invalid('session.audio.input.transcription.language', `Invalid value: ${JSON.stringify(language)}. Language must be specified in ISO-639-1 format.`);
           }
         }
         merge(this.session.config, event.session);

@@ -83,7 +83,7 @@ describe.skipIf(!speechInstalled)('Whisper tiny.en in local worker processes', (
  * Whisper less so (the bench measures the error rate: npm run bench:speech-local).
  */
 describe.skipIf(!speechInstalled || !multilingualSpeechInstalled(speechDir))('the offline recognizer in other languages', () => {
-  const recognizer = createLocalRecognizer({ speechDir, workers: 1, queueLimit: 4, multilingual: ['en', 'de', 'es', 'fr'], logger });
+  const recognizer = createLocalRecognizer({ speechDir, workers: 1, queueLimit: 4, multilingual: ['en', 'de', 'es', 'fr'], multilingualInstall: true, logger });
   afterAll(() => recognizer.close());
 
   it('hears German, Spanish and French with Whisper base, English with tiny.en, and says which languages it hears', async () => {

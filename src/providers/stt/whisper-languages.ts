@@ -3,7 +3,7 @@ import path from 'node:path';
 import { iso2Of } from '../../lib/languages/index.ts';
 import type { Logger } from '../../logger.ts';
 import { SpeechProviderError, type SegmentSpeechToText, type Transcript, type TranscriptionOptions } from './types.ts';
-import { createWhisperLocal, WHISPER_BASE, WHISPER_TINY_EN, type WhisperLocal } from './whisper-local.ts';
+import { createWhisperLocal, WHISPER_BASE, WHISPER_TINY_EN, type WhisperLocal, type WhisperModel } from './whisper-local.ts';
 
 export interface LocalRecognizerOptions {
   /** SPEECH_DIR (scripts/install-speech.sh). */
@@ -13,6 +13,8 @@ export interface LocalRecognizerOptions {
   queueLimit: number;
   /** ISO 639-1 codes the multilingual model is offered for (those the engine has language packs for). */
   multilingual: readonly string[];
+  /** SPEECH_MULTILINGUAL: whether scripts/install-speech.sh installs the multilingual model where calls are held. */
+  multilingualInstall: boolean;
   logger: Logger;
 }
 
@@ -30,8 +32,12 @@ export interface LocalRecognizer extends SegmentSpeechToText {
  * whether scripts/install-speech.sh installed it).
  */
 export function createLocalRecognizer(options: LocalRecognizerOptions): LocalRecognizer {
-  const baseInstalled = fs.existsSync(path.join(options.speechDir, WHISPER_BASE.dir, 'model.bin'));
-  const languages = ['en', ...(baseInstalled ? options.multilingual.filter((code) => code !== 'en') : [])];
+  const installed = (model: WhisperModel) => fs.existsSync(path.join(options.speechDir, model.dir, 'model.bin'));
+  const baseInstalled = installed(WHISPER_BASE);
+  // A process without the offline stack (an api role apart from its media role, whose start installs the
+  // models) says what will be heard where calls are held; one that has it says what it has.
+  const hearsMore = installed(WHISPER_TINY_EN) ? baseInstalled : options.multilingualInstall;
+  const languages = ['en', ...(hearsMore ? options.multilingual.filter((code) => code !== 'en') : [])];
   const pool = { speechDir: options.speechDir, workers: options.workers, queueLimit: options.queueLimit, logger: options.logger };
   const english = createWhisperLocal({ ...pool, model: WHISPER_TINY_EN });
   let multilingual: WhisperLocal | undefined;
@@ -44,9 +50,13 @@ export function createLocalRecognizer(options: LocalRecognizerOptions): LocalRec
       const language = iso2Of(request.language);
       if (language === 'en') return english.transcribe(audio, request);
       if (!languages.includes(language)) {
-        const missing = !baseInstalled && options.multilingual.includes(language) ? ' (the multilingual Whisper base model is not installed: run bash scripts/install-speech.sh)' : '';
         return Promise.reject(new SpeechProviderError(
-          `the offline recognizer hears ${languages.join(', ')}, not ${request.language}${missing}; a hosted provider (STT_PROVIDER) hears it`,
+          `the offline recognizer hears ${languages.join(', ')}, not ${request.language}; a hosted provider (STT_PROVIDER) hears it`, { retryable: false },
+        ));
+      }
+      if (!baseInstalled) {
+        return Promise.reject(new SpeechProviderError(
+          `the multilingual Whisper base model, which hears ${request.language}, is not installed in ${options.speechDir}: run bash scripts/install-speech.sh`,
           { retryable: false },
         ));
       }
