@@ -186,7 +186,7 @@ function offeredSpeech(config: Config, providers: Providers): OfferedSpeech {
     synthesizers: providers.tts.codes,
     transcribers: [config.stt.provider === 'local' ? 'whisper' : config.stt.provider],
     realtime: providers.realtime !== undefined,
-    heard: providers.stt.kind === 'segment' ? providers.stt.languages : undefined,
+    heard: providers.stt.kind === 'segment' ? providers.stt.hears : undefined,
     offlineRecognizer: config.stt.provider === 'local',
   };
 }

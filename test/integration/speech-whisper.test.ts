@@ -87,7 +87,7 @@ describe.skipIf(!speechInstalled || !multilingualSpeechInstalled(speechDir))('th
   afterAll(() => recognizer.close());
 
   it('hears German, Spanish and French with Whisper base, English with tiny.en, and says which languages it hears', async () => {
-    expect(recognizer.languages).toEqual(['en', 'de', 'es', 'fr']);
+    expect(recognizer.hears).toEqual(['en', 'de', 'es', 'fr']);
     const heard = async (text: string, voice: string, language: string) =>
       (await recognizer.transcribe(await spokenPcm(text, { voice, silenceMs: 300 }), { ...options(), language })).text.toLowerCase();
     expect(await heard('Guten Tag, ich brauche Hilfe mit meiner Bestellung.', 'de', 'de-DE')).toMatch(/guten tag.*hilfe.*bestellung/);

@@ -50,7 +50,7 @@ export interface SegmentSpeechToText {
   kind: 'segment';
   name: string;
   /** ISO 639-1 codes it hears; absent: every language its provider does (a hosted service). */
-  languages?: readonly string[];
+  hears?: readonly string[];
   /** The words of one utterance (PCM16 at `options.sampleRate`). */
   transcribe(audio: Int16Array, options: TranscriptionOptions): Promise<Transcript>;
 }

@@ -20,7 +20,7 @@ export interface LocalRecognizerOptions {
 
 export interface LocalRecognizer extends SegmentSpeechToText {
   /** ISO 639-1 codes heard: English, and the others when the multilingual model is installed. */
-  languages: readonly string[];
+  hears: readonly string[];
   close(): Promise<void>;
   workerPids(): number[];
 }
@@ -45,7 +45,7 @@ export function createLocalRecognizer(options: LocalRecognizerOptions): LocalRec
   return {
     kind: 'segment',
     name: 'whisper-local',
-    languages,
+    hears: languages,
     transcribe(audio: Int16Array, request: TranscriptionOptions): Promise<Transcript> {
       const language = iso2Of(request.language);
       if (language === 'en') return english.transcribe(audio, request);
