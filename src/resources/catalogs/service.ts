@@ -39,10 +39,9 @@ export async function languageServices(knex: Knex, languages: Language[], offere
   const speakers = offered
     ? await SynthesizerProvider.query(knex).whereIn('code', offered.synthesizers)
     : [];
-  const heardNames = async () => {
-    const heard = offered?.heard ?? [];
-    return listed((await Language.query(knex).whereIn('iso2', heard).orderBy('id')).map((language) => language.name));
-  };
+  let names: Promise<string> | undefined;
+  const heardNames = () => (names ??= Language.query(knex).whereIn('iso2', [...offered?.heard ?? []]).orderBy('id')
+    .then((heard) => listed(heard.map((language) => language.name))));
   for (const language of languages) {
     if (!offered) {
       services.set(language.id, { offline: false, available: true, reason: null });
