@@ -13,7 +13,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
-import { WHISPER_BASE, WHISPER_TINY_EN, type WhisperModel } from '../src/providers/stt/whisper-local.ts';
+import { WHISPER_BASE, WHISPER_TINY_EN } from '../src/providers/stt/whisper-languages.ts';
 import { createEspeakTts } from '../src/providers/tts/espeak.ts';
 import { createPiperTts } from '../src/providers/tts/piper.ts';
 import type { TextToSpeech } from '../src/providers/tts/types.ts';
@@ -120,7 +120,7 @@ async function callerSays(tts: TextToSpeech, voice: string, language: string): P
 
 async function benchRecognition(piper: TextToSpeech, espeak: TextToSpeech): Promise<void> {
   const results: RecognitionResult[] = [];
-  const run = async (language: string, model: WhisperModel, voice: string, spoken: { text: string; audio: Int16Array }[]) => {
+  const run = async (language: string, model: string, voice: string, spoken: { text: string; audio: Int16Array }[]) => {
     results.push(await recognize({ speechDir, model, language, voice, rounds }, spoken));
   };
   for (const language of languages) {

@@ -6,7 +6,6 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { foldWords, languagePack } from '../../src/lib/languages/index.ts';
-import type { WhisperModel } from '../../src/providers/stt/whisper-local.ts';
 import { WhisperProcess } from '../../src/providers/stt/whisper-process.ts';
 import { decodeMulaw, encodeMulaw } from '../../src/voice/audio/mulaw.ts';
 import { Resampler } from '../../src/voice/audio/resampler.ts';
@@ -67,26 +66,26 @@ const workerScript = path.join(path.dirname(fileURLToPath(import.meta.url)), '..
 
 /** One worker of `model` hears `sentences` (already spoken and put through the line) `rounds` times. */
 export async function recognize(
-  options: { speechDir: string; model: WhisperModel; language: string; voice: string; rounds: number },
+  options: { speechDir: string; model: string; language: string; voice: string; rounds: number },
   sentences: { text: string; audio: Int16Array }[],
 ): Promise<RecognitionResult> {
   const started = performance.now();
   const worker = new WhisperProcess({
-    python: path.join(options.speechDir, 'venv', 'bin', 'python'), script: workerScript, modelDir: path.join(options.speechDir, options.model.dir), onExit: () => {},
+    python: path.join(options.speechDir, 'venv', 'bin', 'python'), script: workerScript, modelDir: path.join(options.speechDir, options.model),
+    language: options.language, onExit: () => {},
   });
   await worker.ready;
   const startMs = performance.now() - started;
-  const told = options.model.multilingual ? options.language : '';
-  await worker.transcribe(sentences[0]!.audio, told);
+  await worker.transcribe(sentences[0]!.audio);
   const result: RecognitionResult = {
-    language: options.language, model: options.model.dir, voice: options.voice, utterances: 0, wer: 0, cpuMs: [], wallMs: [], audioMs: [], startMs, heard: [],
+    language: options.language, model: options.model, voice: options.voice, utterances: 0, wer: 0, cpuMs: [], wallMs: [], audioMs: [], startMs, heard: [],
   };
   let errors = 0;
   let total = 0;
   for (let round = 0; round < options.rounds; round++) {
     for (const sentence of sentences) {
       const sent = performance.now();
-      const reply = await worker.transcribe(sentence.audio, told);
+      const reply = await worker.transcribe(sentence.audio);
       result.wallMs.push(performance.now() - sent);
       result.cpuMs.push(reply.cpu_ms);
       result.audioMs.push(reply.audio_ms);

@@ -78,8 +78,8 @@ describe.skipIf(!speechInstalled)('Whisper tiny.en in local worker processes', (
 });
 
 /**
- * German, Spanish and French on the offline stack: Whisper base, told the language. One test and one worker,
- * as base costs several times tiny.en's CPU; the sentences are espeak-ng's, which a person hears well and
+ * German, Spanish and French on the offline stack: Whisper base, told the language. One test and one worker
+ * per language, as base costs several times tiny.en's CPU; the sentences are espeak-ng's, which a person hears well and
  * Whisper less so (the bench measures the error rate: npm run bench:speech-local).
  */
 describe.skipIf(!speechInstalled || !multilingualSpeechInstalled(speechDir))('the offline recognizer in other languages', () => {
@@ -95,5 +95,7 @@ describe.skipIf(!speechInstalled || !multilingualSpeechInstalled(speechDir))('th
     expect(await heard("Bonjour, j'ai besoin d'aide avec ma commande.", 'fr', 'fr-FR')).toMatch(/bonjour.*commande/);
     expect(await heard('Please call me back tomorrow morning.', 'en-us', 'en-US')).toContain('tomorrow');
     await expect(recognizer.transcribe(new Int16Array(1600), { ...options(), language: 'it-IT' })).rejects.toThrow(/hears en, de, es, fr, not it-IT/);
-  });
+    // A pool per language, each started by its first utterance.
+    expect(recognizer.workerPids()).toHaveLength(4);
+  }, 120_000);
 });

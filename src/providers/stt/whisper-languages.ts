@@ -3,7 +3,11 @@ import path from 'node:path';
 import { iso2Of } from '../../lib/languages/index.ts';
 import type { Logger } from '../../logger.ts';
 import { SpeechProviderError, type SegmentSpeechToText, type Transcript, type TranscriptionOptions } from './types.ts';
-import { createWhisperLocal, WHISPER_BASE, WHISPER_TINY_EN, type WhisperLocal, type WhisperModel } from './whisper-local.ts';
+import { createWhisperLocal, type WhisperLocal } from './whisper-local.ts';
+
+/** The fast English-only default, and the multilingual model every other language is heard with: their folders in SPEECH_DIR. */
+export const WHISPER_TINY_EN = 'whisper-tiny.en';
+export const WHISPER_BASE = 'whisper-base';
 
 export interface LocalRecognizerOptions {
   /** SPEECH_DIR (scripts/install-speech.sh). */
@@ -27,20 +31,19 @@ export interface LocalRecognizer extends SegmentSpeechToText {
 
 /**
  * The offline recognizer: English with Whisper tiny.en, the fast default, and every other language it serves
- * with the multilingual Whisper base, told the language of each utterance. Each model has its own pool of
- * worker processes; the base pool starts only when a call in another language speaks (a stat at start says
- * whether scripts/install-speech.sh installed it).
+ * with the multilingual Whisper base, told the language. A pool of worker processes per model and language;
+ * a language's pool starts only when a call in it first speaks (a stat at start says whether
+ * scripts/install-speech.sh installed base), so an English-only deployment never pays for base.
  */
 export function createLocalRecognizer(options: LocalRecognizerOptions): LocalRecognizer {
-  const installed = (model: WhisperModel) => fs.existsSync(path.join(options.speechDir, model.dir, 'model.bin'));
+  const installed = (model: string) => fs.existsSync(path.join(options.speechDir, model, 'model.bin'));
   const baseInstalled = installed(WHISPER_BASE);
   // A process without the offline stack (an api role apart from its media role, whose start installs the
   // models) says what will be heard where calls are held; one that has it says what it has.
   const hearsMore = installed(WHISPER_TINY_EN) ? baseInstalled : options.multilingualInstall;
   const languages = ['en', ...(hearsMore ? options.multilingual.filter((code) => code !== 'en') : [])];
   const pool = { speechDir: options.speechDir, workers: options.workers, queueLimit: options.queueLimit, logger: options.logger };
-  const english = createWhisperLocal({ ...pool, model: WHISPER_TINY_EN });
-  let multilingual: WhisperLocal | undefined;
+  const pools = new Map<string, WhisperLocal>([['en', createWhisperLocal({ ...pool, model: WHISPER_TINY_EN, language: 'en' })]]);
 
   return {
     kind: 'segment',
@@ -48,7 +51,8 @@ export function createLocalRecognizer(options: LocalRecognizerOptions): LocalRec
     hears: languages,
     transcribe(audio: Int16Array, request: TranscriptionOptions): Promise<Transcript> {
       const language = iso2Of(request.language);
-      if (language === 'en') return english.transcribe(audio, request);
+      const running = pools.get(language);
+      if (running) return running.transcribe(audio, request);
       if (!languages.includes(language)) {
         return Promise.reject(new SpeechProviderError(
           `the offline recognizer hears ${languages.join(', ')}, not ${request.language}; a hosted provider (STT_PROVIDER) hears it`, { retryable: false },
@@ -60,12 +64,13 @@ export function createLocalRecognizer(options: LocalRecognizerOptions): LocalRec
           { retryable: false },
         ));
       }
-      multilingual ??= createWhisperLocal({ ...pool, model: WHISPER_BASE });
-      return multilingual.transcribe(audio, request);
+      const started = createWhisperLocal({ ...pool, model: WHISPER_BASE, language });
+      pools.set(language, started);
+      return started.transcribe(audio, request);
     },
     async close(): Promise<void> {
-      await Promise.all([english.close(), multilingual?.close()]);
+      await Promise.all([...pools.values()].map((running) => running.close()));
     },
-    workerPids: () => [...english.workerPids(), ...(multilingual?.workerPids() ?? [])],
+    workerPids: () => [...pools.values()].flatMap((running) => running.workerPids()),
   };
 }

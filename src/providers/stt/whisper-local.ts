@@ -1,25 +1,16 @@
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
-import { iso2Of } from '../../lib/languages/index.ts';
 import type { Logger } from '../../logger.ts';
 import { SpeechProviderError, type SegmentSpeechToText, type Transcript, type TranscriptionOptions } from './types.ts';
 import { WhisperProcess, type WorkerReply } from './whisper-process.ts';
 
-/** A Whisper model scripts/install-speech.sh installs: its folder in SPEECH_DIR, and whether it hears more than English. */
-export interface WhisperModel {
-  dir: string;
-  multilingual: boolean;
-}
-
-/** The fast English-only default, and the multilingual model every other language is heard with. */
-export const WHISPER_TINY_EN: WhisperModel = { dir: 'whisper-tiny.en', multilingual: false };
-export const WHISPER_BASE: WhisperModel = { dir: 'whisper-base', multilingual: true };
-
 export interface WhisperLocalOptions {
-  /** SPEECH_DIR: holds `venv/` and the models' folders (scripts/install-speech.sh). */
+  /** SPEECH_DIR: holds `venv/` and the models (scripts/install-speech.sh). */
   speechDir: string;
-  /** The model the workers run; tiny.en by default. */
-  model?: WhisperModel;
+  /** The model's folder in `speechDir`; `whisper-tiny.en` by default. */
+  model?: string;
+  /** The language the workers hear (ISO 639-1); `en` by default. Requests in another language are refused. */
+  language?: string;
   workers: number;
   /** Utterances that may wait for a worker; one more is refused at once. */
   queueLimit: number;
@@ -37,8 +28,6 @@ export interface WhisperLocal extends SegmentSpeechToText {
 
 interface Job {
   audio: Int16Array;
-  /** ISO 639-1, told to a multilingual model; empty for an English-only one. */
-  language: string;
   signal: AbortSignal;
   attempts: number;
   resolve: (transcript: Transcript) => void;
@@ -53,16 +42,17 @@ const sampleRate = 16000;
 const maxFailedStarts = 3;
 
 /**
- * One Whisper model (tiny.en by default) in a pool of Python worker processes (whisper_worker.py), one utterance
- * each at a time; a multilingual model is told each utterance's language rather than guessing it.
+ * A Whisper model (tiny.en by default) for one language in a pool of Python worker processes
+ * (whisper_worker.py), one utterance each at a time.
  * Nothing starts until the first utterance. A worker that dies is replaced as soon as there is work for it;
  * the utterance it had is retried once on another. Requests wait in a bounded queue, and one whose signal
  * aborts leaves it at once.
  */
 export function createWhisperLocal(options: WhisperLocalOptions): WhisperLocal {
   const { logger } = options;
+  const model = options.model ?? 'whisper-tiny.en';
+  const language = options.language ?? 'en';
   const requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
-  const model = options.model ?? WHISPER_TINY_EN;
   const workers: WhisperProcess[] = [];
   const queue: Job[] = [];
   const running = new Map<WhisperProcess, { job: Job; timer: NodeJS.Timeout }>();
@@ -73,7 +63,8 @@ export function createWhisperLocal(options: WhisperLocalOptions): WhisperLocal {
     const worker = new WhisperProcess({
       python: path.join(options.speechDir, 'venv', 'bin', 'python'),
       script: workerScript,
-      modelDir: path.join(options.speechDir, model.dir),
+      modelDir: path.join(options.speechDir, model),
+      language,
       onExit: workerExited,
     });
     workers.push(worker);
@@ -136,7 +127,7 @@ export function createWhisperLocal(options: WhisperLocalOptions): WhisperLocal {
     running.set(worker, { job, timer });
     worker.ready
       // A request aborted while its worker was still loading is not sent at all.
-      .then(() => (job.signal.aborted ? undefined : worker.transcribe(job.audio, job.language)))
+      .then(() => (job.signal.aborted ? undefined : worker.transcribe(job.audio)))
       .then(
         (reply: WorkerReply | undefined) => {
           clearTimeout(timer);
@@ -167,9 +158,8 @@ export function createWhisperLocal(options: WhisperLocalOptions): WhisperLocal {
       if (request.sampleRate !== sampleRate) {
         return Promise.reject(new SpeechProviderError(`Whisper takes ${sampleRate} Hz audio, got ${request.sampleRate} Hz`, { retryable: false }));
       }
-      const language = iso2Of(request.language);
-      if (!model.multilingual && language !== 'en') {
-        return Promise.reject(new SpeechProviderError(`the local Whisper model (${model.dir}) hears only English, not ${request.language}`, { retryable: false }));
+      if (request.language.split('-')[0]?.toLowerCase() !== language) {
+        return Promise.reject(new SpeechProviderError(`the local Whisper model (${model}) hears only ${language}, not ${request.language}`, { retryable: false }));
       }
       if (queue.length >= options.queueLimit) {
         return Promise.reject(new SpeechProviderError(
@@ -180,7 +170,6 @@ export function createWhisperLocal(options: WhisperLocalOptions): WhisperLocal {
       return new Promise<Transcript>((resolve, reject) => {
         const job: Job = {
           audio,
-          language: model.multilingual ? language : '',
           signal: request.signal,
           attempts: 0,
           resolve,

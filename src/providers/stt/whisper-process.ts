@@ -14,6 +14,8 @@ export interface WhisperProcessOptions {
   python: string;
   script: string;
   modelDir: string;
+  /** ISO 639-1: the language the worker hears. */
+  language: string;
   /** Called once when the process has ended, for whatever reason; `error` is its stderr's tail. */
   onExit: (process: WhisperProcess, error: string) => void;
 }
@@ -26,8 +28,8 @@ interface InFlight {
 const stderrTailBytes = 2000;
 
 /**
- * One Python Whisper worker: a child process that takes one utterance at a time on stdin and answers one
- * JSON line. It knows nothing of queues or retries; the pool (whisper-local.ts) decides those.
+ * One Python Whisper worker: a child process of one model and one language that takes one utterance at a time
+ * on stdin and answers one JSON line. It knows nothing of queues or retries; the pool (whisper-local.ts) decides those.
  */
 export class WhisperProcess {
   /** Resolves when the model is loaded; rejects if the process ends first. */
@@ -39,7 +41,7 @@ export class WhisperProcess {
   private loaded = false;
 
   constructor(options: WhisperProcessOptions) {
-    this.child = spawn(options.python, [options.script, options.modelDir], {
+    this.child = spawn(options.python, [options.script, options.modelDir, options.language], {
       // One thread each: the pool scales by processes, and the box has few cores to share with the calls.
       env: { ...process.env, THREADS: '1', OMP_NUM_THREADS: '1', PYTHONUNBUFFERED: '1' },
       stdio: ['pipe', 'pipe', 'pipe'],
@@ -100,18 +102,12 @@ export class WhisperProcess {
     return !this.exited;
   }
 
-  /**
-   * Sends one utterance, in `language` (ISO 639-1; empty for an English-only model); the reply settles the
-   * promise. The process ending first leaves it to the pool.
-   */
-  transcribe(audio: Int16Array, language = ''): Promise<WorkerReply> {
+  /** Sends one utterance; the reply settles the promise. The process ending first leaves it to the pool. */
+  transcribe(audio: Int16Array): Promise<WorkerReply> {
     return new Promise<WorkerReply>((resolve, reject) => {
       this.inFlight = { resolve, reject };
-      const code = Buffer.from(language, 'ascii');
-      const header = Buffer.alloc(1 + code.length + 4);
-      header.writeUInt8(code.length);
-      code.copy(header, 1);
-      header.writeUInt32LE(audio.byteLength, 1 + code.length);
+      const header = Buffer.alloc(4);
+      header.writeUInt32LE(audio.byteLength);
       this.child.stdin.write(header);
       this.child.stdin.write(Buffer.from(audio.buffer, audio.byteOffset, audio.byteLength));
     });

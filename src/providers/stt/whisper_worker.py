@@ -1,11 +1,14 @@
 """Whisper speech-to-text worker, one of a pool that src/providers/stt/whisper-local.ts supervises.
 
-    python whisper_worker.py <model-dir>      (env THREADS: CPU threads, default 1)
+    python whisper_worker.py <model-dir> [<language>]      (env THREADS: CPU threads, default 1)
+
+The model (a CTranslate2 Whisper folder) and the language (ISO 639-1, `en` by default) are the worker's
+parameters: a pool runs workers of one model for one language. A multilingual model is told the language, so
+it never guesses it per utterance (a short one is often guessed wrong) and never translates; an English-only
+model takes only `en`.
 
 Protocol on stdin/stdout, one request at a time:
-  in:  a 1-byte length and that many ASCII bytes of the utterance's language (ISO 639-1, `de`; empty for an
-       English-only model, which takes no language), then a 4-byte little-endian byte count and that many
-       bytes of PCM16 mono at 16 kHz (one utterance);
+  in:  a 4-byte little-endian byte count, then that many bytes of PCM16 mono at 16 kHz (one utterance);
   out: one JSON line per request, {"text", "audio_ms", "cpu_ms", "ms", "frames"} or {"error"}.
 A line {"ready": true} is written once the model is loaded. The worker ends at end of input.
 
@@ -99,32 +102,27 @@ def byte_decoder():
 
 
 class Transcriber:
-    def __init__(self, model_dir, threads):
+    def __init__(self, model_dir, language, threads):
         self.model = ctranslate2.models.Whisper(model_dir, device="cpu", compute_type="int8", intra_threads=threads, inter_threads=1)
         with open(os.path.join(model_dir, "vocabulary.txt"), encoding="utf-8") as vocabulary:
             self.tokens = vocabulary.read().split("\n")
-        self.ids = {token: index for index, token in enumerate(self.tokens)}
-        self.end_of_text = self.ids["<|endoftext|>"]
+        ids = {token: index for index, token in enumerate(self.tokens)}
+        self.end_of_text = ids["<|endoftext|>"]
+        if self.model.is_multilingual:
+            if f"<|{language}|>" not in ids:
+                raise ValueError(f"the model has no language {language}")
+            self.prompt = [ids["<|startoftranscript|>"], ids[f"<|{language}|>"], ids["<|transcribe|>"], ids["<|notimestamps|>"]]
+        elif language != "en":
+            raise ValueError(f"the model hears only English, not {language}")
+        else:
+            self.prompt = [ids["<|startoftranscript|>"], ids["<|notimestamps|>"]]
         self.bytes = byte_decoder()
-
-    def prompt(self, language):
-        """The decoder's first tokens. A multilingual model is told the language, so it never guesses it per
-        utterance (a short one is often guessed wrong) and never translates; an English-only model takes none."""
-        if not self.model.is_multilingual:
-            if language not in ("", "en"):
-                raise ValueError(f"this model hears only English, not {language}")
-            return [self.ids["<|startoftranscript|>"], self.ids["<|notimestamps|>"]]
-        token = self.ids.get(f"<|{language}|>")
-        if token is None:
-            raise ValueError(f"the model has no language {language!r}")
-        return [self.ids["<|startoftranscript|>"], token, self.ids["<|transcribe|>"], self.ids["<|notimestamps|>"]]
 
     def decode(self, ids):
         raw = bytes(self.bytes[char] for token in ids if token < self.end_of_text for char in self.tokens[token])
         return raw.decode("utf-8", errors="replace").strip()
 
-    def transcribe(self, pcm, language):
-        prompt = self.prompt(language)
+    def transcribe(self, pcm):
         audio = np.frombuffer(pcm, dtype="<i2").astype(np.float32) / 32768.0
         if audio.size < N_FFT:
             audio = np.pad(audio, (0, N_FFT - audio.size))
@@ -134,7 +132,7 @@ class Transcriber:
         seconds = audio.size / SAMPLE_RATE
         result = self.model.generate(
             ctranslate2.StorageView.from_array(np.ascontiguousarray(features[None])),
-            [prompt],
+            [self.prompt],
             beam_size=1,
             max_length=2 * (int(math.ceil(seconds * TOKENS_PER_SECOND)) + 2),
             suppress_blank=True,
@@ -159,14 +157,12 @@ def reply(message):
 
 
 def main():
-    transcriber = Transcriber(sys.argv[1], int(os.environ.get("THREADS", "1")))
+    transcriber = Transcriber(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else "en", int(os.environ.get("THREADS", "1")))
     reply({"ready": True})
     stdin = sys.stdin.buffer
     while True:
-        language_size = read_exactly(stdin, 1)
-        language = language_size and read_exactly(stdin, language_size[0])
         header = read_exactly(stdin, 4)
-        if language is None or header is None:
+        if header is None:
             return
         size = int.from_bytes(header, "little")
         pcm = read_exactly(stdin, size)
@@ -174,7 +170,7 @@ def main():
             return
         started, cpu_started = time.monotonic(), time.process_time()
         try:
-            text, frames = transcriber.transcribe(pcm[: size - size % 2], language.decode("ascii"))
+            text, frames = transcriber.transcribe(pcm[: size - size % 2])
         except Exception as error:  # one bad utterance must not end the worker
             reply({"error": f"{type(error).__name__}: {error}"})
             continue
