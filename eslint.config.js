@@ -18,7 +18,32 @@ const workflowsByName = { group: ['**/workflows/*', '**/workflows'], allowTypeIm
 const engineFolders = ['src/knowledge/**', 'src/billing/**', 'src/campaigns/**', 'src/webhooks/**'];
 const engineImports = [
   workflowsByName,
-  { group: ['**/resources/**', '**/api/**', '**/voice/**', '**/roles/**'], message: 'Engines import nothing from resources/, api/, voice/ or roles/ (DESIGN section 3).' },
+  { group: ['**/resources/**', '**/api/**', '**/voice/**', '**/roles/**', '**/simulators/**'], message: 'Engines import nothing from resources/, api/, voice/, roles/ or simulators/ (DESIGN section 3).' },
+];
+// Activities call the engines; of resources/ they read and write only the models.
+const resourceModelsOnly = ['**/resources/*/*', '!**/resources/*/model.ts'];
+/** @param {string[]} resources what of resources/ is restricted */
+const activityImports = (resources) => [
+  { group: ['**/workflows/*', '**/workflows'], message: 'Activities never load workflow code.' },
+  { group: ['**/api/**', '**/roles/**', '**/voice/**', '**/simulators/**'], message: 'Activities import nothing from api/, roles/, voice/ or simulators/ (DESIGN section 3).' },
+  { group: resources, message: 'Activities call the engines: of resources/ they import only models (DESIGN section 3).' },
+];
+// Providers are adapters at the bottom, beside lib/ and db/: no engine, no request, no role above them. A
+// simulator (the sandbox carrier) stands in for the world outside: it talks to Parley over HTTP and the media
+// stream, served by the api role with the HTTP kit, and uses no engine, resource or role of Parley's.
+const noWorkflowsOrActivities = { group: ['**/workflows/*', '**/workflows', '**/activities/**'], message: 'Providers and simulators know nothing of workflows or activities.' };
+const noEngines = { group: ['**/agent/**', '**/knowledge/**', '**/billing/**', '**/campaigns/**', '**/webhooks/**'], message: 'Providers and simulators sit below the engines and the dialogue core: they import none of them.' };
+const providerImports = [
+  noWorkflowsOrActivities,
+  noEngines,
+  { group: ['**/resources/**', '**/api/**', '**/roles/**', '**/simulators/**'], message: 'Providers import nothing from resources/, api/, roles/ or simulators/ (DESIGN section 3).' },
+  { group: ['**/voice/**', '**/voice'], message: 'Providers import nothing from voice/: the audio helpers they share with it are in lib/audio/.' },
+];
+const simulatorImports = [
+  noWorkflowsOrActivities,
+  noEngines,
+  { group: ['**/resources/**', '**/roles/**'], message: 'A simulator imports nothing from resources/ or roles/: it reaches Parley over HTTP and the media stream.' },
+  { group: ['**/voice/**', '**/voice'], message: 'A simulator uses no part of the voice engine: the audio codecs and the resampler it shares are in lib/audio/.' },
 ];
 
 export default tseslint.config(
@@ -99,6 +124,87 @@ export default tseslint.config(
           { group: ['**/knowledge/**'], message: 'The dialogue core searches knowledge through its searchKnowledge port (agent/ports.ts).' },
           { group: ['**/providers/*.ts', '**/providers/*/*', '!**/providers/*/types.ts'], allowTypeImports: true, message: 'The dialogue core takes providers as ports: import their types only.' },
         ],
+      }],
+    },
+  },
+  {
+    // The HTTP kit is given what it needs (the token resolver, the routes) by the role that builds the app.
+    files: ['src/api/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', {
+        patterns: [
+          workflowsByName,
+          { group: ['**/resources/**', '**/roles/**'], message: 'The HTTP kit imports nothing from resources/ or roles/: the role hands it what it needs (DESIGN section 3).' },
+        ],
+      }],
+    },
+  },
+  {
+    files: ['activities/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', { patterns: activityImports(resourceModelsOnly) }],
+    },
+  },
+  // Until calls have an engine (issue 33, item 2): placing a lead's call (make-call's createOutboundCall and the
+  // account's dialing countries) and the post-call webhook's serialized call are still read from resources/.
+  {
+    files: ['activities/campaign-calls.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', {
+        patterns: activityImports([...resourceModelsOnly, '!**/resources/calls/make-call.ts', '!**/resources/dialing-countries/service.ts']),
+      }],
+    },
+  },
+  {
+    files: ['activities/webhooks.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', { patterns: activityImports([...resourceModelsOnly, '!**/resources/calls/serialize.ts']) }],
+    },
+  },
+  {
+    files: ['src/providers/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', { patterns: providerImports }],
+    },
+  },
+  {
+    files: ['src/simulators/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', { patterns: simulatorImports }],
+    },
+  },
+  {
+    // lib/ is the bottom: errors, money, time, ids, secrets, safe fetch. It imports nothing else of src/.
+    files: ['src/lib/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', {
+        patterns: [{ regex: '^\\.\\./', message: 'lib/ imports nothing from the rest of src/ (DESIGN section 3): take what it needs as arguments.' }],
+      }],
+    },
+  },
+  {
+    // A folder two deep in lib/ (lib/languages/reading/) takes its parent folder's types; still nothing above lib/.
+    files: ['src/lib/*/*/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', {
+        patterns: [{ regex: '^(\\.\\./){3}', message: 'lib/ imports nothing from the rest of src/ (DESIGN section 3): take what it needs as arguments.' }],
+      }],
+    },
+  },
+  {
+    // Reading the environment is pure: config.ts uses its own config/ folder and lib/, nothing above them.
+    files: ['src/config.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', {
+        patterns: [{ regex: '^\\.(?!/(config|lib)/)', message: 'config.ts imports only its config/ folder and lib/.' }],
+      }],
+    },
+  },
+  {
+    files: ['src/config/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', {
+        patterns: [{ regex: '^\\.\\./(?!lib/)', message: 'The config/ folder imports only its own files and lib/.' }],
       }],
     },
   },

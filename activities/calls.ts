@@ -1,8 +1,8 @@
 import { Context } from '@temporalio/activity';
 import type { Knex } from 'knex';
 import { callTranscript, type SpokenTurn } from '../src/agent/transcript.ts';
-import { callBudget } from '../src/billing/call-affordability.ts';
-import { billableSeconds, callCostMicros, reserveCallTime, startedSeconds } from '../src/billing/call-pricing.ts';
+import { billableSeconds, callCostMicros, startedSeconds } from '../src/billing/call-pricing.ts';
+import { firstReservationOf } from '../src/billing/call-reservations.ts';
 import { lockCallOwner } from '../src/billing/live-calls.ts';
 import { recordEntry } from '../src/billing/ledger.ts';
 import type { Config } from '../src/config.ts';
@@ -50,6 +50,15 @@ export interface FinalizedCall {
   webhook?: true;
 }
 
+interface PreparingRow {
+  type: string;
+  maxSeconds: number | null;
+  maxDurationSeconds: number | null;
+  assistantId: number | null;
+  maxDuration: number | null;
+  endCallOnVoicemail: boolean | null;
+}
+
 interface FinalizingRow {
   id: number;
   userId: number;
@@ -58,6 +67,7 @@ interface FinalizingRow {
   answeredBy: string | null;
   answeredAt: Date | null;
   endedAt: Date | null;
+  mediaSeenAt: Date | null;
   turns: SpokenTurn[];
   transcript: string;
   maxSeconds: number | null;
@@ -76,6 +86,15 @@ export function cancellationSignal(): AbortSignal | undefined {
   }
 }
 
+/**
+ * When a call ended: as reported, but a call whose media session was lost (its process died, or was found gone
+ * when hung up) ended no later than the session's last report that it was alive (`media_seen_at`), which is
+ * all it is billed for.
+ */
+function endOf(reason: string, reported: Date, mediaSeenAt: Date | null): Date {
+  return reason === 'media_lost' && mediaSeenAt !== null && mediaSeenAt < reported ? mediaSeenAt : reported;
+}
+
 const callTypeNames: Record<string, string> = { web: 'Web call', inbound: 'Inbound call', outbound: 'Outbound call' };
 
 export interface CallActivityDependencies {
@@ -92,12 +111,12 @@ export function createCallActivities(deps: CallActivityDependencies) {
 
   return {
     /**
-     * Sets the call's time limit and what it reserves of the balance (billing/call-pricing.ts,
-     * `reserveCallTime`): the assistant's max_call_duration, or the whole seconds the owner's balance pays for
-     * at the plan's price once the owner's other live calls' reservations are set aside, when that is less.
-     * The owner's row is locked meanwhile, so calls starting at once are prepared one after the other and
-     * together never reserve more than the balance. What is left not paying for a minute refuses the call. A
-     * call already prepared (a retried attempt) keeps what was written.
+     * The call's time limit: what it may last at most (its `max_duration_seconds`, the assistant's
+     * max_call_duration when it was created), the workflow's backstop timer being set from it. A call is created
+     * with its first minute reserved of the balance (billing/call-reservations.ts); one created before that was
+     * done (no reservation yet) reserves it here, under the owner's lock, or is refused when the balance left
+     * beside the owner's other live calls does not pay for it. A call already prepared (a retried attempt) keeps
+     * what was written.
      */
     async prepareCall({ callId }: { callId: number }): Promise<PreparedCall> {
       return knex.transaction(async (trx): Promise<PreparedCall> => {
@@ -108,20 +127,16 @@ export function createCallActivities(deps: CallActivityDependencies) {
         const row = await trx('calls as c')
           .leftJoin('assistants as a', 'a.id', 'c.assistant_id')
           .where('c.id', callId)
-          .first<{ type: string; maxSeconds: number | null; assistantId: number | null; maxDuration: number | null; endCallOnVoicemail: boolean | null } | undefined>(
-            'c.type', 'c.max_seconds', 'a.id as assistant_id', 'a.max_duration', 'a.end_call_on_voicemail',
-          );
+          .first<PreparingRow | undefined>('c.type', 'c.max_seconds', 'c.max_duration_seconds', 'a.id as assistant_id', 'a.max_duration', 'a.end_call_on_voicemail');
         if (!row) throw new NotFoundError(`Call ${callId} no longer exists.`);
         const ready = { outcome: 'ready', phone: row.type !== 'web', dial: row.type === 'outbound', endCallOnVoicemail: row.endCallOnVoicemail === true } as const;
-        if (row.maxSeconds !== null) return { ...ready, maxSeconds: row.maxSeconds };
+        // Calls prepared before reservations grew a minute at a time reserved their whole limit: max_seconds.
+        if (row.maxSeconds !== null) return { ...ready, maxSeconds: row.maxDurationSeconds ?? row.maxSeconds };
         if (row.assistantId === null || row.maxDuration === null) return { outcome: 'refused', reason: 'assistant_deleted' };
-        const budget = await callBudget(trx, owner.userId, callId);
-        const price = budget.pricePerMinuteMicros;
-        const reservation = reserveCallTime(row.maxDuration, budget.balanceMicros, budget.reservedMicros, price);
+        const reservation = await firstReservationOf(trx, owner.userId, row.maxDuration, callId);
         if (!reservation) return { outcome: 'refused', reason: 'insufficient_balance' };
-        const { maxSeconds, limitReason, reservedMicros } = reservation;
-        await trx('calls').where({ id: callId }).update({ maxSeconds, limitReason, reservedMicros, pricePerMinuteMicros: price, updatedAt: trx.fn.now() });
-        return { ...ready, maxSeconds };
+        await trx('calls').where({ id: callId }).update({ ...reservation, updatedAt: trx.fn.now() });
+        return { ...ready, maxSeconds: reservation.maxDurationSeconds };
       });
     },
 
@@ -148,10 +163,11 @@ export function createCallActivities(deps: CallActivityDependencies) {
     },
 
     /**
-     * Ends the call's record: its status from the reason, when it ended, its duration (started seconds from
-     * the answer), its transcript from the turns, and its cost (never past its time limit) with the one ledger
-     * entry `call-<id>`, all in one transaction: the charge replaces the call's reservation at once. A call
-     * already finalized is left as it is: a retried attempt charges nothing more.
+     * Ends the call's record: its status from the reason, when it ended (a session lost without a word, at the
+     * last moment it was known alive), its duration (started seconds from the answer), its transcript from the
+     * turns, and its cost (never past what it reserved) with the one ledger entry `call-<id>`, all in one
+     * transaction: the charge replaces the call's reservation at once. A call already finalized is left as it
+     * is: a retried attempt charges nothing more.
      */
     async finalizeCall({ callId, reason, endedAt }: { callId: number; reason: string; endedAt: string }): Promise<FinalizedCall> {
       let chargedUserId: number | undefined;
@@ -163,7 +179,7 @@ export function createCallActivities(deps: CallActivityDependencies) {
           .where('c.id', callId)
           .forUpdate('c')
           .first<FinalizingRow | undefined>(
-            'c.id', 'c.user_id', 'c.type', 'c.status', 'c.answered_by', 'c.answered_at', 'c.ended_at', 'c.turns', 'c.transcript',
+            'c.id', 'c.user_id', 'c.type', 'c.status', 'c.answered_by', 'c.answered_at', 'c.ended_at', 'c.media_seen_at', 'c.turns', 'c.transcript',
             'c.max_seconds', 'c.price_per_minute_micros', 'p.call_price_per_minute_micros as plan_price', 'a.post_call_evaluation',
             'a.is_webhook_active',
           );
@@ -173,7 +189,7 @@ export function createCallActivities(deps: CallActivityDependencies) {
         if (row.endedAt !== null) {
           return { status: row.status as FinalCallStatus, evaluate: answered && row.postCallEvaluation === true && row.transcript !== '', ...webhook };
         }
-        const ended = new Date(endedAt);
+        const ended = endOf(reason, new Date(endedAt), row.mediaSeenAt);
         const status = finalCallStatus(reason, answered);
         const duration = row.answeredAt ? startedSeconds(row.answeredAt, ended) : 0;
         const cost = callCostMicros(billableSeconds(duration, row.maxSeconds), Number(row.pricePerMinuteMicros ?? row.planPrice));

@@ -1,8 +1,9 @@
 import type { Knex } from 'knex';
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
-import { ownerCanAffordCall } from '../src/billing/call-affordability.ts';
+import { balancePaysForACall } from '../src/billing/call-affordability.ts';
 import { mediaLinesFree } from '../src/billing/media-capacity.ts';
-import { UsageLimitError } from '../src/lib/errors.ts';
+import { applyLeadNext, dialable } from '../src/campaigns/leads.ts';
+import { CallUnaffordableError, UsageLimitError } from '../src/lib/errors.ts';
 import { campaignCallsPlaced } from '../src/lib/metrics.ts';
 import { createOutboundCall } from '../src/resources/calls/make-call.ts';
 import { Campaign } from '../src/resources/campaigns/model.ts';
@@ -22,20 +23,6 @@ interface CallingSetup {
   assistant: CallingAssistant;
   numbers: string[];
   countries: string[];
-}
-
-/**
- * After a lead (or contact) ran out of retries, its next secondary contact in `contact_order` falls due now.
- * Called with the lead's row locked, so two settlings cannot both schedule a contact.
- */
-export async function scheduleNextContact(trx: Knex.Transaction, lead: Lead, now: Date): Promise<void> {
-  const next = await trx('leads').where({ primaryLeadId: lead.primaryLeadId ?? lead.id, status: 'created' })
-    .where('contactOrder', '>', lead.contactOrder).orderBy('contactOrder').first<{ id: number } | undefined>('id');
-  if (next) await trx('leads').where({ id: next.id }).update({ status: 'scheduled', nextAttemptAt: now, updatedAt: now });
-}
-
-function dialable(lead: Lead): boolean {
-  return lead.status === 'scheduled' || lead.status === 'rescheduled' || (lead.status === 'created' && lead.primaryLeadId === null);
 }
 
 /** The numbers the campaign calls from, in rotation order; without any, the assistant's own. */
@@ -75,7 +62,9 @@ export function createLeadCallActivities(deps: { knex: Knex; inboundReservePerce
     if (!assistant) return halt(campaignId, 'the campaign has no assistant');
     const numbers = await callingNumbers(knex, campaignId, assistant);
     if (numbers.length === 0) return halt(campaignId, 'no number to call from');
-    if (!(await ownerCanAffordCall(knex, campaign.userId))) return halt(campaignId, 'insufficient balance');
+    // What the account's live calls hold of the balance comes back as they end: only a balance that cannot pay a
+    // minute at all stops the campaign (a lead it cannot afford now waits, as one without a free slot does).
+    if (!(await balancePaysForACall(knex, campaign.userId))) return halt(campaignId, 'insufficient balance');
     return { campaign, assistant, numbers, countries: (await dialingCountryList(knex, campaign.userId)).countries };
   }
 
@@ -100,9 +89,9 @@ export function createLeadCallActivities(deps: { knex: Knex; inboundReservePerce
       if (lead.attempts !== attempts || !dialable(lead)) return { outcome: 'skipped', reason: 'the attempt is made or the lead settled' };
       const now = new Date();
       if (!setup.countries.includes(parsePhoneNumberFromString(lead.phoneNumber)?.country ?? 'unknown')) {
-        await trx('leads').where({ id: lead.id }).update({ status: 'reached-max-retries', nextAttemptAt: null, updatedAt: now });
-        await scheduleNextContact(trx, lead, now);
-        return { outcome: 'skipped', reason: 'a country the account does not call' };
+        const reason = 'a country the account does not call';
+        await applyLeadNext(trx, lead, { kind: 'exhausted', reason }, now);
+        return { outcome: 'skipped', reason };
       }
       let callId: number;
       try {
@@ -116,7 +105,7 @@ export function createLeadCallActivities(deps: { knex: Knex; inboundReservePerce
           reservePercent: inboundReservePercent,
         });
       } catch (error) {
-        if (error instanceof UsageLimitError) return { outcome: 'no-slot' };
+        if (error instanceof UsageLimitError || error instanceof CallUnaffordableError) return { outcome: 'no-slot' };
         throw error;
       }
       await trx('leads').where({ id: lead.id })

@@ -1,12 +1,12 @@
 import type { Knex } from 'knex';
-import { nextForLead, type CallOutcome } from '../src/campaigns/retries.ts';
-import { isWithinWindow, nextWindowOpening } from '../src/campaigns/window.ts';
+import { applyLeadNext, countOpenLeads, dueLeads, nextDueAt } from '../src/campaigns/leads.ts';
+import { nextForLead, retryPolicyOf, type CallOutcome } from '../src/campaigns/retries.ts';
+import { callingWindowOf, isWithinWindow, nextWindowOpening } from '../src/campaigns/window.ts';
 import type { Config } from '../src/config.ts';
 import { Campaign } from '../src/resources/campaigns/model.ts';
-import { openLeads } from '../src/resources/campaigns/queries.ts';
 import type { Lead } from '../src/resources/leads/model.ts';
-import type { CampaignRound, DueLead, LeadSettlement } from '../src/temporal/shared.ts';
-import { createLeadCallActivities, scheduleNextContact } from './campaign-calls.ts';
+import type { CampaignRound, LeadSettlement } from '../src/temporal/shared.ts';
+import { createLeadCallActivities } from './campaign-calls.ts';
 
 export interface CampaignActivityDependencies {
   knex: Knex;
@@ -20,9 +20,6 @@ export interface CampaignActivityDependencies {
  * carrier's price are retried for minutes) before the round counts it finished without that.
  */
 const FOLLOWED_CALL_GRACE_MS = 30 * 60_000;
-
-/** Statuses of a lead that a round may dial when its time has come (a `created` contact waits for its turn). */
-const DIALABLE = ['scheduled', 'rescheduled'];
 
 interface EndedCall {
   status: string;
@@ -51,16 +48,8 @@ export function createCampaignActivities(deps: CampaignActivityDependencies) {
       const outcome: CallOutcome = call?.endedAt
         ? { status: call.status, answeredBy: call.answeredBy, evaluation: call.evaluation }
         : { status: 'failed', answeredBy: null, evaluation: null };
-      const next = nextForLead({
-        maxRetries: campaign.maxRetries,
-        retryIntervalMs: campaign.retryInterval * config.campaignRetryUnitMs,
-        retryOnVoicemail: campaign.retryOnVoicemail,
-        retryOnGoalIncomplete: campaign.retryOnGoalIncomplete,
-        goalCompletionVariable: campaign.goalCompletionVariable,
-      }, lead.attempts, outcome, call?.endedAt ?? now);
-      const status = next.kind === 'completed' ? 'completed' : next.kind === 'retry' ? 'rescheduled' : 'reached-max-retries';
-      await trx('leads').where({ id: lead.id }).update({ status, nextAttemptAt: next.kind === 'retry' ? next.at : null, updatedAt: now });
-      if (next.kind === 'exhausted') await scheduleNextContact(trx, lead, now);
+      const next = nextForLead(retryPolicyOf(campaign, config.campaignRetryUnitMs), lead.attempts, outcome, call?.endedAt ?? now);
+      const status = await applyLeadNext(trx, lead, next, now);
       return { leadId: Number(lead.id), status, reason: next.reason };
     });
   }
@@ -111,27 +100,20 @@ export function createCampaignActivities(deps: CampaignActivityDependencies) {
       const now = new Date();
       const overdue = followed.length === 0 ? [] : (await knex('calls').whereIn('id', followed)
         .where('endedAt', '<', new Date(now.getTime() - FOLLOWED_CALL_GRACE_MS)).pluck('id')).map(Number);
-      const window = { timeZone: campaign.timezone, days: campaign.allowedDays, start: campaign.allowedHoursStartTime, end: campaign.allowedHoursEndTime };
+      const window = callingWindowOf(campaign);
       const inside = isWithinWindow(window, now);
       const opens = inside ? null : nextWindowOpening(window, now);
       const free = Math.max(campaign.maxCallsInParallel - following.length - strandedLive, 0);
-      const due: DueLead[] = inside && free > 0
-        ? (await knex('leads').where({ campaignId })
-          .where((dialable) => dialable.whereIn('status', DIALABLE).orWhere((fresh) => fresh.where({ status: 'created' }).whereNull('primaryLeadId')))
-          .where((time) => time.whereNull('nextAttemptAt').orWhere('nextAttemptAt', '<=', now))
-          .orderByRaw('next_attempt_at asc nulls first, id asc').limit(free)
-          .select<{ id: number; attempts: number }[]>('id', 'attempts')).map((lead) => ({ leadId: Number(lead.id), attempts: lead.attempts }))
-        : [];
-      const later = await knex('leads').where({ campaignId }).whereIn('status', DIALABLE).where('nextAttemptAt', '>', now)
-        .min<{ at: Date | string | null }>('nextAttemptAt as at').first();
-      const [open] = await openLeads(knex, campaignId).count<{ count: string }[]>('id as count');
+      const due = inside && free > 0 ? await dueLeads(knex, campaignId, now, free) : [];
+      const later = await nextDueAt(knex, campaignId, now);
+      const open = await countOpenLeads(knex, campaignId);
       return {
         campaign: { status: campaign.status, maxCallsInParallel: campaign.maxCallsInParallel, markCompleteWhenNoLeads: campaign.markCompleteWhenNoLeads },
         windowOpensAt: opens?.toISOString() ?? null,
         windowNeverOpens: !inside && opens === null,
         due,
-        nextDueAt: later?.at ? new Date(later.at).toISOString() : null,
-        open: Number(open?.count ?? 0),
+        nextDueAt: later?.toISOString() ?? null,
+        open,
         settled,
         overdue,
       };

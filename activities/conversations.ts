@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { EvaluationField } from '../src/agent/evaluation.ts';
 import { callTranscript } from '../src/agent/transcript.ts';
-import type { EndedConversation, QueuedConversationEndedWebhook } from '../src/temporal/shared.ts';
+import type { EndedConversation, QueuedConversationEndedWebhook, QuietCheck } from '../src/temporal/shared.ts';
 import { conversationEndedPayload, type ConversationEndedFacts } from '../src/webhooks/conversation-ended.ts';
 import { recordWebhookEvent } from '../src/webhooks/deliveries.ts';
 import { evaluateRecord, evaluationColumns, type EvaluationDependencies } from './call-evaluation.ts';
@@ -12,6 +12,20 @@ interface EndingRow {
   conversationEndedWebhookUrl: string | null;
   postCallEvaluation: boolean;
   userMessages: number;
+}
+
+/** The conversation as its inactivity timer reads it when it wakes, locked until it is ended or left. */
+interface WakingRow extends EndingRow {
+  /** Milliseconds until the assistant's timeout has passed since the last message; 0 when it has. */
+  remainingMs: number;
+  /** Ended after its last message: by an earlier wake (the end of a call the assistant ended is its last message's time). */
+  endedSince: boolean;
+}
+
+/** Whether the assistant sends the conversation-ended webhook, and wants the conversation evaluated first. */
+function ending(row: EndingRow): EndedConversation {
+  const webhook = row.conversationEndedWebhookUrl !== null;
+  return { outcome: 'ended', webhook, evaluate: webhook && row.postCallEvaluation && row.userMessages > 0 };
 }
 
 interface ConversationRow {
@@ -45,28 +59,55 @@ async function messagesOf(knex: Knex, conversationId: number): Promise<StoredMes
  * The end of a widget or WhatsApp conversation's quiet period (workflows/conversation-inactivity.ts): mark it ended, evaluate
  * it, queue its conversation-ended webhook (W2). Each is safe to retry.
  */
-export function createConversationActivities(deps: EvaluationDependencies & WebhookAttemptDependencies) {
+export function createConversationActivities(deps: EvaluationDependencies & WebhookAttemptDependencies & {
+  /** What one unit of an assistant's `conversation_inactivity_timeout` lasts (CONVERSATION_INACTIVITY_UNIT). */
+  inactivityUnitMs: number;
+}) {
   const { knex } = deps;
   const attempts = createWebhookAttempts(deps);
+  const userMessages = "(select count(*)::int from conversation_messages m where m.conversation_id = c.id and m.role = 'user')";
 
   return {
     /**
-     * Marks the conversation ended (an end the assistant called keeps its time), whether or not the assistant
-     * sends the conversation-ended webhook, and says whether it does and whether it wants the conversation
-     * evaluated first (`post_call_evaluation`, and the visitor said something).
+     * The inactivity timer's wake (workflows/conversation-inactivity.ts): when the conversation has been quiet for
+     * its assistant's timeout since its last message, marks it ended (an end the assistant called keeps its time)
+     * and gives its timer back, so the next message starts another; otherwise answers how long the period has
+     * left. The row is locked meanwhile: a message stored at the same moment either comes first (and the period
+     * goes on) or finds no timer (and starts one).
+     */
+    async endQuietConversation({ conversationId }: { conversationId: number }): Promise<QuietCheck> {
+      return knex.transaction(async (trx) => {
+        const { rows: [row] } = await trx.raw<{ rows: WakingRow[] }>(`
+          select a.conversation_ended_webhook_url as "conversationEndedWebhookUrl", a.post_call_evaluation as "postCallEvaluation",
+            ${userMessages} as "userMessages",
+            greatest(0, ceil(extract(epoch from coalesce(c.last_message_at, c.created_at)
+              + a.conversation_inactivity_timeout * ? * interval '1 millisecond' - now()) * 1000))::float8 as "remainingMs",
+            coalesce(c.ended_at > c.last_message_at, false) as "endedSince"
+          from conversations c join assistants a on a.id = c.assistant_id
+          where c.id = ?
+          for update of c`,
+        [deps.inactivityUnitMs, conversationId]);
+        if (!row) return { outcome: 'gone' };
+        if (row.remainingMs > 0) return { outcome: 'active', remainingMs: row.remainingMs };
+        await trx('conversations').where({ id: conversationId }).update({ endedAt: trx.raw('coalesce(ended_at, now())'), quietTimerAt: null });
+        return row.endedSince ? { outcome: 'already_ended' } : ending(row);
+      });
+    },
+
+    /**
+     * Marks the conversation ended at once (an end the assistant called keeps its time), whether or not the
+     * assistant sends the conversation-ended webhook, and says whether it does and whether it wants the
+     * conversation evaluated first (`post_call_evaluation`, and the visitor said something). The step of the
+     * timers started before they read the last message's time (endQuietConversation), for runs still in flight.
      */
     async endConversation({ conversationId }: { conversationId: number }): Promise<EndedConversation> {
       const row = await knex('conversations as c')
         .join('assistants as a', 'a.id', 'c.assistant_id')
         .where('c.id', conversationId)
-        .first<EndingRow | undefined>(
-          'a.conversation_ended_webhook_url', 'a.post_call_evaluation',
-          knex.raw("(select count(*)::int from conversation_messages m where m.conversation_id = c.id and m.role = 'user') as user_messages"),
-        );
+        .first<EndingRow | undefined>('a.conversation_ended_webhook_url', 'a.post_call_evaluation', knex.raw(`${userMessages} as user_messages`));
       if (!row) return { outcome: 'gone' };
-      await knex('conversations').where({ id: conversationId }).update({ endedAt: knex.raw('coalesce(ended_at, now())') });
-      const webhook = row.conversationEndedWebhookUrl !== null;
-      return { outcome: 'ended', webhook, evaluate: webhook && row.postCallEvaluation && row.userMessages > 0 };
+      await knex('conversations').where({ id: conversationId }).update({ endedAt: knex.raw('coalesce(ended_at, now())'), quietTimerAt: null });
+      return ending(row);
     },
 
     /** The post-conversation evaluation, as a call's (call-evaluation.ts); a failing model leaves none and is logged. */

@@ -17,7 +17,7 @@ import { createWebhookActivities } from './webhooks.ts';
 export interface ActivityDependencies {
   knex: Knex;
   logger: Logger;
-  config: Pick<Config, 'fetch' | 'ingestion' | 'llm' | 'subscriptionPeriod' | 'publicUrl' | 'media' | 'campaignRetryUnitMs' | 'campaignInboundReservePercent'>;
+  config: Pick<Config, 'fetch' | 'ingestion' | 'llm' | 'subscriptionPeriod' | 'publicUrl' | 'media' | 'campaignRetryUnitMs' | 'campaignInboundReservePercent' | 'conversationInactivityUnitMs'>;
   providers: Pick<Providers, 'storage' | 'fetch' | 'embeddings' | 'llm' | 'mediaControl' | 'payments' | 'telephony' | 'secrets'>;
   /** The process's Temporal client, for activities that signal other workflows (a delivered webhook wakes its receiver's others). */
   temporal: Pick<TemporalClient, 'client'>;
@@ -36,7 +36,7 @@ export function createActivities(deps: ActivityDependencies) {
     ...createPhoneNumberActivities({ ...deps, subscriptionPeriod: deps.config.subscriptionPeriod }),
     ...createCampaignActivities(deps),
     ...createWebhookActivities(deps),
-    ...createConversationActivities(deps),
+    ...createConversationActivities({ ...deps, inactivityUnitMs: deps.config.conversationInactivityUnitMs }),
   });
 }
 

@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
 import { customerFor, defaultPaymentMethodId } from '../src/billing/payment-customers.ts';
 import { SUBSCRIPTION_PURPOSE } from '../src/billing/payment-events.ts';
-import { periodEnd, type SubscriptionPeriod } from '../src/billing/renewals.ts';
+import { periodEnd } from '../src/billing/renewals.ts';
+import type { SubscriptionPeriod } from '../src/config.ts';
 import { ConflictError, NotFoundError, RejectedError } from '../src/lib/errors.ts';
 import type { Logger } from '../src/logger.ts';
 import type { Providers } from '../src/providers/index.ts';

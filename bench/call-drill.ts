@@ -18,7 +18,7 @@ import { randomInt } from 'node:crypto';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { connectPostgres } from '../src/db/database.ts';
-import type { ScriptedCallee } from '../src/providers/telephony/sandbox-carrier/callees.ts';
+import type { ScriptedCallee } from '../src/simulators/sandbox-carrier/callees.ts';
 import { startFakeLlmServer } from '../test/fakes/llm-server.ts';
 import { setUpCallingAccount } from './calls/account.ts';
 import { auditCalls, openSlots, settle, tally, type AuditedCall, type PlacedCall } from './calls/audit.ts';

@@ -11,83 +11,12 @@
  * any of them, 10 campaigns on the outbound ones, statuses in plausible proportions, about five calls per
  * client number, and ids rising with `created_at`.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
-import fs from 'node:fs';
-import http from 'node:http';
-import os from 'node:os';
-import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Knex } from 'knex';
-import { createApp } from '../src/api/app.ts';
-import { createRequestGuards } from '../src/api/guards.ts';
-import { loadConfig } from '../src/config.ts';
-import { connectPostgres, migrateLatest, openEmbedded, type Database } from '../src/db/database.ts';
-import { createSecretBox } from '../src/lib/secrets.ts';
-import { createLogger } from '../src/logger.ts';
-import { createProviders } from '../src/providers/index.ts';
-import { createApiKey } from '../src/resources/api-keys/service.ts';
 import { CALL_STATUSES, CALL_TYPES } from '../src/resources/calls/model.ts';
-import { createUser } from '../src/resources/users/service.ts';
-import { apiRoutes } from '../src/roles/api.ts';
-import { createTemporalClient } from '../src/temporal/client.ts';
-import { callTurn, type MeasuredTurn } from '../src/voice/turn-record.ts';
-import { createTestAssistant } from '../test/support/assistants.ts';
-import { apiRequest } from '../test/support/http.ts';
-import { listenOnLoopback } from '../test/support/ports.ts';
+import { startBenchApi } from './api-server.ts';
+import { CAMPAIGN_BASE, CAMPAIGNS, createBenchUser, DAYS, seedCalls } from './calls/seed-calls.ts';
 import { percentile } from './percentile.ts';
-
-const ASSISTANTS = 20;
-const INBOUND_ASSISTANTS = 6;
-const CAMPAIGN_BASE = 1000;
-const CAMPAIGNS = 10;
-const DAYS = 365;
-
-const pgArray = (items: (number | string)[]) => `{${items.join(',')}}`;
-
-/** Every seeded call's two turns, as the engine writes them (the same for all: only their size matters here). */
-const spoken: MeasuredTurn[] = [
-  { role: 'assistant', text: 'Hello, this is the assistant calling about your appointment.', startedAt: 400, endedAt: 3600, interrupted: false, metrics: { tts_first_byte_ms: 90 } },
-  { role: 'user', text: 'Yes, tomorrow at ten works for me.', startedAt: 4300, endedAt: 6100, interrupted: false, metrics: {} },
-];
-const TURNS = JSON.stringify(spoken.map((turn) => callTurn({ clockMs: 0, at: new Date('2026-01-05T10:00:00Z') }, turn)));
-
-/**
- * A year of calls of `users` (the first one gets `mainCalls`, each other `otherCalls`), interleaved in time as
- * a shared server holds them, in one statement (so the count triggers run once).
- */
-async function seedCalls(knex: Knex, users: { id: number; assistantIds: number[] }[], mainCalls: number, otherCalls: number): Promise<void> {
-  const total = mainCalls + otherCalls * (users.length - 1);
-  await knex.raw(`
-    with drawn as (
-      select g, case when random() < ? then 0 else 1 + floor(random() * ?)::int end as u,
-        floor(random() * ${ASSISTANTS})::int as k, random() as rt, random() as rc, random() as rs, floor(random() * ?)::int as phone
-      from generate_series(1, ?) as g
-    ), typed as (
-      select *, case when rt < 0.1 then 'web' when k < ${INBOUND_ASSISTANTS} then 'inbound' else 'outbound' end as type from drawn
-    )
-    insert into calls (user_id, assistant_id, assistant_name, campaign_id, campaign_name, type, status, assistant_phone_number,
-      client_phone_number, duration, transcript, turns, variables, carrier_cost_micros, total_cost_micros, answered_by, created_at, updated_at)
-    select (?::bigint[])[u + 1], (?::bigint[][])[u + 1][k + 1], 'Assistant ' || k,
-      case when type = 'outbound' and rc < 0.7 then ${CAMPAIGN_BASE} + k % ${CAMPAIGNS} end,
-      case when type = 'outbound' and rc < 0.7 then 'Campaign ' || k % ${CAMPAIGNS} end,
-      type,
-      case when rs < 0.50 then 'completed' when rs < 0.60 then 'ended_by_customer' when rs < 0.68 then 'ended_by_assistant'
-        when rs < 0.80 then 'no-answer' when rs < 0.86 then 'busy' when rs < 0.90 then 'failed' when rs < 0.97 then 'ended'
-        when rs < 0.98 then 'in-progress' when rs < 0.99 then 'ringing' else 'initiated' end,
-      '+1555000' || lpad(k::text, 4, '0'),
-      '+1444' || lpad(phone::text, 7, '0'),
-      floor(rs * 300)::int,
-      'AI: Hello, this is the assistant calling about your appointment.' || chr(10) || 'Customer: Yes, tomorrow at ten works for me.',
-      ?::jsonb,
-      jsonb_build_object('customer_name', 'Customer ' || phone),
-      floor(rs * 100000)::bigint, floor(rs * 400000)::bigint, 'human',
-      now() - interval '${DAYS} days' + (g::float8 / ?) * interval '${DAYS} days',
-      now() - interval '${DAYS} days' + (g::float8 / ?) * interval '${DAYS} days'
-    from typed`, [
-    mainCalls / total, users.length - 1, Math.ceil(total / 5), total,
-    pgArray(users.map((user) => user.id)), pgArray(users.map((user) => pgArray(user.assistantIds))), TURNS, total, total,
-  ]);
-}
 
 interface Seeded {
   token: string;
@@ -149,17 +78,6 @@ async function measure(baseUrl: string, token: string, query: () => Record<strin
   return { p50: percentile(timings, 50), p95: percentile(timings, 95), max: timings.at(-1) ?? Number.NaN, meanTotal: rows / requests };
 }
 
-async function createBenchUser(knex: Knex, baseUrl: string): Promise<{ id: number; token: string; assistantIds: number[] }> {
-  const user = await createUser(knex, { name: 'Bench', email: `bench-${randomUUID()}@example.test`, creditMicros: 0, creditKind: 'adjustment' });
-  const { token } = await createApiKey(knex, user.id, 'bench');
-  const assistantIds: number[] = [];
-  for (let index = 0; index < ASSISTANTS; index++) {
-    const type = index < INBOUND_ASSISTANTS ? 'inbound' : 'outbound';
-    assistantIds.push((await createTestAssistant({ request: apiRequest(baseUrl) }, { token }, { name: `Assistant ${index}`, type })).id);
-  }
-  return { id: user.id, token, assistantIds };
-}
-
 async function seed(knex: Knex, baseUrl: string, calls: number, others: number): Promise<Seeded & { userIds: number[] }> {
   const users = [];
   for (let index = 0; index <= others; index++) users.push(await createBenchUser(knex, baseUrl));
@@ -180,21 +98,12 @@ async function main(): Promise<void> {
   const calls = Number(values.calls);
   const requests = Number(values.requests);
 
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-bench-'));
-  const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '1000000' });
-  const database: Database = config.database.url ? await connectPostgres(config.database.url, config.database.poolMax) : await openEmbedded({ dataDir });
-  const { knex } = database;
-  await migrateLatest(knex);
-  const temporal = createTemporalClient(config, config.temporal.address ?? '127.0.0.1:7233');
-  const logger = createLogger(config);
-  const providers = createProviders(config, logger, { secrets: createSecretBox(randomBytes(32)) });
-  const guards = createRequestGuards({ knex, config });
-  const { app } = createApp({ config, logger, routes: apiRoutes({ config, logger, knex, temporal, providers, guards }), guards });
-  const listening = await listenOnLoopback(http.createServer(app.callback()));
+  const api = await startBenchApi();
+  const { config, knex } = api;
 
   const seedStarted = performance.now();
   const others = Number(values.others);
-  const seeded = await seed(knex, listening.url, calls, others);
+  const seeded = await seed(knex, api.url, calls, others);
   // A server that has run for a while has vacuumed and analysed its tables; a fresh seed has not. And it wrote
   // each day's counting rows during that day, next to each other, where one statement's seed scatters them.
   for (const table of ['call_counts', 'call_month_counts', 'call_day_counts']) await knex.raw(`cluster ${table} using ${table}_pkey`);
@@ -206,19 +115,16 @@ async function main(): Promise<void> {
   console.log(`${requests} sequential requests per line, page 1 of 15 unless said; target: p95 <= 50 ms`);
   console.log('filters                        |    p50 ms |    p95 ms |    max ms | mean total');
   for (const [name, query] of combinations(seeded)) {
-    const result = await measure(listening.url, seeded.token, query, requests);
+    const result = await measure(api.url, seeded.token, query, requests);
     console.log([
       name.padEnd(30), result.p50.toFixed(1).padStart(9), result.p95.toFixed(1).padStart(9), result.max.toFixed(1).padStart(9),
       Math.round(result.meanTotal).toString().padStart(10),
     ].join(' | '));
   }
 
-  await listening.close();
   if (values.keep) console.log(`kept: users ${seeded.userIds.join(', ')} (the first is measured)`);
   else await knex('users').whereIn('id', seeded.userIds).delete();
-  await temporal.close();
-  await database.close();
-  fs.rmSync(dataDir, { recursive: true, force: true });
+  await api.close();
 }
 
 main().catch((error: unknown) => {

@@ -21,7 +21,7 @@ import { randomInt } from 'node:crypto';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { connectPostgres } from '../src/db/database.ts';
-import type { ScriptedCallee } from '../src/providers/telephony/sandbox-carrier/callees.ts';
+import type { ScriptedCallee } from '../src/simulators/sandbox-carrier/callees.ts';
 import { startFakeDeepgramServer } from '../test/fakes/deepgram-server.ts';
 import { startFakeLlmServer } from '../test/fakes/llm-server.ts';
 import { startFakeSpeechServer } from '../test/fakes/speech-server.ts';

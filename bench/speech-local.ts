@@ -18,7 +18,7 @@ import { createEspeakTts } from '../src/providers/tts/espeak.ts';
 import { createPiperTts } from '../src/providers/tts/piper.ts';
 import type { TextToSpeech } from '../src/providers/tts/types.ts';
 import { SileroStreams } from '../src/providers/vad/silero-streams.ts';
-import { Resampler } from '../src/voice/audio/resampler.ts';
+import { Resampler } from '../src/lib/audio/resampler.ts';
 import { percentile } from './percentile.ts';
 import { PHONE_SENTENCES } from './speech/phone-sentences.ts';
 import { overPhoneLine, recognitionLine, recognize, RECOGNITION_HEADER, type RecognitionResult } from './speech/recognition.ts';

@@ -8,7 +8,7 @@ function banner(platform: Awaited<ReturnType<typeof startPlatform>>, dataDir: st
   const lines = [
     '',
     `  Parley is running (${platform.role === 'all' ? 'api + worker + media' : platform.role})`,
-    ...(platform.apiUrl ? [`  API          ${platform.apiUrl}`, `  API docs     ${platform.apiUrl}/docs`] : []),
+    ...(platform.apiUrl ? [`  Console      ${platform.apiUrl.replace(/\/api$/, '/app')}`, `  API          ${platform.apiUrl}`, `  API docs     ${platform.apiUrl}/docs`] : []),
     ...(platform.mediaUrl ? [`  Media        ${platform.mediaUrl}`] : []),
     ...(platform.metricsUrl ? [`  Metrics      ${platform.metricsUrl}`] : []),
     `  Temporal     ${platform.temporalAddress}`,

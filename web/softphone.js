@@ -1,6 +1,6 @@
 /*
  * The sandbox softphone page (/sandbox/phone): a phone on Parley's sandbox carrier over one WebSocket. JSON
- * messages claim a number, ring, answer, dial, press keys and hang up (src/providers/telephony/sandbox-carrier/
+ * messages claim a number, ring, answer, dial, press keys and hang up (src/simulators/sandbox-carrier/
  * softphones.ts has the protocol); binary messages carry the call's audio, 16 kHz PCM16 both ways, captured and
  * played by web-call.js's worklets. During a call the keypad sends its keys (the carrier hands them to Parley as
  * Twilio's Media Streams `dtmf` messages) and plays each key's tone here, as a phone's earpiece does.

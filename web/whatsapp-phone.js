@@ -1,6 +1,6 @@
 /*
  * The sandbox WhatsApp phone page (/sandbox/whatsapp): a customer's WhatsApp on Parley's sandbox carrier. It
- * talks to the carrier through /api/sandbox/whatsapp/… (src/resources/sandbox-carrier/whatsapp-page.ts): lists
+ * talks to the carrier through /api/sandbox/whatsapp/… (src/simulators/sandbox-carrier/http/whatsapp-page.ts): lists
  * the senders to pick from, reads the chat with one (polled, so the sender's statuses and replies appear as the
  * carrier reports them), writes as the customer and marks the sender's delivered messages read.
  */
@@ -131,8 +131,9 @@
     try {
       const { answered } = await call('POST', '/messages', { sender: chat.sender, phone: chat.phone, name: chat.name, body });
       $('message').value = '';
-      setStatus(answered === 200 ? 'Sent.' : `Sent, but Parley answered ${answered}.`);
+      // The chat shows the message before the status says it was sent.
       await refresh();
+      setStatus(answered === 200 ? 'Sent.' : `Sent, but Parley answered ${answered}.`);
     } catch (error) {
       setStatus(error.message);
     } finally {
@@ -152,8 +153,8 @@
     if (!chat) return;
     try {
       const { marked } = await call('POST', '/read', { sender: chat.sender, phone: chat.phone });
-      setStatus(marked === 1 ? 'Marked 1 message read.' : `Marked ${marked} messages read.`);
       await refresh();
+      setStatus(marked === 1 ? 'Marked 1 message read.' : `Marked ${marked} messages read.`);
     } catch (error) {
       setStatus(error.message);
     }

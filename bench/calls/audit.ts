@@ -5,7 +5,7 @@
  */
 import type { Knex } from 'knex';
 import { liveCalls } from '../../src/billing/live-calls.ts';
-import type { ScriptedCallee } from '../../src/providers/telephony/sandbox-carrier/callees.ts';
+import type { ScriptedCallee } from '../../src/simulators/sandbox-carrier/callees.ts';
 import type { CarrierCall, sandboxCarrierApi } from './callees.ts';
 
 export interface PlacedCall {

@@ -1,11 +1,11 @@
 /**
  * The scripted callees the phone-call bench and drill dial, and the sandbox carrier's test API they use: each
  * call goes to a number of its own (so the carrier's calls to that number are the dials of that call), whose
- * last two digits choose the callee (src/providers/telephony/sandbox-carrier/callees.ts).
+ * last two digits choose the callee (src/simulators/sandbox-carrier/callees.ts).
  */
 import { randomInt } from 'node:crypto';
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
-import type { ScriptedCallee } from '../../src/providers/telephony/sandbox-carrier/callees.ts';
+import type { ScriptedCallee } from '../../src/simulators/sandbox-carrier/callees.ts';
 import { sandboxCarrierToken } from '../../src/providers/telephony/sandbox.ts';
 import { createSecretBox, decodeAppKey } from '../../src/lib/secrets.ts';
 

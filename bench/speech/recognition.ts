@@ -7,8 +7,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { foldWords, languagePack } from '../../src/lib/languages/index.ts';
 import { WhisperProcess } from '../../src/providers/stt/whisper-process.ts';
-import { decodeMulaw, encodeMulaw } from '../../src/voice/audio/mulaw.ts';
-import { Resampler } from '../../src/voice/audio/resampler.ts';
+import { decodeMulaw, encodeMulaw } from '../../src/lib/audio/mulaw.ts';
+import { Resampler } from '../../src/lib/audio/resampler.ts';
 import { percentile } from '../percentile.ts';
 
 export interface Speech { audio: Int16Array; sampleRate: number }

@@ -3,7 +3,7 @@
  * function, and they reach the call through the `CallLine` port the voice engine provides. A text chat has no
  * line, so they are offered only on calls.
  */
-import type { CallLine } from './ports.ts';
+import type { CallLine, SupervisorTransfer } from './ports.ts';
 import type { AgentTool } from './turn.ts';
 
 /** An assistant's line tools as the engine needs them: the stored settings with their defaults applied. */
@@ -32,39 +32,6 @@ export type LineToolSpec =
     /** The assistant taking over opens with its own initial message. */
     speakTransferGreeting: boolean;
   };
-
-/**
- * A warm transfer to a supervisor (`warm_call_transfer`), its texts with their defaults: the caller hears
- * `holdMessage` then hold music while the supervisor is rung; the supervisor hears `briefingInitialMessage` and
- * a summary written by the model after `summaryInstructions`; the caller hears `connectedMessage` once bridged.
- */
-export interface SupervisorTransfer {
-  /** E.164. */
-  supervisorPhone: string;
-  /** The account's number the supervisor is called from. */
-  outboundPhoneId: number;
-  /** Who the supervisor sees calling: the outbound number, the customer's, or `customCallerId`. */
-  callerIdMode: 'outbound_number' | 'customer_number' | 'custom';
-  customCallerId: string | undefined;
-  /** 0 to 100; undefined: the caller waits in silence (`hold_music: none`). */
-  holdMusicVolume: number | undefined;
-  holdMessage: string;
-  summaryInstructions: string;
-  briefingInitialMessage: string;
-  connectedMessage: string;
-}
-
-/** Where a conversation goes when a transfer ends it here, once the assistant's closing words have been heard. */
-export type Handoff =
-  | {
-    kind: 'phone';
-    phoneNumber: string;
-    /** Said to the person answering before the caller is connected (a warm transfer); undefined for a cold one. */
-    whisper: string | undefined;
-  }
-  | { kind: 'assistant'; assistantId: number; message: string | undefined; greet: boolean }
-  /** A warm transfer: the hold message is said and the briefing written by the session, then the carrier takes over. */
-  | { kind: 'supervisor'; transfer: SupervisorTransfer };
 
 /** What the person answering a warm transfer hears when the assistant configures no message. */
 export const DEFAULT_WARM_TRANSFER_MESSAGE = 'Hello, this is an AI assistant. I am transferring a caller to you now.';

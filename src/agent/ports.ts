@@ -1,5 +1,4 @@
 import type { SafeFetch } from '../lib/safe-fetch.ts';
-import type { Passage } from './tools.ts';
 
 /**
  * What the dialogue core reaches the world through, built by its caller for one assistant: the core itself
@@ -14,6 +13,13 @@ export interface AgentPorts {
   now: () => number;
   /** The line of a voice call, which the line tools act on; absent in a text chat, where they are not offered. */
   line?: CallLine;
+}
+
+/** A passage of a knowledge base, as a search finds it. */
+export interface Passage {
+  documentName: string;
+  text: string;
+  score: number;
 }
 
 /** How many passages one knowledge search hands the model. */
@@ -49,3 +55,36 @@ export interface CallLine {
    */
   checkAssistant?: (assistantId: number) => Promise<void>;
 }
+
+/**
+ * A warm transfer to a supervisor (`warm_call_transfer`), its texts with their defaults: the caller hears
+ * `holdMessage` then hold music while the supervisor is rung; the supervisor hears `briefingInitialMessage` and
+ * a summary written by the model after `summaryInstructions`; the caller hears `connectedMessage` once bridged.
+ */
+export interface SupervisorTransfer {
+  /** E.164. */
+  supervisorPhone: string;
+  /** The account's number the supervisor is called from. */
+  outboundPhoneId: number;
+  /** Who the supervisor sees calling: the outbound number, the customer's, or `customCallerId`. */
+  callerIdMode: 'outbound_number' | 'customer_number' | 'custom';
+  customCallerId: string | undefined;
+  /** 0 to 100; undefined: the caller waits in silence (`hold_music: none`). */
+  holdMusicVolume: number | undefined;
+  holdMessage: string;
+  summaryInstructions: string;
+  briefingInitialMessage: string;
+  connectedMessage: string;
+}
+
+/** Where a conversation goes when a transfer ends it here, once the assistant's closing words have been heard. */
+export type Handoff =
+  | {
+    kind: 'phone';
+    phoneNumber: string;
+    /** Said to the person answering before the caller is connected (a warm transfer); undefined for a cold one. */
+    whisper: string | undefined;
+  }
+  | { kind: 'assistant'; assistantId: number; message: string | undefined; greet: boolean }
+  /** A warm transfer: the hold message is said and the briefing written by the session, then the carrier takes over. */
+  | { kind: 'supervisor'; transfer: SupervisorTransfer };

@@ -1,4 +1,5 @@
 import type { SafeFetch } from '../lib/safe-fetch.ts';
+import type { Passage } from './ports.ts';
 import { textOf } from './template.ts';
 import type { AgentTool } from './turn.ts';
 
@@ -83,12 +84,6 @@ export function httpTool(spec: HttpToolSpec, fetch: SafeFetch): AgentTool {
       return result;
     },
   };
-}
-
-export interface Passage {
-  documentName: string;
-  text: string;
-  score: number;
 }
 
 /** Lets the model look things up in the assistant's knowledge base. */

@@ -9,7 +9,8 @@ import { errorHandler } from './middleware/errors.ts';
 import { requestMetrics } from './middleware/metrics.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
 import { requestContext } from './middleware/request-context.ts';
-import { mountRoutes, type RouteDefinition } from './routing.ts';
+import { answeringLayers, mountRoutes, type RouteDefinition } from './routing.ts';
+import { consoleRoutes } from './console.ts';
 import { webRoutes } from './web.ts';
 
 export interface AppDeps {
@@ -47,8 +48,17 @@ export function createApp(deps: AppDeps): Api {
     bodyLimitBytes: deps.config.http.bodyLimitBytes,
   });
   app.use(router.routes());
+  // The methods a path takes (`Allow` of an OPTIONS or a 405) are those of the routes that answer it: a path
+  // spelled out in full does not take its template sibling's (DELETE /user/payment-methods/{id} is not
+  // /user/payment-methods/setup-intent's).
+  app.use(async (ctx, next) => {
+    const matched = (ctx as { matched?: unknown[] }).matched;
+    if (matched) (ctx as { matched?: unknown[] }).matched = answeringLayers(ctx);
+    await next();
+  });
   app.use(router.allowedMethods());
   app.use(webRoutes().routes());
+  app.use(consoleRoutes({ publicUrl: deps.config.publicUrl, mediaUrl: deps.config.media.publicUrl }).routes());
   if (deps.pages) app.use(deps.pages.routes());
   // Errors Koa sees after a response has begun (a stream cut short): a client that left mid-stream is routine,
   // anything else goes to the log instead of Koa's default print to stderr.

@@ -2,7 +2,6 @@ import type { Config } from '../config.ts';
 import type { Knex } from '../db/database.ts';
 import { createRateLimiter, type RateLimiter } from '../db/rate-limiter.ts';
 import { systemClock, type Clock } from '../lib/clock.ts';
-import { tokenResolver } from '../resources/auth/tokens.ts';
 import type { ResolveToken } from './middleware/auth.ts';
 
 /**
@@ -16,11 +15,12 @@ export interface RequestGuards {
   resolveToken: ResolveToken;
 }
 
-export function createRequestGuards(deps: { knex: Knex; config: Pick<Config, 'database'>; clock?: Clock }): RequestGuards {
+/** `resolveToken` makes the bearer-token lookup on the guards' clock: the role gives it (resources/auth's tokenResolver). */
+export function createRequestGuards(deps: { knex: Knex; config: Pick<Config, 'database'>; clock?: Clock; resolveToken: (clock: Clock) => ResolveToken }): RequestGuards {
   const clock = deps.clock ?? systemClock;
   return {
     clock,
     limiter: createRateLimiter({ knex: deps.knex, sharedDatabase: deps.config.database.url !== undefined, clock }),
-    resolveToken: tokenResolver(deps.knex, clock),
+    resolveToken: deps.resolveToken(clock),
   };
 }

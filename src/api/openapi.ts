@@ -1,6 +1,7 @@
 import { Type, type TObject, type TSchema } from '@sinclair/typebox';
 import type { ErrorCode } from '../lib/errors.ts';
 import { documentedErrorResponse, familySchema, unexpectedErrorResponse } from './error-table.ts';
+import { asAccepted, JSON_WITHOUT_NUL, jsonWithoutNul } from './openapi-requests.ts';
 import type { RouteDefinition } from './routing.ts';
 
 type JsonObject = Record<string, unknown>;
@@ -22,7 +23,7 @@ function parameters(route: RouteDefinition): JsonObject[] {
         in: location,
         required: location === 'path' || (object.required ?? []).includes(name),
         ...(description ? { description } : {}),
-        schema: rest,
+        schema: asAccepted(rest),
       });
     }
   }
@@ -55,13 +56,19 @@ const bodyContentTypes = { json: 'application/json', form: 'application/x-www-fo
 
 function requestBody(route: RouteDefinition): JsonObject | undefined {
   const kind = route.bodyKind ?? 'json';
+  // A GET reads no body, whatever its route declares.
+  if (route.method === 'GET') return undefined;
   // The bytes are the payload as its sender signed it; no schema describes them.
   if (kind === 'raw') return { required: true, content: { 'application/octet-stream': {} } };
   if (typeof kind === 'object' && kind.kind === 'stream') {
     return { required: true, content: Object.fromEntries(kind.contentTypes.map((type) => [type, { schema: { type: 'string' } }])) };
   }
-  if (!route.body) return undefined;
-  return { required: true, ...json(route.body, bodyContentTypes[typeof kind === 'string' ? kind : 'multipart']) };
+  // A carrier's form, signed whole: read (as a form) even where no field of it is used.
+  if (!route.body) return kind === 'form' ? { required: true, content: { [bodyContentTypes.form]: { schema: asAccepted({ type: 'object' }) } } } : undefined;
+  const schema = plain(route.body);
+  // A JSON body that is left out is an empty object: required only when some field of it is.
+  const required = kind !== 'json' || (Array.isArray(schema.required) && schema.required.length > 0) || ['anyOf', 'oneOf', 'allOf'].some((key) => key in schema);
+  return { required, content: { [bodyContentTypes[typeof kind === 'string' ? kind : 'multipart']]: { schema: asAccepted(schema) } } };
 }
 
 const codeDescriptions: Record<ErrorCode, string> = {
@@ -97,7 +104,7 @@ function commonErrors(route: RouteDefinition): ErrorCode[] {
   if (typeof route.auth === 'object') codes.push('forbidden');
   // A body that is not JSON (or not a form, or malformed multipart) is a 400; past the cap a 413.
   if (route.body || route.bodyKind) codes.push('bad_request', 'too_large');
-  if (route.body || route.query || route.params) codes.push('validation');
+  if ((route.body && route.invalidBody !== 'bad_request') || route.query || route.params) codes.push('validation');
   // A path parameter names a record, which may not exist or not be the caller's.
   if (route.params) codes.push('not_found');
   codes.push('rate_limited');
@@ -180,6 +187,7 @@ export function buildOpenApiDocument(routes: RouteDefinition[], options: { serve
     },
     servers: [{ url: options.serverUrl }],
     components: {
+      schemas: { [JSON_WITHOUT_NUL]: jsonWithoutNul },
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key (POST /user/api-keys) or a session token (POST /auth/login).' },
       },

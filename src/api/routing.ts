@@ -2,13 +2,13 @@ import type { Readable } from 'node:stream';
 import type Koa from 'koa';
 import type Router from '@koa/router';
 import type { Static, TSchema } from '@sinclair/typebox';
-import { BadRequestError, type ErrorCode } from '../lib/errors.ts';
+import { BadRequestError, ValidationError, type ErrorCode } from '../lib/errors.ts';
 import { connectionSignal } from './connection.ts';
 import type { ErrorStyle } from './error-table.ts';
 import type { AuthContext } from './middleware/auth.ts';
 import { bodyReader, type BodyKind } from './middleware/body.ts';
 import { verifySignature, type SignatureVerifier } from './middleware/signatures.ts';
-import { compileValidator } from './validation.ts';
+import { compileValidator, type Validator } from './validation.ts';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -75,6 +75,12 @@ export interface RouteDefinition<
   rateLimit?: { perMinute: number; bucket: string };
   /** How the body is read; JSON unless the route says otherwise. A `raw` body has no schema. */
   bodyKind?: BodyKind;
+  /**
+   * How a body that fails its schema is answered: Laravel's 422 with every field's messages (the default), or
+   * `bad_request`, a 400 with the first message alone, as a carrier's API refuses a request (the sandbox
+   * carrier's adapter takes its 400s as refusals).
+   */
+  invalidBody?: 'validation' | 'bad_request';
   responses: Record<number, { description: string; schema?: TSchema; contentType?: string }>;
   /**
    * Domain errors the handler may throw beyond those every route of its kind answers (authentication, body,
@@ -115,6 +121,50 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** What @koa/router keeps of the routes whose path a request matched. */
+interface MatchedLayer {
+  methods: string[];
+  paramNames: unknown[];
+}
+
+/**
+ * The routes of a request's path that answer it: a path spelled out in full (`/user/phone-numbers/search`)
+ * stands over a template it also fits (`/user/phone-numbers/{id}`), so the template's methods are not the
+ * path's. All of them when none is spelled out.
+ */
+export function answeringLayers(ctx: Koa.Context): MatchedLayer[] {
+  const matched = ((ctx as unknown as { matched?: MatchedLayer[] }).matched ?? []).filter((layer) => layer.methods.length > 0);
+  const literal = matched.filter((layer) => layer.paramNames.length === 0);
+  return literal.length > 0 ? literal : matched;
+}
+
+/**
+ * The first step of a route whose path has parameters: a request to a path another route spells out in full is
+ * that path's, so a method it does not take is a 405 with its own methods in `Allow` (the error handler writes
+ * the body), not this template's answer to a parameter that is not one.
+ */
+const shadowedPath: Koa.Middleware = async (ctx, next) => {
+  const layers = answeringLayers(ctx);
+  if (layers.some((layer) => layer.paramNames.length === 0) && !layers.some((layer) => layer.methods.includes(ctx.method))) {
+    ctx.status = 405;
+    ctx.set('Allow', [...new Set(layers.flatMap((layer) => layer.methods))].join(', '));
+    return;
+  }
+  await next();
+};
+
+/** A validator whose failures are a 400 with their first message (RouteDefinition.invalidBody). */
+function refusingAsBadRequest<S extends TSchema>(validate: Validator<S>): Validator<S> {
+  return (data) => {
+    try {
+      return validate(data);
+    } catch (error) {
+      if (error instanceof ValidationError) throw new BadRequestError(error.first);
+      throw error;
+    }
+  };
+}
+
 /**
  * Registers routes on a Koa router: error style, then authentication, rate limit, authorization, body, signature,
  * validation, handler.
@@ -123,13 +173,15 @@ export function mountRoutes(router: Router, routes: RouteDefinition[], middlewar
   for (const route of routes) {
     const bodyKind = route.bodyKind ?? 'json';
     if ((bodyKind === 'raw' || (typeof bodyKind === 'object' && bodyKind.kind === 'stream')) && route.body) throw new Error(`${route.method} ${route.path} reads a raw or streamed body, which no schema describes.`);
-    if (typeof route.auth === 'object' && bodyKind !== 'form' && bodyKind !== 'raw') {
+    if (typeof route.auth === 'object' && !route.auth.headerOnly && bodyKind !== 'form' && bodyKind !== 'raw') {
       throw new Error(`${route.method} ${route.path} checks a signature, which covers the exact body: declare it form or raw.`);
     }
     const validateParams = route.params ? compileValidator(route.params, 'text') : undefined;
     const validateQuery = route.query ? compileValidator(route.query, 'text') : undefined;
-    const validateBody = route.body ? compileValidator(route.body, bodyKind === 'json' ? 'json' : 'text') : undefined;
+    const bodyValidator = route.body ? compileValidator(route.body, bodyKind === 'json' ? 'json' : 'text') : undefined;
+    const validateBody = bodyValidator && route.invalidBody === 'bad_request' ? refusingAsBadRequest(bodyValidator) : bodyValidator;
     const chain: Koa.Middleware[] = [
+      ...(route.path.includes('{') ? [shadowedPath] : []),
       async (ctx, next) => {
         ctx.state.errorStyle = route.errorStyle ?? 'message';
         await next();
@@ -149,7 +201,8 @@ export function mountRoutes(router: Router, routes: RouteDefinition[], middlewar
     if (typeof route.auth === 'object') chain.push(verifySignature(route.auth));
     chain.push(async (ctx) => {
       if (route.failureText) ctx.state.failureText = route.failureText;
-      const rawBody: unknown = ctx.request.body ?? {};
+      // A body left out is an empty object; one sent as JSON `null` (or any other value) is not an object.
+      const rawBody: unknown = ctx.request.body === undefined ? {} : ctx.request.body;
       if (route.body && !isPlainObject(rawBody)) throw new BadRequestError('The request body must be a JSON object.');
       const params: unknown = validateParams ? validateParams({ ...ctx.params }) : ctx.params;
       const query: unknown = validateQuery ? validateQuery({ ...ctx.query }) : ctx.query;

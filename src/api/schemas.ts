@@ -1,5 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { INTEGER_FROM_TEXT, INTEGER_PATTERN, MESSAGES } from './validation.ts';
+import { INTEGER_FROM_TEXT, MESSAGES } from './validation.ts';
 
 /** Response shapes shared by many routes, for the OpenAPI document. */
 export const MessageBody = Type.Object({ message: Type.String() }, { title: 'Message' });
@@ -27,6 +27,8 @@ export const TooManyAttemptsBody = Type.Object({ message: Type.Literal('Too Many
  */
 export const MAX_ID = Number.MAX_SAFE_INTEGER;
 
+const ID_TEXT_PATTERN = positiveIntegerTextPattern(MAX_ID);
+
 /** The largest page number of a paginated list: far past any real list, and its offset stays within `bigint`. */
 const MAX_PAGE = 100_000;
 
@@ -52,16 +54,35 @@ export function PageNumber() {
 export const IdParams = Type.Object({ id: IdInteger() });
 
 /**
+ * A regular expression of the decimal texts of the integers from 1 to `max`, leading zeros allowed: those of
+ * fewer digits than `max`, and those of as many that are below it at their first differing digit, or `max`.
+ */
+export function positiveIntegerTextPattern(max: number): string {
+  const digits = String(max);
+  const shorter = digits.length > 1 ? [`[1-9][0-9]{0,${digits.length - 2}}`] : [];
+  const below = [...digits].flatMap((digit, index) => {
+    const low = index === 0 ? 1 : 0;
+    const high = Number(digit) - 1;
+    if (high < low) return [];
+    const rest = digits.length - index - 1;
+    return [`${digits.slice(0, index)}[${low}-${high}]${rest > 0 ? `[0-9]{${rest}}` : ''}`];
+  });
+  return `^0*(?:${[...shorter, ...below, digits].join('|')})$`;
+}
+
+/**
  * A record id in a JSON body: a positive integer, or its digits as a string (`"12"`), as the original platform
- * accepts both. The validator turns the string into the number, so the field's static type is `number`; any other
- * string fails with Laravel's "must be an integer", as a value of the wrong type does.
+ * accepts both. The validator turns any integer text into the number, which the range then checks, so the
+ * field's static type is `number`; any other string fails with Laravel's "must be an integer", as a value of the
+ * wrong type does. The pattern says the same of strings to a reader of the document: the digits of 1 to MAX_ID
+ * (`minimum` and `maximum` bind numbers only).
  */
 export function IdField(options: { description?: string } = {}) {
   return Type.Unsafe<number>({
     type: ['integer', 'string'],
     minimum: 1,
     maximum: MAX_ID,
-    pattern: INTEGER_PATTERN,
+    pattern: ID_TEXT_PATTERN,
     [INTEGER_FROM_TEXT]: true,
     [MESSAGES]: { pattern: 'The :attribute field must be an integer.', ...atLeastOneTexts(MAX_ID) },
     ...options,

@@ -18,7 +18,7 @@ export const MESSAGES = 'x-messages';
  * Other strings are left to the field's `pattern` (see IdField in schemas.ts).
  */
 export const INTEGER_FROM_TEXT = 'x-integer-from-text';
-export const INTEGER_PATTERN = '^-?[0-9]+$';
+const INTEGER_PATTERN = '^-?[0-9]+$';
 const integerText = new RegExp(INTEGER_PATTERN);
 
 const integerFromText: SchemaValidateFunction = (enabled: boolean, data: unknown, _parentSchema, place) => {

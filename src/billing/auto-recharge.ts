@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
 import type { Logger } from '../logger.ts';
 import { PaymentRequiredError } from '../lib/errors.ts';
 import type { PaymentDeps } from './payment-customers.ts';
@@ -38,6 +39,15 @@ export async function autoRechargeIfDue(deps: PaymentDeps, userId: number): Prom
   const due = rows[0];
   if (!due) return undefined;
   return topUp(deps, { userId, amountMicros: Number(due.amount_micros), idempotencyKey: `auto-recharge-${randomUUID()}`, automatic: true });
+}
+
+/**
+ * Whether a charge to `userId` (a value, or a column of the caller's statement) can set off a recharge: the
+ * user's rule is on and armed. A statement that charges can read it in passing, so that a charge to a user
+ * without one costs no `autoRechargeIfDue` round trip.
+ */
+export function rechargeArmedExpression(knex: Knex, userId: number | Knex.Raw): Knex.Raw {
+  return knex.raw('exists (select 1 from auto_recharge_settings r where r.user_id = ? and r.enabled and r.armed)', [userId]);
 }
 
 /**

@@ -35,3 +35,12 @@ export async function ownerCanAffordCall(knex: Knex, userId: number): Promise<bo
   const budget = await callBudget(knex, userId);
   return canAffordCall(budget.balanceMicros - budget.reservedMicros, budget.pricePerMinuteMicros);
 }
+
+/**
+ * Whether the owner's balance itself pays for a call's first minute, whatever their live calls hold of it: those
+ * reservations come back as the calls end, so a campaign waits for them rather than stopping.
+ */
+export async function balancePaysForACall(knex: Knex, userId: number): Promise<boolean> {
+  const budget = await callBudget(knex, userId);
+  return canAffordCall(budget.balanceMicros, budget.pricePerMinuteMicros);
+}

@@ -37,35 +37,50 @@ export function canAffordCall(balanceMicros: number, perMinuteMicros: number): b
   return affordableSeconds(balanceMicros, perMinuteMicros) >= MINIMUM_CALL_SECONDS;
 }
 
-/** Why a call may last no longer than it does: the assistant's max_call_duration, or what the balance pays for. */
+/**
+ * Why a call may not last longer than its `max_seconds` now: the assistant's max_call_duration, or what it has
+ * reserved of the balance so far (more may be reserved while it lasts).
+ */
 export type CallLimitReason = 'max_call_duration' | 'balance';
 
-/** The most a call may last: the assistant's limit, or the seconds the balance pays for when that is less. */
-export function callTimeLimit(maxDurationSeconds: number, balanceMicros: number, perMinuteMicros: number): { maxSeconds: number; limitReason: CallLimitReason } {
-  const affordable = affordableSeconds(balanceMicros, perMinuteMicros);
-  return affordable < maxDurationSeconds
-    ? { maxSeconds: affordable, limitReason: 'balance' }
-    : { maxSeconds: maxDurationSeconds, limitReason: 'max_call_duration' };
-}
-
-/** A call's time limit, and what it holds of its owner's balance while it is live: the most it can cost. */
+/** What a call holds of its owner's balance while it is live: `maxSeconds` at its price, the most it can cost so far. */
 export interface CallReservation {
   maxSeconds: number;
   limitReason: CallLimitReason;
   reservedMicros: number;
 }
 
+/** A live call reserves this much at a time: its first minute, then a minute more while it lasts. */
+export const RESERVATION_SECONDS = 60;
+
+function reservation(maxSeconds: number, maxDurationSeconds: number, perMinuteMicros: number): CallReservation {
+  return {
+    maxSeconds,
+    limitReason: maxSeconds >= maxDurationSeconds ? 'max_call_duration' : 'balance',
+    reservedMicros: callCostMicros(maxSeconds, perMinuteMicros),
+  };
+}
+
 /**
- * The time limit of a call that starts while its owner's other calls are live. Those may still charge what
- * they reserved, so this call has the balance less their reservations to spend; it reserves its own largest
- * charge in turn, so the reservations of calls live at once never add up to more than the balance.
- * Undefined when what is left does not pay for a first minute.
+ * A new call's reservation: its first minute (all of its max_call_duration when that is shorter, or when calls
+ * are free), out of `spendableMicros`, what the balance leaves once the owner's other live calls' reservations
+ * are set aside. Undefined when that does not pay for a first minute: the call is refused.
  */
-export function reserveCallTime(maxDurationSeconds: number, balanceMicros: number, reservedByOthersMicros: number, perMinuteMicros: number): CallReservation | undefined {
-  const spendable = balanceMicros - reservedByOthersMicros;
-  if (!canAffordCall(spendable, perMinuteMicros)) return undefined;
-  const limit = callTimeLimit(maxDurationSeconds, spendable, perMinuteMicros);
-  return { ...limit, reservedMicros: callCostMicros(limit.maxSeconds, perMinuteMicros) };
+export function firstReservation(maxDurationSeconds: number, spendableMicros: number, perMinuteMicros: number): CallReservation | undefined {
+  if (!canAffordCall(spendableMicros, perMinuteMicros)) return undefined;
+  const maxSeconds = perMinuteMicros <= 0 ? maxDurationSeconds : Math.min(maxDurationSeconds, RESERVATION_SECONDS);
+  return reservation(maxSeconds, maxDurationSeconds, perMinuteMicros);
+}
+
+/**
+ * A live call's next reservation: up to RESERVATION_SECONDS more than the `reservedSeconds` it holds, never past
+ * its max_call_duration, and never costing more than `spendableMicros` (the balance less the other live calls'
+ * reservations; its own is replaced). So the reservations of calls live at once never add up to more than the
+ * balance. Undefined when nothing more can be reserved.
+ */
+export function extendedReservation(reservedSeconds: number, maxDurationSeconds: number, spendableMicros: number, perMinuteMicros: number): CallReservation | undefined {
+  const maxSeconds = Math.min(maxDurationSeconds, reservedSeconds + RESERVATION_SECONDS, affordableSeconds(spendableMicros, perMinuteMicros));
+  return maxSeconds > reservedSeconds ? reservation(maxSeconds, maxDurationSeconds, perMinuteMicros) : undefined;
 }
 
 /**

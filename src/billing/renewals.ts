@@ -5,12 +5,9 @@
  * when it has fewer days, and never drifts to the shorter day after a short month.
  */
 
+import { MONTHLY, type SubscriptionPeriod } from '../config.ts';
+
 const DAY_MS = 24 * 60 * 60 * 1000;
-
-/** A subscription period: calendar months, or a fixed length (SUBSCRIPTION_PERIOD, for tests only). */
-export type SubscriptionPeriod = { months: 1 } | { ms: number };
-
-export const MONTHLY: SubscriptionPeriod = { months: 1 };
 
 /** After a failed renewal the card is tried again after 1, 3 and 5 days; then the number is released. */
 export const RETRY_DAYS = [1, 3, 5];

@@ -19,6 +19,21 @@ export interface RetryPolicy {
   goalCompletionVariable: string | null;
 }
 
+/** A campaign's retry settings, as its row holds them (`retry_interval` in minutes). */
+export interface RetrySettings {
+  maxRetries: number;
+  retryInterval: number;
+  retryOnVoicemail: boolean;
+  retryOnGoalIncomplete: boolean;
+  goalCompletionVariable: string | null;
+}
+
+/** The retry policy of a campaign's settings; `retryUnitMs` is a minute, or a second under CAMPAIGN_RETRY_UNIT=second. */
+export function retryPolicyOf(campaign: RetrySettings, retryUnitMs: number): RetryPolicy {
+  const { maxRetries, retryInterval, retryOnVoicemail, retryOnGoalIncomplete, goalCompletionVariable } = campaign;
+  return { maxRetries, retryIntervalMs: retryInterval * retryUnitMs, retryOnVoicemail, retryOnGoalIncomplete, goalCompletionVariable };
+}
+
 /** How a lead's call ended, as its call record shows it. */
 export interface CallOutcome {
   /** The call's final status: `completed`, `ended_by_customer`, `ended_by_assistant`, `busy`, `no-answer`, `failed`… */

@@ -24,6 +24,19 @@ export interface CallingWindow {
   end: string;
 }
 
+/** A campaign's settings that make its window, as its row holds them. */
+export interface WindowSettings {
+  timezone: string;
+  allowedDays: readonly Weekday[];
+  allowedHoursStartTime: string;
+  allowedHoursEndTime: string;
+}
+
+/** The calling window of a campaign's settings. */
+export function callingWindowOf(campaign: WindowSettings): CallingWindow {
+  return { timeZone: campaign.timezone, days: campaign.allowedDays, start: campaign.allowedHoursStartTime, end: campaign.allowedHoursEndTime };
+}
+
 const MINUTE_MS = 60_000;
 const DAY_MINUTES = 24 * 60;
 /** How far ahead an opening is looked for: a week, and a day for a window that opened yesterday. */

@@ -15,18 +15,35 @@ export class DataDirLockedError extends Error {
   }
 }
 
+/**
+ * Whether `pid` is a running process. A zombie (exited, never reaped by its parent) still answers signal 0, and
+ * in a container without an init process nothing reaps a killed Parley, so on Linux its state in
+ * `/proc/<pid>/stat` is read too: `Z` (zombie) or `X` (dead) is a process gone. Read once at start-up.
+ */
 function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
+  return !['Z', 'X'].includes(processState(pid) ?? '');
+}
+
+/** The state letter of `/proc/<pid>/stat` (after the command name in parentheses); undefined without /proc. */
+function processState(pid: number): string | undefined {
+  let stat: string;
+  try {
+    stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  return stat.slice(stat.lastIndexOf(')') + 1).trim()[0];
 }
 
 /**
  * PGlite keeps its files open in one process only; a second process writing the same directory would
- * corrupt it. The lock is a file holding the owner's pid; a lock left by a process that has died is taken over.
+ * corrupt it. The lock is a file holding the owner's pid; a lock left by a process that has died (a zombie
+ * included) is taken over.
  */
 export function acquireDataDirLock(dataDir: string): () => void {
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });

@@ -1,27 +1,22 @@
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
-import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { PGliteStream } from './pglite-stream.ts';
 
 export interface EmbeddedPostgres {
-  /** Connection settings for `pg`: a unix socket in a private directory. */
-  connection: { host: string; port: number; user: string; database: string };
+  /** Connection settings for `pg`: each connection a stream to PGlite in memory (pglite-stream.ts). */
+  connection: { user: string; database: string; stream: () => PGliteStream };
   /** A tarball of the whole database, for cloning a migrated template into tests. */
   dump(): Promise<Blob>;
   close(): Promise<void>;
 }
 
-const SOCKET_PORT = 5432;
-
 /**
- * Starts PGlite (PostgreSQL compiled to WebAssembly) with pgvector, and serves it on a unix socket so that
- * the application talks to it through the same `pg` driver, type parsers and SQL as to a PostgreSQL server.
+ * Starts PGlite (PostgreSQL compiled to WebAssembly) with pgvector, which the application talks to through the
+ * same `pg` driver, type parsers and SQL as to a PostgreSQL server, over an in-memory stream instead of a socket:
+ * nothing outside this process can connect to it.
  *
- * PGlite is a single session: the server accepts one connection, and the caller's pool must hold exactly
- * one (pglite-socket's multiplexer can interleave the messages of two clients' extended-protocol queries).
- * The socket lives in a fresh 0700 directory so no other local user can connect to it.
+ * PGlite is a single session: the caller's pool must hold exactly one connection.
  */
 export async function startEmbeddedPostgres(options: { dataDir?: string; loadDataDir?: Blob }): Promise<EmbeddedPostgres> {
   if (options.dataDir) fs.mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
@@ -30,21 +25,15 @@ export async function startEmbeddedPostgres(options: { dataDir?: string; loadDat
     ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
     extensions: { vector },
   });
-  const socketDir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-pg-'));
-  fs.chmodSync(socketDir, 0o700);
-  const server = new PGLiteSocketServer({ db, path: path.join(socketDir, `.s.PGSQL.${SOCKET_PORT}`), maxConnections: 1 });
-  await server.start();
 
   return {
-    connection: { host: socketDir, port: SOCKET_PORT, user: 'postgres', database: 'postgres' },
+    connection: { user: 'postgres', database: 'postgres', stream: () => new PGliteStream(db) },
     dump: async () => {
       const file = await db.dumpDataDir('none');
       return file;
     },
     close: async () => {
-      await server.stop();
       await db.close();
-      fs.rmSync(socketDir, { recursive: true, force: true });
     },
   };
 }

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Clock } from '../lib/clock.ts';
+import { prepared } from './prepared.ts';
 
 /** At most `limit` requests per `periodMs`, of which all `limit` may come at once. */
 export interface RateLimit {
@@ -87,7 +88,8 @@ export function postgresRateLimiter(knex: Knex, clock: Clock): RateLimiter {
         sweptAt = now;
         await knex('rate_limits').where('arrival_ms', '<', now).delete();
       }
-      const { rows } = await knex.raw<{ rows: { admitted: number | null; previous: number | null }[] }>(`
+      // Every request runs it: prepared once per connection.
+      const { rows } = await prepared('rate-limit-hit', knex.raw<{ rows: { admitted: number | null; previous: number | null }[] }>(`
         with hit as (select cast(:now as float8) as now, cast(:interval as float8) as step, cast(:period as float8) as period),
         admitted as (
           insert into rate_limits as r (key, arrival_ms) select :key, now + step from hit
@@ -96,7 +98,7 @@ export function postgresRateLimiter(knex: Knex, clock: Clock): RateLimiter {
           returning arrival_ms
         )
         select (select arrival_ms from admitted) as admitted, (select arrival_ms from rate_limits where key = :key) as previous`,
-      { key, now, interval: emissionInterval(limit), period: limit.periodMs + TOLERANCE_MS });
+      { key, now, interval: emissionInterval(limit), period: limit.periodMs + TOLERANCE_MS }));
       const row = rows[0];
       if (row?.admitted != null) return admitted(row.admitted, now, limit);
       let arrival = row?.previous ?? undefined;

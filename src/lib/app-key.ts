@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Config } from '../config.ts';
-import type { Logger } from '../logger.ts';
+import type { Logger } from 'pino';
 import { decodeAppKey, generateAppKey } from './secrets.ts';
 
 export class AppKeyError extends Error {
@@ -13,7 +12,7 @@ export class AppKeyError extends Error {
  * database), `DATA_DIR/app.key`, generated on first start. A cluster must set APP_KEY: each replica would
  * otherwise make its own key and could not read what the others wrote.
  */
-export function resolveAppKey(config: Pick<Config, 'appKey' | 'dataDir' | 'database'>, logger: Logger): Buffer {
+export function resolveAppKey(config: { appKey: string | undefined; dataDir: string; database: { url: string | undefined } }, logger: Pick<Logger, 'info'>): Buffer {
   if (config.appKey) {
     const key = decodeAppKey(config.appKey);
     if (!key) throw new AppKeyError('APP_KEY must be 32 bytes in base64.');

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import { createApp } from '../api/app.ts';
+import { consoleBundle } from '../api/console.ts';
 import { docsRoutes } from '../api/docs.ts';
 import { healthRoutes } from '../api/health.ts';
 import { createRequestGuards, type RequestGuards } from '../api/guards.ts';
@@ -13,6 +14,7 @@ import type { Providers } from '../providers/index.ts';
 import { apiKeyRoutes } from '../resources/api-keys/routes.ts';
 import { assistantRoutes } from '../resources/assistants/routes.ts';
 import { authRoutes } from '../resources/auth/routes.ts';
+import { tokenResolver } from '../resources/auth/tokens.ts';
 import { whiteLabelRoutes } from '../resources/white-label/routes.ts';
 import { balanceRoutes } from '../resources/balance/routes.ts';
 import { callRoutes } from '../resources/calls/routes.ts';
@@ -21,7 +23,7 @@ import { tellLeadsAdded } from '../resources/campaigns/status.ts';
 import { catalogRoutes } from '../resources/catalogs/routes.ts';
 import type { OfferedSpeech } from '../resources/catalogs/service.ts';
 import { conversationRoutes } from '../resources/conversations/routes.ts';
-import type { QuietConversation } from '../resources/conversations/service.ts';
+import type { QuietConversation } from '../resources/conversations/quiet-timer.ts';
 import { dialingCountryRoutes } from '../resources/dialing-countries/routes.ts';
 import { documentRoutes } from '../resources/documents/routes.ts';
 import { folderRoutes } from '../resources/folders/routes.ts';
@@ -32,11 +34,6 @@ import { paymentMethodRoutes } from '../resources/payment-methods/routes.ts';
 import { paymentWebhookRoutes } from '../resources/payment-webhooks/routes.ts';
 import { carrierCallbackRoutes } from '../resources/carrier-callbacks/routes.ts';
 import { makeCallRoutes } from '../resources/calls/make-call-routes.ts';
-import { sandboxCarrierRoutes } from '../resources/sandbox-carrier/routes.ts';
-import { sandboxPages } from '../resources/sandbox-carrier/pages.ts';
-import { heldInParley, softphoneUpgrades } from '../resources/sandbox-carrier/softphone.ts';
-import { sandboxWhatsAppPageRoutes } from '../resources/sandbox-carrier/whatsapp-page.ts';
-import { SandboxCarrier } from '../providers/telephony/sandbox-carrier/carrier.ts';
 import { sandboxCarrierToken } from '../providers/telephony/sandbox.ts';
 import { ownedNumberRoutes } from '../resources/phone-numbers/owned-routes.ts';
 import { retryPastDueRenewals, settleSubscriptionPayment, tellRelease } from '../resources/phone-numbers/purchase.ts';
@@ -51,9 +48,15 @@ import { webhookRoutes } from '../resources/webhooks/routes.ts';
 import { whatsappCallbackRoutes } from '../resources/whatsapp/callback-routes.ts';
 import { whatsappRoutes } from '../resources/whatsapp/routes.ts';
 import { whatsappSettingsRoutes } from '../resources/whatsapp/settings-routes.ts';
+import { SandboxCarrier } from '../simulators/sandbox-carrier/carrier.ts';
+import { sandboxPages } from '../simulators/sandbox-carrier/http/pages.ts';
+import { sandboxCarrierRoutes } from '../simulators/sandbox-carrier/http/routes.ts';
+import { heldInParley, softphoneUpgrades } from '../simulators/sandbox-carrier/http/softphone.ts';
+import { sandboxWhatsAppPageRoutes } from '../simulators/sandbox-carrier/http/whatsapp-page.ts';
 import { READ_RECEIPT_POLICY } from '../webhooks/policy.ts';
 import type { TemporalClient } from '../temporal/client.ts';
-import { restartConversationTimer, startWebhookDelivery } from '../temporal/starters.ts';
+import { startConversationTimer, startWebhookDelivery } from '../temporal/starters.ts';
+import { InFlight } from '../lib/in-flight.ts';
 import { createAutoRecharger } from '../billing/auto-recharge.ts';
 import type { SubscriptionPaymentHandler } from '../billing/payment-events.ts';
 import { closeServer, listen } from './http-server.ts';
@@ -73,6 +76,8 @@ export interface ApiRouteDeps {
   onSubscriptionPayment?: SubscriptionPaymentHandler;
   /** The sandbox carrier's calls and chats, served here when it is the carrier (TELEPHONY_PROVIDER=sandbox). */
   sandboxCarrier?: SandboxCarrier;
+  /** Holds the Temporal calls the routes make without waiting, which the api role lets finish before the client closes. */
+  inFlight?: InFlight;
 }
 
 /**
@@ -86,13 +91,14 @@ export function apiRoutes(deps: ApiRouteDeps): RouteDefinition[] {
   const testChats = { limiter: guards.limiter, limits: config.testChats, resolveToken: guards.resolveToken };
   // Told of each charge to a user's balance, so auto-recharge can check its threshold.
   const afterCharge = createAutoRecharger({ knex, payments: deps.providers.payments, logger });
-  // A widget or WhatsApp conversation's inactivity timer starts again with each message (W2).
-  const messageStored = (conversation: QuietConversation) =>
-    restartConversationTimer(temporal, conversation, conversation.inactivityTimeoutMinutes * config.conversationInactivityUnitMs);
+  // A widget or WhatsApp conversation's inactivity timer, started by a message that finds none running (W2).
+  const inFlight = deps.inFlight ?? new InFlight();
+  const startQuietTimer = (conversation: QuietConversation) =>
+    inFlight.track(startConversationTimer(temporal, conversation, conversation.inactivityTimeoutMinutes * config.conversationInactivityUnitMs));
   const conversations = {
-    knex, secrets, safeFetch: deps.providers.fetch, embeddings, model: deps.providers.llm, defaultModel: config.llm.defaultModel, logger, afterCharge, messageStored,
+    knex, secrets, safeFetch: deps.providers.fetch, embeddings, model: deps.providers.llm, defaultModel: config.llm.defaultModel, logger, afterCharge, startQuietTimer,
   };
-  const whatsapp = { knex, telephony: deps.providers.telephony, logger, publicUrl: config.publicUrl, now: guards.clock, afterCharge, messageStored };
+  const whatsapp = { knex, telephony: deps.providers.telephony, logger, publicUrl: config.publicUrl, now: guards.clock, afterCharge, startQuietTimer };
   const receipts = {
     knex, logger, now: guards.clock, deliverReceipt: (delivery: { deliveryId: number; userId: number; assistantId: number }) => startWebhookDelivery(temporal, delivery, READ_RECEIPT_POLICY),
   };
@@ -150,10 +156,13 @@ export async function start(ctx: RoleContext): Promise<RunningRole> {
   const { config, logger } = ctx;
   const knex = ctx.database.knex;
   registerApiMetrics({ registry: ctx.metrics });
-  const guards = createRequestGuards({ knex, config });
+  const guards = createRequestGuards({ knex, config, resolveToken: (clock) => tokenResolver(knex, clock) });
   const sandboxCarrier = createSandboxCarrier(config, ctx.providers, logger, knex);
-  const routes = apiRoutes({ config, logger, knex, temporal: ctx.temporal, providers: ctx.providers, guards, sandboxCarrier });
+  const inFlight = new InFlight();
+  const routes = apiRoutes({ config, logger, knex, temporal: ctx.temporal, providers: ctx.providers, guards, sandboxCarrier, inFlight });
   const { app } = createApp({ config, logger, routes, guards, pages: sandboxCarrier ? sandboxPages() : undefined });
+  // Bundled now rather than on the first visit, so the console's first page is not kept waiting.
+  consoleBundle().catch((error: unknown) => logger.error({ err: error }, 'the console could not be bundled'));
   const server = http.createServer(app.callback());
   if (sandboxCarrier) server.on('upgrade', softphoneUpgrades(sandboxCarrier, logger));
   await listen(server, config.port, config.host);
@@ -163,6 +172,8 @@ export async function start(ctx: RoleContext): Promise<RunningRole> {
       sandboxCarrier?.softphones.close();
       await closeServer(server, deadline);
       await sandboxCarrier?.close();
+      // The Temporal client closes after the roles: a call of a request still retrying then would throw.
+      await inFlight.settled(deadline);
     },
   };
 }

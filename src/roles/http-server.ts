@@ -1,4 +1,14 @@
 import type http from 'node:http';
+import type { WebSocket } from 'ws';
+
+/**
+ * What one kind of stream does with a socket once upgraded; the socket is a live session until it closes. The
+ * request is the upgrade's (its query carries a web call's credential).
+ */
+export type StreamHandler = (socket: WebSocket, request: http.IncomingMessage) => void;
+
+/** An HTTP route of the gateway beside its streams (the internal hang-up control); answers the response itself. */
+export type MediaRoute = (request: http.IncomingMessage, response: http.ServerResponse) => void;
 
 /** Listens on `host:port`, rejecting (EADDRINUSE, say) instead of emitting an unhandled error. */
 export function listen(server: http.Server, port: number, host: string): Promise<void> {

@@ -1,29 +1,23 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type http from 'node:http';
 import type { WebSocket } from 'ws';
-import type { Knex } from 'knex';
-import { NotFoundError, RejectedError, ServiceUnavailableError, UnauthenticatedError } from '../lib/errors.ts';
+import { extendCallReservation } from '../billing/call-reservations.ts';
+import { ServiceUnavailableError, UnauthenticatedError } from '../lib/errors.ts';
 import { mediaControlToken, PHONE_STREAM_PATH, phoneStreamToken } from '../lib/media-control.ts';
 import { resolveAppKey } from '../lib/app-key.ts';
-import { assistantPorts } from '../resources/assistants/ports.ts';
-import { loadAgentProfile } from '../resources/assistants/profile.ts';
-import { loadVoiceSettings } from '../resources/assistants/voice-profile.ts';
 import { NO_MODEL_MESSAGE } from '../resources/conversations/service.ts';
-import { redeemWebCallToken } from '../resources/web-calls/service.ts';
+import { findWebCallToken, redeemWebCallToken } from '../resources/web-calls/service.ts';
 import { signalAnsweredBy, signalCallAnswered, signalCallEnded } from '../temporal/call-signals.ts';
-import { openingLine } from '../agent/turn-input.ts';
 import { closeFrameFor } from '../voice/close-codes.ts';
 import { END_REASONS, type EndReason } from '../voice/hooks.ts';
-import { readingAloud } from '../voice/reading-aloud.ts';
 import { goodbyesIn } from '../voice/session.ts';
-import { runCallSession, type AssistantSetup, type CallSetup, type RunningCall } from '../voice/run.ts';
-import { SpokenLineCache } from '../voice/spoken-lines.ts';
+import { runCallSession, type RunningCall } from '../voice/run.ts';
 import type { StreamStart } from '../voice/transports/media-stream.ts';
 import { callsInProgress, callsRefused, observeTurn } from '../lib/metrics.ts';
-import { openRecordingSink } from './call-recording.ts';
-import { assistantLine, phoneLine } from './call-transfers.ts';
-import { sendJson } from './http-server.ts';
-import type { MediaRoute, StreamHandler } from './media.ts';
+import { createCallLoader, type LoadedCall } from './call-setup.ts';
+import { keepReserved } from './call-reservations.ts';
+import { sendJson, type MediaRoute, type StreamHandler } from './http-server.ts';
+import { clientAddress, countRefusedCredential, createWaitingRoom } from './media-admission.ts';
 import type { RoleContext } from './role.ts';
 
 /** The live calls of this replica and the routes that serve them. */
@@ -31,44 +25,31 @@ export interface CallGateway {
   streams: Record<string, StreamHandler>;
   routes: Record<string, MediaRoute>;
   liveCalls: () => number;
+  /** The ids of the calls this replica is running now. */
+  liveCallIds: () => number[];
   /** Calls `watcher` each time this replica takes a call up or lets one go, its count changed. */
   watchLiveCalls: (watcher: () => void) => void;
 }
 
-/** How long a call waits for its workflow to set the call's time limit before it starts without it. */
-const limitWaitMs = 3000;
+const BUSY_TEXT = 'All lines are busy. Please try again in a minute.';
 
-interface CallRow {
-  id: number;
-  type: string;
-  assistantId: number | null;
-  variables: Record<string, unknown>;
-  maxSeconds: number | null;
-  /** `balance` when the balance, not the assistant, sets the limit (billing/call-pricing.ts). */
-  limitReason: string | null;
-  /** The assistant's `max_call_duration`, for a call whose workflow has not set its limit. */
-  maxDuration: number | null;
-  endedAt: Date | null;
-}
-
-async function callWithLimit(knex: Knex, callId: number): Promise<CallRow | undefined> {
-  const read = () => knex('calls as c').leftJoin('assistants as a', 'a.id', 'c.assistant_id').where('c.id', callId)
-    .first<CallRow | undefined>('c.id', 'c.type', 'c.assistant_id', 'c.variables', 'c.max_seconds', 'c.limit_reason', 'a.max_duration', 'c.ended_at');
-  const until = Date.now() + limitWaitMs;
-  let row = await read();
-  // The workflow's first step writes the limit, usually long before a browser has connected.
-  while (row && row.maxSeconds === null && row.endedAt === null && Date.now() < until) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    row = await read();
-  }
-  return row;
+/** What proves a stream is one Parley asked for: its `start` checked without side effects, then spent. */
+interface StreamCredential {
+  /** The call the stream's `start` opens, or undefined when its credential does not verify. */
+  verify(start: StreamStart): Promise<number | undefined>;
+  /** Spends the credential for the call; false when another stream spent it first. */
+  claim(callId: number): Promise<boolean>;
+  /** What a stream whose credential does not verify is told (4401). */
+  refusal: string;
 }
 
 /**
  * The media role's calls: a browser web call on `/media/web-call?token=…` runs the voice engine with the
  * call's assistant (the pipeline, or `providers.realtime` for a multimodal one), writes each turn to the call's row as it commits, and tells the call's workflow when the
  * call is answered and when it ends; `POST /media/calls/<id>/hangup` ends a live call when its workflow asks.
- * Past `MEDIA_MAX_CALLS` a new call is refused with 1013, so it can be placed again on another replica.
+ * A line (of MEDIA_MAX_CALLS) is taken only by a stream whose `start` carries a credential that verifies; until
+ * then a socket waits in a bounded waiting room (media-admission.ts) and holds nothing. Past MEDIA_MAX_CALLS a
+ * call is refused with 1013, so it can be placed again on another replica.
  */
 export function createCallGateway(ctx: RoleContext, sessionUrl: () => string): CallGateway {
   const { config, providers, logger } = ctx;
@@ -78,74 +59,46 @@ export function createCallGateway(ctx: RoleContext, sessionUrl: () => string): C
   const languages = new Map<number, string>();
   const liveCallsWatchers: (() => void)[] = [];
   const liveCallsChanged = () => liveCallsWatchers.forEach((watcher) => watcher());
-  // Every call's greeting after the first of its assistant and voice is heard at once (voice/spoken-lines.ts).
-  const spokenLines = new SpokenLineCache();
+  const load = createCallLoader(ctx, sessionUrl);
+  const waitingRoom = createWaitingRoom();
+  // Lines taken by calls.
   let admitted = 0;
   let controlToken: string | undefined;
   const token = () => (controlToken ??= mediaControlToken(resolveAppKey(config, logger)));
 
   /**
-   * What an assistant brings to a call: its profile, speech settings, ports and model, and its voice when this
-   * deployment serves its synthesizer, otherwise the default synthesizer's own voice, so the call still speaks
-   * (a voice id means nothing to another provider). Undefined when the assistant is gone.
+   * Gives the stream whose `start` arrived a line, once its credential verifies: `verify` names the call it
+   * opens without spending it (a stream with a forged credential never holds a line, even for a moment), and
+   * `claim` spends it once a line is taken (two sockets presenting one web call's token: one gets the call).
+   * All lines taken: refused with 1013, the credential unspent, so the call can be placed on another replica.
    */
-  async function assistantSetup(assistantId: number): Promise<AssistantSetup | undefined> {
-    const [profile, stored] = await Promise.all([
-      loadAgentProfile({ knex, secrets: providers.secrets }, { id: assistantId }),
-      loadVoiceSettings(knex, { id: assistantId }),
-    ]);
-    if (!profile || !stored) return undefined;
-    const served = stored.synthesizer ? providers.tts.forCode(stored.synthesizer) : undefined;
-    const tts = readingAloud(served ?? providers.tts.default);
-    if (!served && stored.synthesizer) logger.warn({ assistantId, synthesizer: stored.synthesizer }, 'the assistant\'s synthesizer is not configured here: speaking with the default voice');
-    const settings = { ...stored, voiceId: served && stored.voiceId ? stored.voiceId : tts.defaultVoice };
-    return {
-      profile,
-      settings,
-      tts,
-      ports: assistantPorts({ knex, embeddings: providers.embeddings, safeFetch: providers.fetch }, profile),
-      modelName: settings.mode === 'multimodal'
-        ? settings.realtimeModel ?? config.realtime?.defaultModel ?? ''
-        : profile.modelName ?? config.llm.defaultModel,
-    };
-  }
-
-  async function load(callId: number, from: 'browser' | 'carrier'): Promise<CallSetup> {
-    const call = await callWithLimit(knex, callId);
-    if (!call || call.assistantId === null) throw new NotFoundError('Call not found');
-    if (call.endedAt) throw new RejectedError('This call has already ended.');
-    const assistant = await assistantSetup(call.assistantId);
-    if (!assistant) throw new NotFoundError('Assistant not found');
-    await knex('calls').where({ id: callId }).update({ mediaSessionUrl: sessionUrl(), updatedAt: knex.fn.now() });
-    const recording = assistant.settings.record
-      ? await openRecordingSink(providers.storage, callId, async (key) => {
-        const stored = await knex('calls').where({ id: callId }).update({ recordingKey: key, updatedAt: knex.fn.now() });
-        // The call was deleted while it ran: its recording goes with it.
-        if (stored === 0) await providers.storage.delete(key);
-      })
-      : undefined;
-    const owner = { id: callId, userId: assistant.profile.userId };
-    return {
-      ...assistant,
-      callId,
-      tts: spokenLines.speaking(assistant.tts ?? providers.tts.default, [openingLine(assistant.profile, call.variables), ...Object.values(goodbyesIn(assistant.settings.ttsLanguage))]),
-      variables: call.variables,
-      maxSeconds: call.maxSeconds ?? call.maxDuration ?? 600,
-      limitReason: call.limitReason === 'balance' ? 'balance_exhausted' : 'max_duration',
-      // Only the calls Parley places can reach a machine; a web call or a caller ringing in is a person.
-      screen: call.type === 'outbound',
-      ...(recording ? { recording } : {}),
-      ...(from === 'carrier' ? { phone: phoneLine({ knex, telephony: providers.telephony, publicUrl: config.publicUrl }, owner) } : {}),
-      assistants: assistantLine({ knex, load: assistantSetup }, owner),
-    };
+  async function admit(start: StreamStart, credential: StreamCredential): Promise<number> {
+    const callId = await credential.verify(start);
+    if (callId === undefined) {
+      countRefusedCredential();
+      throw new UnauthenticatedError(credential.refusal);
+    }
+    if (admitted >= config.media.maxCalls) {
+      callsRefused.inc();
+      throw new ServiceUnavailableError(BUSY_TEXT);
+    }
+    admitted++;
+    try {
+      if (!(await credential.claim(callId))) throw new UnauthenticatedError(credential.refusal);
+      return callId;
+    } catch (error) {
+      admitted--;
+      if (error instanceof UnauthenticatedError) countRefusedCredential();
+      throw error;
+    }
   }
 
   /**
-   * Runs one call on a media socket: `authorize` turns the stream's `start` into the call it opens, or throws;
+   * Runs one call on a media socket: `credential` turns the stream's `start` into the call it opens (admit);
    * the rest is the same for a browser and a carrier, but for the live transcript only browsers are sent, and
    * only a carrier's call can be transferred to a number.
    */
-  function serveCall(socket: WebSocket, from: 'browser' | 'carrier', authorize: (start: StreamStart) => Promise<number>): void {
+  function serveCall(socket: WebSocket, request: http.IncomingMessage, from: 'browser' | 'carrier', credential: StreamCredential): void {
     const liveTranscript = from === 'browser';
     const llm = providers.llm;
     if (!llm) {
@@ -155,29 +108,44 @@ export function createCallGateway(ctx: RoleContext, sessionUrl: () => string): C
     }
     if (admitted >= config.media.maxCalls) {
       callsRefused.inc();
-      socket.close(1013, 'All lines are busy. Please try again in a minute.');
+      socket.close(1013, BUSY_TEXT);
       return;
     }
-    admitted++;
-    callsInProgress.inc({ source: from });
+    const waiting = waitingRoom.enter(socket, clientAddress(request, config.http.trustProxy));
     let callId: number | undefined;
+    let loaded: LoadedCall | undefined;
+    let reservation: { stop(): void } | undefined;
     let turnsStored: Promise<void> = Promise.resolve();
     const call = runCallSession({
       socket,
-      providers: { llm, stt: providers.stt, tts: providers.tts.default, vad: providers.vad, realtime: providers.realtime },
+      providers: { llm, stt: providers.stt, tts: providers.tts.default, vad: providers.vad, turn: providers.turn, realtime: providers.realtime },
       liveTranscript,
       logger,
       async load(start) {
-        callId = await authorize(start);
+        waiting.started();
+        callId = await admit(start, credential);
+        callsInProgress.inc({ source: from });
         live.set(callId, call);
         liveCallsChanged();
-        const setup = await load(callId, from);
-        languages.set(callId, setup.settings.ttsLanguage);
-        return setup;
+        loaded = await load(callId, from);
+        languages.set(callId, loaded.setup.settings.ttsLanguage);
+        return loaded.setup;
       },
       hooks: {
         onAnswered(at) {
-          if (callId !== undefined) void signalCallAnswered(ctx.temporal, callId, at, logger);
+          if (callId === undefined) return;
+          const id = callId;
+          void signalCallAnswered(ctx.temporal, id, at, logger);
+          if (loaded) {
+            reservation = keepReserved({
+              answeredAt: at.getTime(),
+              reservedSeconds: loaded.reservedSeconds,
+              maxSeconds: loaded.maxSeconds,
+              extend: () => extendCallReservation(knex, id),
+              runOut: () => void call.hangUp('balance_exhausted', goodbyesIn(languages.get(id)).balance_exhausted),
+              logger: logger.child({ callId: id }),
+            });
+          }
         },
         onAnsweredBy(verdict) {
           if (callId === undefined) return;
@@ -195,9 +163,11 @@ export function createCallGateway(ctx: RoleContext, sessionUrl: () => string): C
             .then(() => undefined, (error: unknown) => logger.error({ err: error, callId: id }, 'could not store a call turn')));
         },
         onEnded(reason) {
+          reservation?.stop();
+          // A stream that never got a line (refused, or closed before its start) had nothing to give back.
+          if (callId === undefined) return;
           admitted--;
           callsInProgress.dec({ source: from });
-          if (callId === undefined) return;
           const id = callId;
           const endedAt = new Date();
           live.delete(id);
@@ -213,11 +183,11 @@ export function createCallGateway(ctx: RoleContext, sessionUrl: () => string): C
 
   /** A browser's web call: the single-use credential of its `?token=`. */
   function webCall(socket: WebSocket, request: http.IncomingMessage): void {
-    const credential = new URL(request.url ?? '/', 'http://media').searchParams.get('token') ?? '';
-    serveCall(socket, 'browser', async () => {
-      const redeemed = await redeemWebCallToken(knex, credential, new Date());
-      if (!redeemed) throw new UnauthenticatedError('This call link has expired or was already used.');
-      return redeemed.callId;
+    const token = new URL(request.url ?? '/', 'http://media').searchParams.get('token') ?? '';
+    serveCall(socket, request, 'browser', {
+      refusal: 'This call link has expired or was already used.',
+      verify: async () => (await findWebCallToken(knex, token, new Date()))?.callId,
+      claim: async (callId) => (await redeemWebCallToken(knex, token, new Date()))?.callId === callId,
     });
   }
 
@@ -225,14 +195,15 @@ export function createCallGateway(ctx: RoleContext, sessionUrl: () => string): C
    * A phone call the carrier streams here once it is answered: the `callId` and `token` parameters its
    * `<Stream>` was given, the token being the app key's signature of the call's id.
    */
-  function phoneCall(socket: WebSocket): void {
-    serveCall(socket, 'carrier', (start) => {
-      const callId = Number(start.customParameters.callId);
-      const token = start.customParameters.token ?? '';
-      if (!Number.isSafeInteger(callId) || callId <= 0 || !sameSecret(token, phoneStreamToken(providers.secrets, callId))) {
-        return Promise.reject(new UnauthenticatedError('This media stream is not one Parley asked for.'));
-      }
-      return Promise.resolve(callId);
+  function phoneCall(socket: WebSocket, request: http.IncomingMessage): void {
+    serveCall(socket, request, 'carrier', {
+      refusal: 'This media stream is not one Parley asked for.',
+      verify(start) {
+        const callId = Number(start.customParameters.callId);
+        const signed = Number.isSafeInteger(callId) && callId > 0 && sameSecret(start.customParameters.token ?? '', phoneStreamToken(providers.secrets, callId));
+        return Promise.resolve(signed ? callId : undefined);
+      },
+      claim: () => Promise.resolve(true),
     });
   }
 
@@ -256,6 +227,7 @@ export function createCallGateway(ctx: RoleContext, sessionUrl: () => string): C
     streams: { '/media/web-call': webCall, [PHONE_STREAM_PATH]: phoneCall },
     routes: { 'POST /media/calls/': hangUp },
     liveCalls: () => live.size,
+    liveCallIds: () => [...live.keys()],
     watchLiveCalls: (watcher) => liveCallsWatchers.push(watcher),
   };
 }

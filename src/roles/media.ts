@@ -2,7 +2,9 @@ import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Logger } from '../logger.ts';
-import { closeServer, listen, sendJson } from './http-server.ts';
+import { closeServer, listen, sendJson, type MediaRoute, type StreamHandler } from './http-server.ts';
+import { reportLiveSessions } from './call-heartbeats.ts';
+import { endLostCalls } from './lost-calls.ts';
 import { createCallGateway } from './media-calls.ts';
 import { reportMediaLines } from './media-lines.ts';
 import { registerMediaMetrics } from './metrics.ts';
@@ -12,15 +14,6 @@ import type { RoleContext, RunningRole } from './role.ts';
 export const maxMessageBytes = 64 * 1024;
 /** How long a client gets to answer the closing handshake of a drained session before its socket is cut. */
 const closeHandshakeMs = 1000;
-
-/**
- * What one kind of stream does with a socket once upgraded; the socket is a live session until it closes. The
- * request is the upgrade's (its query carries a web call's credential).
- */
-export type StreamHandler = (socket: WebSocket, request: http.IncomingMessage) => void;
-
-/** An HTTP route of the gateway beside its streams (the internal hang-up control); answers the response itself. */
-export type MediaRoute = (request: http.IncomingMessage, response: http.ServerResponse) => void;
 
 /** `/media/echo`: sends back every message, text as text and binary as binary. For clients to test the path. */
 function echo(socket: WebSocket): void {
@@ -133,9 +126,14 @@ export async function startMediaServer(options: {
   };
 }
 
-/** The media role: the media gateway on MEDIA_PORT, serving calls. */
+/**
+ * The media role: the media gateway on MEDIA_PORT, serving calls. It reports its lines (media-lines.ts) and its
+ * live sessions (call-heartbeats.ts); starting, it ends the calls an earlier run at its address held, since it
+ * holds none of them (lost-calls.ts).
+ */
 export async function start(ctx: RoleContext): Promise<MediaServer> {
   registerMediaMetrics({ registry: ctx.metrics });
+  const startedAt = new Date();
   // The replica's own address is known once it listens; the gateway asks for it when a call starts.
   let ownUrl = '';
   const calls = createCallGateway(ctx, () => ctx.config.media.internalUrl ?? ownUrl);
@@ -143,16 +141,24 @@ export async function start(ctx: RoleContext): Promise<MediaServer> {
     host: ctx.config.host, port: ctx.config.media.port, logger: ctx.logger, streams: calls.streams, routes: calls.routes,
   });
   ownUrl = server.url;
+  const { knex } = ctx.database;
+  const lost = { knex, temporal: ctx.temporal, logger: ctx.logger };
+  void endLostCalls(lost, { sessionUrl: ctx.config.media.internalUrl ?? ownUrl, seenBefore: startedAt })
+    .then((ended) => ended > 0 && ctx.logger.warn({ calls: ended }, 'ended the calls an earlier run of this media gateway held'))
+    .catch((error: unknown) => ctx.logger.warn({ err: error }, 'could not end the calls an earlier run of this media gateway held'));
   // A replica is there to take calls: its synthesizer's voices load now, not while its first callees wait.
   ctx.providers.tts.default.warmUp?.().catch((error: unknown) => ctx.logger.warn({ err: error }, 'the synthesizer could not be warmed up'));
-  const report = await reportMediaLines(ctx.database.knex, { maxCalls: ctx.config.media.maxCalls, liveCalls: calls.liveCalls, logger: ctx.logger });
+  ctx.providers.turn?.warmUp?.().catch((error: unknown) => ctx.logger.warn({ err: error }, 'the turn model could not be warmed up'));
+  const report = await reportMediaLines(knex, { maxCalls: ctx.config.media.maxCalls, liveCalls: calls.liveCalls, logger: ctx.logger });
   calls.watchLiveCalls(() => report.changed());
+  const heartbeats = reportLiveSessions(knex, { liveCalls: calls.liveCallIds, logger: ctx.logger });
   return {
     ...server,
     async stop(deadline) {
       // Withdrawn first: no campaign dials for this replica while it drains.
       await report.stop();
       await server.stop(deadline);
+      await heartbeats.stop();
     },
   };
 }

@@ -1,4 +1,5 @@
-import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type WorkflowStartOptions } from '@temporalio/client';
+import type { Workflow } from '@temporalio/common';
 import type {
   callLifecycleWorkflow, campaignWorkflow, conversationInactivityWorkflow, documentIngestionWorkflow, platformSelfCheckWorkflow, webhookDeliveryWorkflow,
 } from '../../workflows/index.ts';
@@ -11,33 +12,52 @@ import {
 } from './shared.ts';
 
 /**
- * Starts the ingestion of a document. A second start of the same document finds the first one running:
- * that is logged with the run it found, and the caller goes on as if it had started it.
+ * Starts a workflow, or finds the run already started under its id (a second start of the
+ * same record, a retried request): that run stands, and the caller goes on as if it had started it. With
+ * `duplicate`, finding one is logged with the run it found.
  */
-export async function startDocumentIngestion(temporal: TemporalClient, document: { id: number; userId: number }, logger: Logger): Promise<void> {
-  const workflowId = workflowIds.document(document.id);
+async function startOrFind<T extends Workflow>(
+  temporal: TemporalClient,
+  workflowType: string,
+  options: WorkflowStartOptions<T>,
+  duplicate?: { logger: Logger; message: string },
+): Promise<void> {
   try {
-    await temporal.client.workflow.start<typeof documentIngestionWorkflow>(workflowTypes.documentIngestion, {
-      taskQueue: temporal.taskQueue,
-      workflowId,
-      args: [{ documentId: document.id }],
-      typedSearchAttributes: [{ key: searchAttributes.userId, value: document.userId }],
-    });
+    await temporal.client.workflow.start<T>(workflowType, options);
   } catch (error) {
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-    const running = await temporal.client.workflow.getHandle(workflowId).describe().catch(() => undefined);
-    logger.warn({ workflowId, runId: running?.runId }, 'document ingestion already running: not started again');
+    if (!duplicate) return;
+    const running = await temporal.client.workflow.getHandle(options.workflowId).describe().catch(() => undefined);
+    duplicate.logger.warn({ workflowId: options.workflowId, runId: running?.runId }, duplicate.message);
   }
 }
 
-/** Asks a running ingestion to stop; one that has finished, or never started, is fine. */
-export async function cancelDocumentIngestion(temporal: TemporalClient, documentId: number): Promise<void> {
+/** Tells a workflow something (a cancel, a signal); one that has finished, or never started, needs nothing. */
+async function unlessGone(tell: () => Promise<unknown>): Promise<void> {
   try {
-    await temporal.client.workflow.getHandle(workflowIds.document(documentId)).cancel();
+    await tell();
   } catch (error) {
     if (error instanceof WorkflowNotFoundError) return;
     throw error;
   }
+}
+
+/**
+ * Starts the ingestion of a document. A second start of the same document finds the first one running:
+ * that is logged with the run it found, and the caller goes on as if it had started it.
+ */
+export async function startDocumentIngestion(temporal: TemporalClient, document: { id: number; userId: number }, logger: Logger): Promise<void> {
+  await startOrFind<typeof documentIngestionWorkflow>(temporal, workflowTypes.documentIngestion, {
+    taskQueue: temporal.taskQueue,
+    workflowId: workflowIds.document(document.id),
+    args: [{ documentId: document.id }],
+    typedSearchAttributes: [{ key: searchAttributes.userId, value: document.userId }],
+  }, { logger, message: 'document ingestion already running: not started again' });
+}
+
+/** Asks a running ingestion to stop; one that has finished, or never started, is fine. */
+export async function cancelDocumentIngestion(temporal: TemporalClient, documentId: number): Promise<void> {
+  await unlessGone(() => temporal.client.workflow.getHandle(workflowIds.document(documentId)).cancel());
 }
 
 /**
@@ -49,22 +69,15 @@ export async function startCallLifecycle(
   call: { id: number; userId: number; assistantId: number | null },
   logger: Logger,
 ): Promise<void> {
-  const workflowId = workflowIds.call(call.id);
-  try {
-    await temporal.client.workflow.start<typeof callLifecycleWorkflow>(workflowTypes.callLifecycle, {
-      taskQueue: temporal.taskQueue,
-      workflowId,
-      args: [{ callId: call.id }],
-      typedSearchAttributes: [
-        { key: searchAttributes.userId, value: call.userId },
-        ...(call.assistantId === null ? [] : [{ key: searchAttributes.assistantId, value: call.assistantId }]),
-      ],
-    });
-  } catch (error) {
-    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-    const running = await temporal.client.workflow.getHandle(workflowId).describe().catch(() => undefined);
-    logger.warn({ workflowId, runId: running?.runId }, 'call lifecycle already running: not started again');
-  }
+  await startOrFind<typeof callLifecycleWorkflow>(temporal, workflowTypes.callLifecycle, {
+    taskQueue: temporal.taskQueue,
+    workflowId: workflowIds.call(call.id),
+    args: [{ callId: call.id }],
+    typedSearchAttributes: [
+      { key: searchAttributes.userId, value: call.userId },
+      ...(call.assistantId === null ? [] : [{ key: searchAttributes.assistantId, value: call.assistantId }]),
+    ],
+  }, { logger, message: 'call lifecycle already running: not started again' });
 }
 
 /**
@@ -88,12 +101,7 @@ export async function startCampaign(temporal: TemporalClient, campaign: { id: nu
 
 /** Tells a campaign's workflow of a stop, new leads or new settings; a campaign not running needs nothing. */
 export async function signalCampaign(temporal: TemporalClient, campaignId: number, signal: keyof typeof campaignSignals): Promise<void> {
-  try {
-    await temporal.client.workflow.getHandle(workflowIds.campaign(campaignId)).signal(campaignSignals[signal]);
-  } catch (error) {
-    if (error instanceof WorkflowNotFoundError) return;
-    throw error;
-  }
+  await unlessGone(() => temporal.client.workflow.getHandle(workflowIds.campaign(campaignId)).signal(campaignSignals[signal]));
 }
 
 /**
@@ -102,16 +110,12 @@ export async function signalCampaign(temporal: TemporalClient, campaignId: numbe
  */
 export async function purchasePhoneNumber(temporal: TemporalClient, number: { id: number; userId: number }, retryDelaysMs: number[]): Promise<PurchaseOutcome> {
   const workflowId = workflowIds.phoneNumber(number.id);
-  try {
-    await temporal.client.workflow.start(workflowTypes.phoneNumberSubscription, {
-      taskQueue: temporal.taskQueue,
-      workflowId,
-      args: [{ phoneNumberId: number.id, purchase: true, retryDelaysMs } satisfies PhoneNumberSubscriptionInput],
-      typedSearchAttributes: [{ key: searchAttributes.userId, value: number.userId }],
-    });
-  } catch (error) {
-    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-  }
+  await startOrFind(temporal, workflowTypes.phoneNumberSubscription, {
+    taskQueue: temporal.taskQueue,
+    workflowId,
+    args: [{ phoneNumberId: number.id, purchase: true, retryDelaysMs } satisfies PhoneNumberSubscriptionInput],
+    typedSearchAttributes: [{ key: searchAttributes.userId, value: number.userId }],
+  });
   return temporal.client.workflow.getHandle(workflowId).executeUpdate<PurchaseOutcome, []>('purchase');
 }
 
@@ -132,27 +136,23 @@ export async function startWebhookDelivery(
   policy?: Partial<DeliveryPolicy>,
   after?: WebhookDeliveryInput['after'],
 ): Promise<void> {
-  try {
-    await temporal.client.workflow.start<typeof webhookDeliveryWorkflow>(workflowTypes.webhookDelivery, {
-      taskQueue: temporal.taskQueue,
-      workflowId: workflowIds.webhookDelivery(delivery.deliveryId),
-      args: [{ deliveryId: delivery.deliveryId, ...(policy ? { policy } : {}), ...(after ? { after } : {}) }],
-      typedSearchAttributes: [
-        { key: searchAttributes.userId, value: delivery.userId },
-        ...(delivery.assistantId === null ? [] : [{ key: searchAttributes.assistantId, value: delivery.assistantId }]),
-      ],
-    });
-  } catch (error) {
-    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-  }
+  await startOrFind<typeof webhookDeliveryWorkflow>(temporal, workflowTypes.webhookDelivery, {
+    taskQueue: temporal.taskQueue,
+    workflowId: workflowIds.webhookDelivery(delivery.deliveryId),
+    args: [{ deliveryId: delivery.deliveryId, ...(policy ? { policy } : {}), ...(after ? { after } : {}) }],
+    typedSearchAttributes: [
+      { key: searchAttributes.userId, value: delivery.userId },
+      ...(delivery.assistantId === null ? [] : [{ key: searchAttributes.assistantId, value: delivery.assistantId }]),
+    ],
+  });
 }
 
 /**
- * Starts a widget conversation's quiet period again after a message was stored: one signal-with-start of its
- * inactivity workflow (`conversation-<uuid>`), which starts a run when none is running (the first message, or
- * the first after the conversation ended).
+ * Starts a widget or WhatsApp conversation's inactivity timer, called only when a stored message found none
+ * running (resources/conversations/quiet-timer.ts): one signal-with-start of `conversation-<uuid>`, which starts a
+ * run, or tells the run that is ending the conversation to wait out another period.
  */
-export async function restartConversationTimer(
+export async function startConversationTimer(
   temporal: TemporalClient,
   conversation: { id: number; uuid: string; userId: number; assistantId: number },
   timeoutMs: number,

@@ -3,10 +3,9 @@
  * for a phone call the carrier that can hand the call over. The session lends it to each reply, whose tools
  * act in the order of the reply's speech.
  */
-import type { SupervisorTransfer } from '../agent/line-tools.ts';
-import type { CallLine } from '../agent/ports.ts';
+import type { CallLine, SupervisorTransfer } from '../agent/ports.ts';
 import { untilAborted } from '../lib/abort.ts';
-import type { AsyncQueue } from './async-queue.ts';
+import type { AsyncQueue } from '../lib/async-queue.ts';
 import { dtmfTones } from './audio/dtmf.ts';
 import { INTERNAL_SAMPLE_RATE } from './audio/frames.ts';
 import type { VoiceClock } from './clock.ts';

@@ -3,8 +3,7 @@
  * sentences, which are synthesized as they come), or a fixed text (the opening line, a goodbye). Both run on
  * the handle's signal, so an interruption stops the model request, its tools and the synthesis together.
  */
-import type { Handoff } from '../agent/line-tools.ts';
-import type { AgentPorts } from '../agent/ports.ts';
+import type { AgentPorts, Handoff } from '../agent/ports.ts';
 import type { AgentProfile } from '../agent/profile.ts';
 import { SentenceSplitter } from '../agent/sentences.ts';
 import { buildTurnInput, type HistoryEntry } from '../agent/turn-input.ts';
@@ -55,6 +54,8 @@ export async function speakReply(
     outcome.llmRequestedAt = clock.now();
     const turn = new AgentTurn({
       model: context.model, modelName: context.modelName, temperature: profile.temperature, ...turnInput, signal: handle.signal, now: context.ports.now,
+      firstClause: true,
+      ...(handle.held ? { toolGate: handle.released } : {}),
     });
     for await (const event of turn) {
       switch (event.type) {

@@ -6,7 +6,7 @@
  * caller, and the conversation goes on.
  */
 import { briefingText, summarize } from '../agent/briefing.ts';
-import type { Handoff, SupervisorTransfer } from '../agent/line-tools.ts';
+import type { Handoff, SupervisorTransfer } from '../agent/ports.ts';
 import { openingLine, type HistoryEntry } from '../agent/turn-input.ts';
 import type { EndReason } from './hooks.ts';
 import type { SessionLine } from './line.ts';

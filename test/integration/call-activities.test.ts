@@ -1,7 +1,7 @@
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCallActivities } from '../../activities/calls.ts';
-import { balanceMicros, recordEntry } from '../../src/billing/ledger.ts';
+import { balanceMicros } from '../../src/billing/ledger.ts';
 import { mediaControlToken } from '../../src/lib/media-control.ts';
 import { decodeAppKey, generateAppKey } from '../../src/lib/secrets.ts';
 import { createLogger } from '../../src/logger.ts';
@@ -79,19 +79,20 @@ describe('call lifecycle activities', () => {
   }
 
   describe('prepareCall', () => {
-    it("limits the call to the assistant's max_call_duration when the balance pays for more", async () => {
+    it("answers the assistant's max_call_duration as the call's limit, and reserves a first minute for a call created without one", async () => {
       const { owner, assistant } = await ownerWithAssistant(5, { max_duration: 300 });
       const callId = await insertCall(owner, assistant.id);
       expect(await activities.prepareCall({ callId })).toEqual({ outcome: 'ready', maxSeconds: 300, phone: false, dial: false, endCallOnVoicemail: true });
-      expect(await callRow(callId)).toMatchObject({ maxSeconds: 300, limitReason: 'max_call_duration', pricePerMinuteMicros: 100_000 });
+      expect(await callRow(callId)).toMatchObject({ maxSeconds: 60, maxDurationSeconds: 300, limitReason: 'balance', reservedMicros: 100_000, pricePerMinuteMicros: 100_000 });
     });
 
-    it('limits it to what the balance pays for at the plan price when that is less', async () => {
-      const { owner, assistant } = await ownerWithAssistant(0.25, { max_duration: 600, end_call_on_voicemail: false });
-      const callId = await insertCall(owner, assistant.id);
-      // 0.25 USD at 0.10 USD a minute: 150 seconds.
-      expect(await activities.prepareCall({ callId })).toEqual({ outcome: 'ready', maxSeconds: 150, phone: false, dial: false, endCallOnVoicemail: false });
-      expect(await callRow(callId)).toMatchObject({ maxSeconds: 150, limitReason: 'balance' });
+    it('keeps the reservation a call was created with, and the limit of a call that reserved its whole limit before', async () => {
+      const { owner, assistant } = await ownerWithAssistant(5, { max_duration: 600, end_call_on_voicemail: false });
+      const created = await insertCall(owner, assistant.id, { maxSeconds: 120, maxDurationSeconds: 600, reservedMicros: 200_000, pricePerMinuteMicros: 100_000 });
+      expect(await activities.prepareCall({ callId: created })).toEqual({ outcome: 'ready', maxSeconds: 600, phone: false, dial: false, endCallOnVoicemail: false });
+      expect(await callRow(created)).toMatchObject({ maxSeconds: 120, reservedMicros: 200_000 });
+      const before = await insertCall(owner, assistant.id, { maxSeconds: 150, limitReason: 'balance', reservedMicros: 250_000, pricePerMinuteMicros: 100_000 });
+      expect(await activities.prepareCall({ callId: before })).toMatchObject({ outcome: 'ready', maxSeconds: 150 });
     });
 
     it('says a phone call is on the phone network, and that Parley dials the outbound ones', async () => {
@@ -109,70 +110,6 @@ describe('call lifecycle activities', () => {
 
     it('answers not_found for a call that no longer exists', async () => {
       await expect(activities.prepareCall({ callId: 987_654 })).rejects.toMatchObject({ code: 'not_found' });
-    });
-  });
-
-  describe('concurrent calls of one account', () => {
-    // 3 USD at 0.10 USD a minute pays for 30 minutes; each call may last 20.
-    const balanceUsd = 3;
-    const maxDuration = 1200;
-    const at = (seconds: number) => new Date(answeredAt.getTime() + seconds * 1000).toISOString();
-
-    it('gives a second call what the first leaves of the balance, and never lets the ledger go below zero', async () => {
-      const { owner, assistant } = await ownerWithAssistant(balanceUsd, { max_duration: maxDuration });
-      const first = await insertCall(owner, assistant.id);
-      const second = await insertCall(owner, assistant.id);
-      const third = await insertCall(owner, assistant.id);
-
-      expect(await activities.prepareCall({ callId: first })).toMatchObject({ outcome: 'ready', maxSeconds: 1200 });
-      expect(await activities.prepareCall({ callId: second })).toMatchObject({ outcome: 'ready', maxSeconds: 600 });
-      expect(await callRow(first)).toMatchObject({ limitReason: 'max_call_duration', reservedMicros: 2_000_000 });
-      expect(await callRow(second)).toMatchObject({ limitReason: 'balance', reservedMicros: 1_000_000 });
-      expect(await activities.prepareCall({ callId: third })).toEqual({ outcome: 'refused', reason: 'insufficient_balance' });
-
-      // Both run to their limits, and past them by the engine's goodbye: each is billed its limit.
-      for (const callId of [first, second]) await activities.markAnswered({ callId, at: answeredAt.toISOString() });
-      await activities.finalizeCall({ callId: first, reason: 'max_duration', endedAt: at(1206) });
-      await activities.finalizeCall({ callId: second, reason: 'balance_exhausted', endedAt: at(606) });
-      expect(await callRow(first)).toMatchObject({ duration: 1206, totalCostMicros: 2_000_000 });
-      expect(await callRow(second)).toMatchObject({ duration: 606, totalCostMicros: 1_000_000 });
-      expect(await balanceMicros(knex(), owner.id)).toBe(0);
-    });
-
-    it('gives back what an ended call reserved and did not spend', async () => {
-      const { owner, assistant } = await ownerWithAssistant(balanceUsd, { max_duration: maxDuration });
-      const [first, second, third] = [await insertCall(owner, assistant.id), await insertCall(owner, assistant.id), await insertCall(owner, assistant.id)];
-      await activities.prepareCall({ callId: first });
-      await activities.prepareCall({ callId: second });
-      await activities.markAnswered({ callId: first, at: answeredAt.toISOString() });
-      // The first call ends after 5 of its 20 minutes: 0.50 USD spent, 1.50 USD of its reservation free again.
-      await activities.finalizeCall({ callId: first, reason: 'customer_hangup', endedAt: at(300) });
-
-      // 2.50 USD left, 1 USD of it held by the second call: 15 minutes for the third.
-      expect(await activities.prepareCall({ callId: third })).toMatchObject({ outcome: 'ready', maxSeconds: 900 });
-    });
-
-    it('keeps the limit of a call already prepared when its attempt is retried', async () => {
-      const { owner, assistant } = await ownerWithAssistant(balanceUsd, { max_duration: maxDuration });
-      const callId = await insertCall(owner, assistant.id);
-      const prepared = await activities.prepareCall({ callId });
-      await recordEntry(knex(), { userId: owner.id, amountMicros: -2_500_000, kind: 'adjustment', idempotencyKey: `spent-${callId}` });
-
-      expect(await activities.prepareCall({ callId })).toEqual(prepared);
-      expect(await callRow(callId)).toMatchObject({ maxSeconds: 1200, reservedMicros: 2_000_000 });
-    });
-
-    it('prepares calls started at the same moment one after another: together they never reserve more than the balance', async () => {
-      const { owner, assistant } = await ownerWithAssistant(5, { max_duration: maxDuration });
-      const callIds = await Promise.all(Array.from({ length: 6 }, () => insertCall(owner, assistant.id)));
-
-      const prepared = await Promise.all(callIds.map((callId) => activities.prepareCall({ callId })));
-
-      // 5 USD: two calls of 20 minutes (2 USD each), one of the 10 minutes left, then nothing.
-      const limits = prepared.map((call) => (call.outcome === 'ready' ? call.maxSeconds : call.reason));
-      expect(limits.toSorted()).toEqual([1200, 1200, 600, 'insufficient_balance', 'insufficient_balance', 'insufficient_balance']);
-      const rows = await knex()('calls').whereIn('id', callIds);
-      expect(rows.reduce((sum, row) => sum + Number(row.reservedMicros ?? 0), 0)).toBe(5_000_000);
     });
   });
 

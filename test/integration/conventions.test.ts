@@ -140,6 +140,16 @@ describe('unexpected errors', () => {
       expect(response.body).toEqual({ message: 'The PATCH method is not supported for route api/user/tools. Supported methods: GET, POST.' });
       expect(response.headers.get('allow')).toBe('GET, HEAD, POST');
       expect(response.headers.get('content-type')).toContain('application/json');
+
+      // A path spelled out in full is not its template sibling's: PUT /user/phone-numbers/search is not
+      // PUT /user/phone-numbers/{id} with an id that is not one, and its OPTIONS lists its own methods only.
+      const shadowed = await platform.request('PUT', '/user/phone-numbers/search', { body: { name: 'x' } });
+      expect(shadowed.status).toBe(405);
+      expect(shadowed.body).toEqual({ message: 'The PUT method is not supported for route api/user/phone-numbers/search. Supported methods: GET.' });
+      expect((await platform.request('PUT', '/user/campaigns/update-status', { body: {} })).status).toBe(405);
+      const options = await fetch(`${platform.baseUrl}/api/user/payment-methods/setup-intent`, { method: 'OPTIONS' });
+      expect(options.headers.get('allow')).toBe('POST');
+      expect((await fetch(`${platform.baseUrl}/api/user/payment-methods/12`, { method: 'OPTIONS' })).headers.get('allow')).toBe('DELETE');
     } finally {
       await platform.close();
     }

@@ -138,4 +138,12 @@ describe('inputs PostgreSQL cannot take', () => {
     expect(unknown.status).toBe(404);
     expect(unknown.body).toEqual({ message: 'Not Found.' });
   });
+
+  it('refuses a JSON body that is null, as it does any body that is not an object, where a left-out one is empty', async () => {
+    const folder = await platform.request('POST', '/user/folder', { token: user.token, body: { name: 'Kept' } });
+    const path = `/user/folder/${folder.body.data.id}`;
+    expect(await platform.request('PUT', path, { token: user.token, body: 'null' })).toMatchObject({ status: 400, body: { message: 'The request body must be a JSON object.' } });
+    expect(await platform.request('PUT', path, { token: user.token, body: '[]' })).toMatchObject({ status: 400 });
+    expect((await platform.request('PUT', path, { token: user.token })).status).toBe(200);
+  });
 });

@@ -1,3 +1,4 @@
+import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CallItem } from '../../src/resources/calls/schemas.ts';
 import { workflowIds } from '../../src/temporal/names.ts';
@@ -93,6 +94,48 @@ describe('calls on the media role', () => {
     await hangUp([held[1]!.caller, next.caller]);
   });
 
+  it('gives no line to sockets without a credential: 40 held and reopened do not keep real calls out, and each closes within 2 s', async () => {
+    const assistant = await createTestAssistant(platform, owner);
+    const url = `${platform.mediaUrl!}/media/web-call?token=${'x'.repeat(48)}`;
+    const lifetimes: number[] = [];
+    let holding = true;
+    /** A socket that connects and never starts; reopened as soon as it is closed, while `holding`. */
+    const hold = (): Promise<void> => new Promise((resolve) => {
+      let opened = Date.now();
+      const socket = new WebSocket(url);
+      socket.on('error', () => undefined);
+      socket.once('open', () => {
+        opened = Date.now();
+      });
+      socket.once('close', () => {
+        lifetimes.push(Date.now() - opened);
+        resolve(holding ? hold() : undefined);
+      });
+    });
+    const held = Array.from({ length: 40 }, hold);
+    // One that starts with a credential that does not verify is refused, and takes no line either.
+    const forged = await connectMediaStream(url, L16_16K);
+    forged.start();
+    expect((await forged.closed).code).toBe(4401);
+
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const callers = [await dial(assistant.id), await dial(assistant.id)];
+    await Promise.all(callers.map(({ caller }) => heardGreeting(caller)));
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    holding = false;
+    await Promise.all(held);
+    await hangUp(callers.map(({ caller }) => caller));
+
+    // Past 32 waiting from one address the oldest made room; none stayed much past its 2 s (the close takes its own
+    // time on a loaded machine), where a socket without a start used to hold a line for 10 s.
+    expect(lifetimes.length).toBeGreaterThan(40);
+    expect(Math.max(...lifetimes)).toBeLessThan(5000);
+    const closed = await platform.metrics.getSingleMetric('parley_media_unauthenticated_closed_total')!.get();
+    const byReason = Object.fromEntries(closed.values.map((value) => [value.labels.reason, value.value]));
+    expect(byReason).toMatchObject({ timeout: expect.any(Number), displaced: expect.any(Number), refused: 1 });
+    expect((await platform.metrics.getSingleMetric('parley_media_unauthenticated_sockets')!.get()).values[0]!.value).toBe(0);
+  }, 30_000);
+
   it("asks the language model with the assistant's model and temperature, and stores the call's turns as the API documents them", async () => {
     const models = await catalog('/user/assistants/models?type=llm');
     const chosen = models.find((model) => model.name === 'GPT-4o')!;
@@ -118,7 +161,7 @@ describe('calls on the media role', () => {
     for (const turn of [question!, answer!]) expect(Date.parse(turn.started_at) - turn.start_offset_ms).toBe(row.answeredAt.getTime());
     expect(question!.metrics).toEqual({});
     expect(answer!.metrics).toEqual({
-      end_of_speech_to_first_audio_ms: expect.any(Number), stt_final_delay_ms: expect.any(Number), llm_first_token_ms: expect.any(Number), tts_first_byte_ms: expect.any(Number),
+      end_of_speech_to_first_audio_ms: expect.any(Number), end_of_turn_decision_ms: expect.any(Number), preemptive: expect.any(Number), preemptive_discarded: expect.any(Number), stt_final_delay_ms: expect.any(Number), llm_first_token_ms: expect.any(Number), tts_first_byte_ms: expect.any(Number),
     });
     expect(answer!.metrics.end_of_speech_to_first_audio_ms).toBeGreaterThan(0);
   });

@@ -1,5 +1,6 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { refusesNul } from '../../src/api/openapi-requests.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 
 describe('the OpenAPI document', () => {
@@ -91,6 +92,45 @@ describe('the OpenAPI document', () => {
       }
     }
     expect(unbounded).toEqual([]);
+  });
+
+  it('says of requests what the validator does: unknown fields taken, no U+0000 anywhere, an empty body where none is required', async () => {
+    const document = (await platform.request('GET', '/openapi.json')).body;
+    const gaps: string[] = [];
+    const walk = (schema: any, where: string): void => {
+      if (!schema || typeof schema !== 'object') return;
+      if (schema.additionalProperties === false) gaps.push(`${where}: refuses unknown properties, which are dropped`);
+      const types = [schema.type].flat();
+      if (types.includes('string') && schema.format === undefined && schema.enum === undefined && schema.const === undefined && !refusesNul(schema.pattern)) {
+        gaps.push(`${where}: a string that may hold U+0000`);
+      }
+      // A free-form object (a map of names to values) keeps every key.
+      const open = schema.additionalProperties !== undefined || schema.patternProperties !== undefined;
+      if (types.includes('object') && open && schema.propertyNames?.pattern !== '^[^\\u0000]*$') gaps.push(`${where}: keys that may hold U+0000`);
+      for (const [key, value] of Object.entries(schema)) {
+        if (key !== 'examples' && key !== 'default') walk(value, `${where}.${key}`);
+      }
+    };
+    for (const [path, methods] of Object.entries<Record<string, any>>(document.paths)) {
+      for (const [method, operation] of Object.entries<any>(methods)) {
+        for (const parameter of operation.parameters) walk(parameter.schema, `${method} ${path} ${parameter.name}`);
+        // A CSV import reads rows, refusing those with U+0000 one by one (leads/import.ts), not the request.
+        const read = Object.entries<any>(operation.requestBody?.content ?? {}).filter(([type]) => !/csv|text\/plain/.test(type));
+        for (const [, content] of read) walk(content.schema, `${method} ${path} body`);
+      }
+    }
+    expect(gaps).toEqual([]);
+    // A string with a pattern of its own is guarded against U+0000 in the same pattern.
+    expect(new RegExp(document.paths['/user/folder'].post.requestBody.content['application/json'].schema.properties.name.pattern).test('a\u0000b')).toBe(false);
+    // Free-form values (a call's variables) are JSON without U+0000 too.
+    expect(document.paths['/user/web-calls'].post.requestBody.content['application/json'].schema.properties.variables.patternProperties['^(.*)$'])
+      .toEqual({ $ref: '#/components/schemas/JsonWithoutNul' });
+    // PUT /user/folder/{id} with no body renames nothing, and answers 200: its body is not required.
+    expect(document.paths['/user/folder/{id}'].put.requestBody.required).toBe(false);
+    expect(document.paths['/user/api-keys'].post.requestBody.required).toBe(true);
+    // A GET reads no body; a signed carrier form does, fields used or not.
+    expect(document.paths['/telephony/sandbox/hold-music'].get.requestBody).toBeUndefined();
+    expect(document.paths['/telephony/sandbox/whisper'].post.requestBody.content['application/x-www-form-urlencoded']).toBeDefined();
   });
 
   it('has a readable reference page at /api/docs whose assets come from this server', async () => {

@@ -281,7 +281,7 @@ describe('payment methods and top-ups on the sandbox provider', () => {
     expect(await balanceOf(user)).toBe(0);
   });
 
-  it('refuses forged, stale and unsigned webhook events with 403, changing nothing', async () => {
+  it('refuses forged, stale, future-dated and unsigned webhook events with 403, changing nothing', async () => {
     const user = await createTestUser(platform.database.knex);
     await addCard(user, 'pm_card_visa');
     payments.delay(user.id);
@@ -296,6 +296,9 @@ describe('payment methods and top-ups on the sandbox provider', () => {
     expect(forged).toMatchObject({ status: 403, body: { message: 'Invalid signature.' } });
     const stale = await postEvent(event, stripeSignatureHeader(event, TEST_WEBHOOK_SECRET, Math.floor(Date.now() / 1000) - 600));
     expect(stale.status).toBe(403);
+    // Signed with the right secret but dated ten minutes ahead: such a signature would outlive the tolerance.
+    const future = await postEvent(event, stripeSignatureHeader(event, TEST_WEBHOOK_SECRET, Math.floor(Date.now() / 1000) + 600));
+    expect(future.status).toBe(403);
     const tampered = await postEvent(event.replace('"amount":4000', '"amount":400000'), stripeSignatureHeader(event));
     expect(tampered.status).toBe(403);
     const unsigned = await platform.request('POST', '/billing/stripe/webhook', { body: event });

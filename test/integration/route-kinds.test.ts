@@ -11,6 +11,7 @@ import { defineRoute, type RouteDefinition } from '../../src/api/routing.ts';
 import { loadConfig } from '../../src/config.ts';
 import type { Database } from '../../src/db/database.ts';
 import { createLogger } from '../../src/logger.ts';
+import { tokenResolver } from '../../src/resources/auth/tokens.ts';
 import { apiRequest, type ApiRequest } from '../support/http.ts';
 import { openTestDatabase } from '../support/platform.ts';
 import { listenOnLoopback, type LoopbackServer } from '../support/ports.ts';
@@ -108,7 +109,7 @@ describe('routes that carriers and payment providers call, and the client connec
   beforeAll(async () => {
     const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', PUBLIC_URL: publicUrl, BODY_LIMIT: '16kb' });
     database = await openTestDatabase();
-    const { app } = createApp({ config, logger: createLogger(config), routes, guards: createRequestGuards({ knex: database.knex, config }) });
+    const { app } = createApp({ config, logger: createLogger(config), routes, guards: createRequestGuards({ knex: database.knex, config, resolveToken: (clock) => tokenResolver(database.knex, clock) }) });
     server = await listenOnLoopback(http.createServer(app.callback()));
     request = apiRequest(server.url);
   });

@@ -58,7 +58,9 @@ describe('a call session over Media Streams', { timeout: 15_000 }, () => {
     await say(call, 'book');
     await call.client.waitFor(() => call.turns.length === 2, 5000, 'the reply');
     expect(roles(call)).toEqual(['user: Please book a table for two tonight.', 'assistant: Of course, for what time?']);
-    expect(harness.tts.requests[0]).toMatchObject({ text: 'Of course, for what time?', speed: 1.2, voice: 'de-voice', language: 'de-DE' });
+    // The reply's first clause is spoken on its own, as soon as it is complete.
+    expect(harness.tts.requests.map((request) => request.text)).toEqual(['Of course,', 'for what time?']);
+    expect(harness.tts.requests[0]).toMatchObject({ speed: 1.2, voice: 'de-voice', language: 'de-DE' });
     expect(harness.stt.languages).toEqual(['de-DE']);
   });
 
@@ -117,6 +119,20 @@ describe('a call session over Media Streams', { timeout: 15_000 }, () => {
     expect(closed.code).toBe(1002);
     expect(closed.reason).toMatch(/media\.chunk/);
     expect(await call.ended).toBe('error');
+  });
+
+  it('ends the session the moment it closes the stream on a malformed message, though the caller never answers the close', async () => {
+    harness = await startVoiceHarness();
+    const call = await harness.call(MULAW_8K);
+    await call.client.waitFor(() => call.turns.length === 1, 5000, 'the greeting');
+    call.client.stopReading();
+    const brokeAt = Date.now();
+    call.client.sendRaw({ event: 'media', sequenceNumber: '6', streamSid: call.client.streamSid, media: { track: 'inbound' } });
+    expect(await call.ended).toBe('error');
+    // At once, not when `ws` gives up on the closing handshake (30 s) or the silence ends the call.
+    expect(Date.now() - brokeAt).toBeLessThan(1000);
+    // The socket itself is cut soon after, so it holds nothing on the gateway either.
+    expect((await call.client.closed).code).toBe(1006);
   });
 
   it('ends as a customer hang-up on stop', async () => {

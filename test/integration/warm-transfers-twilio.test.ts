@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SupervisorTransfer } from '../../src/agent/line-tools.ts';
+import type { SupervisorTransfer } from '../../src/agent/ports.ts';
 import { twilioSignatureOf } from '../../src/api/middleware/signatures.ts';
 import { RejectedError } from '../../src/lib/errors.ts';
 import { HOLD_MUSIC_FULL_LEVEL, wavPeak } from '../../src/providers/telephony/hold-music.ts';

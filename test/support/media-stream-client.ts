@@ -43,6 +43,8 @@ export interface MediaStreamClient {
   press(keys: string): void;
   stop(): void;
   close(): void;
+  /** Stops reading the socket (nor answering its closing handshake), as a client that hangs does. */
+  stopReading(): void;
   /** Resolves with the close code and reason. */
   closed: Promise<{ code: number; reason: string }>;
   /** Resolves once `predicate` holds, checking on every message; rejects after `timeoutMs`. */
@@ -175,6 +177,8 @@ export async function connectMediaStream(url: string, format: MediaFormat): Prom
       send({ event: 'stop', sequenceNumber: String(++sequence), streamSid, stop: { accountSid: 'AC00000000000000000000000000000000', callSid: 'CA00000000000000000000000000000000' } });
     },
     close: () => socket.close(),
+    // `ws` reads the socket through its 'data' listener: without it, nothing received is heard, a close included.
+    stopReading: () => void (socket as unknown as { _socket: { removeAllListeners(event: string): void } })._socket.removeAllListeners('data'),
     closed,
     waitFor(predicate, timeoutMs = 5000, what = 'condition') {
       if (predicate()) return Promise.resolve();

@@ -12,13 +12,16 @@ import { connectPostgres, openEmbedded, type Database } from '../../src/db/datab
 import type { Clock } from '../../src/lib/clock.ts';
 import { mediaControlToken } from '../../src/lib/media-control.ts';
 import { createSecretBox, decodeAppKey } from '../../src/lib/secrets.ts';
+import { InFlight } from '../../src/lib/in-flight.ts';
 import { createLogger, type Logger } from '../../src/logger.ts';
 import { createProviders, type Providers } from '../../src/providers/index.ts';
 import { createMediaControl } from '../../src/providers/media-control/index.ts';
+import { tokenResolver } from '../../src/resources/auth/tokens.ts';
 import { apiRoutes, createSandboxCarrier } from '../../src/roles/api.ts';
-import { sandboxPages } from '../../src/resources/sandbox-carrier/pages.ts';
-import { softphoneUpgrades } from '../../src/resources/sandbox-carrier/softphone.ts';
-import type { SandboxCarrier } from '../../src/providers/telephony/sandbox-carrier/carrier.ts';
+import { sandboxPages } from '../../src/simulators/sandbox-carrier/http/pages.ts';
+import { softphoneUpgrades } from '../../src/simulators/sandbox-carrier/http/softphone.ts';
+import type { SandboxCarrier } from '../../src/simulators/sandbox-carrier/carrier.ts';
+import { sweepLostCalls } from '../../src/roles/lost-calls.ts';
 import { start as startMedia } from '../../src/roles/media.ts';
 import { registerApiMetrics, registerWorkerMetrics } from '../../src/roles/metrics.ts';
 import { createMetricsRegistry } from '../../src/lib/metrics.ts';
@@ -122,14 +125,18 @@ export async function startTestPlatform(options: {
       workflowBundlePath: inject('workflowBundlePath'),
     })
     : undefined;
+  // As the worker role does: calls whose media session stopped reporting are ended.
+  const sweeper = options.worker ? sweepLostCalls({ knex: database.knex, temporal, logger }) : undefined;
   const media = options.media
     ? await startMedia({ config: { ...config, media: { ...config.media, port: 0 } }, logger, database, temporal, temporalAddress: config.temporal.address ?? '', providers, metrics })
     : undefined;
   // Web calls hand out the gateway's address: here, the port it was given.
   if (media) config.media.publicUrl = media.url.replace(/^http/, 'ws');
-  const guards = createRequestGuards({ knex: database.knex, config, clock: options.clock });
+  const guards = createRequestGuards({ knex: database.knex, config, clock: options.clock, resolveToken: (clock) => tokenResolver(database.knex, clock) });
   const sandboxCarrier = options.providers?.telephony ? undefined : createSandboxCarrier(config, providers, logger, database.knex);
-  const routes = apiRoutes({ config, logger, knex: database.knex, temporal, providers, guards, sandboxCarrier });
+  // Temporal calls the routes make without waiting (a conversation's timer start) finish before the client closes.
+  const inFlight = new InFlight();
+  const routes = apiRoutes({ config, logger, knex: database.knex, temporal, providers, guards, sandboxCarrier, inFlight });
   const api = createApp({ config, logger, routes, guards, pages: sandboxCarrier ? sandboxPages() : undefined });
   if (sandboxCarrier) server.on('upgrade', softphoneUpgrades(sandboxCarrier, logger));
   const callback = api.app.callback();
@@ -151,7 +158,9 @@ export async function startTestPlatform(options: {
       await sandboxCarrier?.close();
       await stopServer();
       await media?.stop(Date.now());
+      await sweeper?.stop();
       await worker?.stop();
+      await inFlight.settled(Date.now() + 10_000);
       await temporal.close();
       await database.close();
       await providers.close();

@@ -31,6 +31,7 @@ const activityNames = Object.keys({
   finishCampaign: true,
   queuePostCallWebhook: true,
   attemptWebhookDelivery: true,
+  endQuietConversation: true,
   endConversation: true,
   evaluateConversation: true,
   queueConversationEndedWebhook: true,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { affordableSeconds, billableSeconds, callCostMicros, callTimeLimit, canAffordCall, reserveCallTime, startedSeconds } from '../../src/billing/call-pricing.ts';
+import { affordableSeconds, billableSeconds, callCostMicros, canAffordCall, extendedReservation, firstReservation, startedSeconds } from '../../src/billing/call-pricing.ts';
 
 const at = (ms: number) => new Date(Date.UTC(2026, 10, 23, 12, 0, 0) + ms);
 
@@ -69,36 +69,37 @@ describe('what a balance pays for', () => {
     expect(canAffordCall(0, 0)).toBe(false);
     expect(canAffordCall(1, 0)).toBe(true);
   });
-
-  it('limits a call to the assistant\'s maximum or the balance, whichever is less', () => {
-    expect(callTimeLimit(600, 10_000_000, 100_000)).toEqual({ maxSeconds: 600, limitReason: 'max_call_duration' });
-    expect(callTimeLimit(600, 250_000, 100_000)).toEqual({ maxSeconds: 150, limitReason: 'balance' });
-    expect(callTimeLimit(600, 1_000_000, 100_000)).toEqual({ maxSeconds: 600, limitReason: 'max_call_duration' });
-    expect(callTimeLimit(600, 1, 0)).toEqual({ maxSeconds: 600, limitReason: 'max_call_duration' });
-  });
 });
 
-describe('reserveCallTime', () => {
-  it('gives a call what the balance leaves once the other live calls\' reservations are set aside', () => {
-    // 3 USD at 0.10 USD a minute pays for 30 minutes; a first call of at most 20 minutes reserves 2 USD.
-    expect(reserveCallTime(1200, 3_000_000, 0, 100_000)).toEqual({ maxSeconds: 1200, limitReason: 'max_call_duration', reservedMicros: 2_000_000 });
-    expect(reserveCallTime(1200, 3_000_000, 2_000_000, 100_000)).toEqual({ maxSeconds: 600, limitReason: 'balance', reservedMicros: 1_000_000 });
+describe('call reservations, a minute at a time', () => {
+  it('reserves a new call\'s first minute of what the balance leaves beside the other live calls', () => {
+    // 0.30 USD at 0.10 USD a minute: three calls of a minute each, not one of three minutes.
+    expect(firstReservation(600, 300_000, 100_000)).toEqual({ maxSeconds: 60, limitReason: 'balance', reservedMicros: 100_000 });
+    expect(firstReservation(45, 300_000, 100_000)).toEqual({ maxSeconds: 45, limitReason: 'max_call_duration', reservedMicros: 75_000 });
   });
 
   it('refuses a call when what is left does not pay for a minute', () => {
-    expect(reserveCallTime(1200, 3_000_000, 3_000_000, 100_000)).toBeUndefined();
-    expect(reserveCallTime(1200, 3_000_000, 2_900_001, 100_000)).toBeUndefined();
-    expect(reserveCallTime(1200, 3_000_000, 2_900_000, 100_000)).toEqual({ maxSeconds: 60, limitReason: 'balance', reservedMicros: 100_000 });
-    // Reservations above the balance (a chat spent meanwhile) leave nothing, not a negative limit.
-    expect(reserveCallTime(1200, 1_000_000, 2_000_000, 100_000)).toBeUndefined();
+    expect(firstReservation(600, 99_999, 100_000)).toBeUndefined();
+    expect(firstReservation(600, 0, 100_000)).toBeUndefined();
+    // Reservations above the balance (a chat spent meanwhile) leave less than nothing.
+    expect(firstReservation(600, -1_000_000, 100_000)).toBeUndefined();
   });
 
-  it('reserves nothing for free calls, which the balance does not limit', () => {
-    expect(reserveCallTime(300, 1, 0, 0)).toEqual({ maxSeconds: 300, limitReason: 'max_call_duration', reservedMicros: 0 });
+  it('reserves the whole limit of free calls, which the balance does not limit', () => {
+    expect(firstReservation(300, 1, 0)).toEqual({ maxSeconds: 300, limitReason: 'max_call_duration', reservedMicros: 0 });
   });
 
-  it('never lets calls started one after another reserve more than the balance together', () => {
-    // A deterministic spread of balances, prices and assistant limits; each call starts beside all before it.
+  it('extends by a minute while the balance pays, up to the assistant\'s limit', () => {
+    expect(extendedReservation(60, 600, 1_000_000, 100_000)).toEqual({ maxSeconds: 120, limitReason: 'balance', reservedMicros: 200_000 });
+    expect(extendedReservation(570, 600, 1_000_000, 100_000)).toEqual({ maxSeconds: 600, limitReason: 'max_call_duration', reservedMicros: 1_000_000 });
+    // 0.15 USD spendable in all (its own reservation of 0.10 included): 30 s more, then nothing.
+    expect(extendedReservation(60, 600, 150_000, 100_000)).toEqual({ maxSeconds: 90, limitReason: 'balance', reservedMicros: 150_000 });
+    expect(extendedReservation(90, 600, 150_000, 100_000)).toBeUndefined();
+    expect(extendedReservation(600, 600, 10_000_000, 100_000)).toBeUndefined();
+  });
+
+  it('never lets calls reserving and extending at once hold more than the balance together', () => {
+    // A deterministic spread of balances, prices and assistant limits; calls start and extend in any order.
     let seed = 7;
     const next = (below: number) => {
       seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
@@ -107,14 +108,22 @@ describe('reserveCallTime', () => {
     for (let run = 0; run < 200; run++) {
       const balance = next(20_000_000);
       const price = 1 + next(999_999);
-      let reserved = 0;
-      for (let call = 0; call < 8; call++) {
-        const reservation = reserveCallTime(60 + next(3600), balance, reserved, price);
-        if (!reservation) continue;
-        expect(reservation.maxSeconds).toBeGreaterThanOrEqual(60);
-        expect(reservation.reservedMicros).toBe(callCostMicros(reservation.maxSeconds, price));
-        reserved += reservation.reservedMicros;
-        expect(reserved).toBeLessThanOrEqual(balance);
+      const calls: { reservedSeconds: number; reservedMicros: number; maxDuration: number }[] = [];
+      const held = () => calls.reduce((sum, call) => sum + call.reservedMicros, 0);
+      for (let step = 0; step < 40; step++) {
+        const call = calls[next(calls.length + 1)];
+        if (!call) {
+          const maxDuration = 20 + next(1180);
+          const first = firstReservation(maxDuration, balance - held(), price);
+          if (first) calls.push({ reservedSeconds: first.maxSeconds, reservedMicros: first.reservedMicros, maxDuration });
+        } else {
+          const extended = extendedReservation(call.reservedSeconds, call.maxDuration, balance - (held() - call.reservedMicros), price);
+          if (extended) {
+            expect(extended.maxSeconds).toBeGreaterThan(call.reservedSeconds);
+            Object.assign(call, { reservedSeconds: extended.maxSeconds, reservedMicros: extended.reservedMicros });
+          }
+        }
+        expect(held()).toBeLessThanOrEqual(balance);
       }
     }
   });

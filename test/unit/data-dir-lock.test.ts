@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -38,5 +38,21 @@ describe('acquireDataDirLock', () => {
     const release = acquireDataDirLock(dir);
     expect(fs.readFileSync(path.join(dir, 'parley.lock'), 'utf8')).toBe(String(process.pid));
     release();
+  });
+
+  it.runIf(process.platform === 'linux')('takes over a lock whose owner is a zombie nobody reaped', async () => {
+    const dir = tempDir();
+    // The shell's background child outlives its exit as a zombie: the `sleep` the shell becomes never waits for it.
+    const parent = spawn('sh', ['-c', 'sleep 0.05 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    try {
+      const zombie = await new Promise<string>((resolve) => parent.stdout.once('data', (data: Buffer) => resolve(data.toString().trim())));
+      await expect.poll(() => fs.readFileSync(`/proc/${zombie}/stat`, 'utf8').split(') ')[1]?.[0]).toBe('Z');
+      fs.writeFileSync(path.join(dir, 'parley.lock'), zombie);
+      const release = acquireDataDirLock(dir);
+      expect(fs.readFileSync(path.join(dir, 'parley.lock'), 'utf8')).toBe(String(process.pid));
+      release();
+    } finally {
+      parent.kill('SIGKILL');
+    }
   });
 });

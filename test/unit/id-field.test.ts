@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { IdField } from '../../src/api/schemas.ts';
+import { IdField, MAX_ID, positiveIntegerTextPattern } from '../../src/api/schemas.ts';
 import { compileValidator } from '../../src/api/validation.ts';
 import { ValidationError } from '../../src/lib/errors.ts';
 
@@ -52,5 +52,34 @@ describe('IdField', () => {
     const form = compileValidator(Type.Object({ id: IdField() }), 'text');
     expect(form({ id: '9' })).toEqual({ id: 9 });
     expect(() => form({ id: 'nine' })).toThrow(ValidationError);
+  });
+});
+
+describe('positiveIntegerTextPattern', () => {
+  it('matches the digits of 1 to the maximum exactly, leading zeros allowed', () => {
+    for (const max of [1, 7, 10, 100, 2500, 90_001, MAX_ID]) {
+      const pattern = new RegExp(positiveIntegerTextPattern(max));
+      const probes = [0, 1, 2, 9, 10, 11, 99, 100, 101, max - 1, max, max + 1, max * 10, Math.floor(max / 2)].filter((n) => n >= 0 && Number.isSafeInteger(n));
+      for (const n of probes) expect(pattern.test(String(n)), `${n} of 1..${max}`).toBe(n >= 1 && n <= max);
+      expect(pattern.test(`00${max}`)).toBe(true);
+      for (const text of ['', '-1', '+1', '1.0', ' 1', '1e3', '0']) expect(pattern.test(text), text).toBe(false);
+    }
+    const ids = new RegExp(positiveIntegerTextPattern(MAX_ID));
+    expect(ids.test('9007199254740991')).toBe(true);
+    expect(ids.test('9007199254740992')).toBe(false);
+    expect(ids.test('8999999999999999')).toBe(true);
+    expect(ids.test('10000000000000000')).toBe(false);
+  });
+
+  it('is what the document says of an id given as text: what it refuses, the validator refuses', () => {
+    const pattern = new RegExp((IdField() as unknown as { pattern: string }).pattern);
+    for (const text of ['0', '-3', '9007199254740992', '00', 'x']) {
+      expect(pattern.test(text), text).toBe(false);
+      expect(Object.keys(errorsOf({ voice_id: text })), text).toEqual(['voice_id']);
+    }
+    for (const text of ['1', '0005', '9007199254740991']) {
+      expect(pattern.test(text), text).toBe(true);
+      expect(validate({ voice_id: text }).voice_id).toBe(Number(text));
+    }
   });
 });

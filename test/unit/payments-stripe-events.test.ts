@@ -32,12 +32,20 @@ describe('Stripe webhook events', () => {
     });
   });
 
-  it('believes nothing without a secret, a signature, the right secret or a recent timestamp', () => {
+  it('believes nothing without a secret, a signature, the right secret or a timestamp within five minutes either way', () => {
     const payload = Buffer.from(body);
     expect(verifyStripeEvent(undefined, payload, stripeSignatureHeader(body))).toBeUndefined();
     expect(verifyStripeEvent(TEST_WEBHOOK_SECRET, payload, '')).toBeUndefined();
     expect(verifyStripeEvent(TEST_WEBHOOK_SECRET, payload, stripeSignatureHeader(body, 'whsec_other'))).toBeUndefined();
     expect(verifyStripeEvent(TEST_WEBHOOK_SECRET, payload, stripeSignatureHeader(body, TEST_WEBHOOK_SECRET, Math.floor(Date.now() / 1000) - 301))).toBeUndefined();
+    expect(verifyStripeEvent(TEST_WEBHOOK_SECRET, payload, stripeSignatureHeader(body, TEST_WEBHOOK_SECRET, Math.floor(Date.now() / 1000) + 301))).toBeUndefined();
+    expect(verifyStripeEvent(TEST_WEBHOOK_SECRET, payload, stripeSignatureHeader(body, TEST_WEBHOOK_SECRET, Math.floor(Date.now() / 1000) + 290))).toBeDefined();
+  });
+
+  it('refuses a signed body that is not an event', () => {
+    for (const text of ['not json', '[]', '{"id":"evt_1","type":"x"}']) {
+      expect(verifyStripeEvent(TEST_WEBHOOK_SECRET, Buffer.from(text), stripeSignatureHeader(text)), text).toBeUndefined();
+    }
   });
 });
 

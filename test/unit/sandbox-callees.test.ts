@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { calleeFor } from '../../src/providers/telephony/sandbox-carrier/callees.ts';
-import { recipientFor } from '../../src/providers/telephony/sandbox-carrier/messaging.ts';
-import { sandboxCallPriceMicros } from '../../src/providers/telephony/sandbox-carrier/rates.ts';
+import { calleeFor } from '../../src/simulators/sandbox-carrier/callees.ts';
+import { recipientFor } from '../../src/simulators/sandbox-carrier/messaging.ts';
+import { sandboxCallPriceMicros } from '../../src/simulators/sandbox-carrier/rates.ts';
 
 describe('the sandbox carrier\'s callees', () => {
   it('are chosen by the last two digits of the number dialled, as the README\'s table says', () => {

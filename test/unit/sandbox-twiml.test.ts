@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readTwiml, sayText } from '../../src/providers/telephony/sandbox-carrier/twiml.ts';
+import { readTwiml, sayText } from '../../src/simulators/sandbox-carrier/twiml.ts';
 
 describe('the sandbox carrier reading Parley\'s TwiML', () => {
   it('follows a stream with its parameters, a rejection, or a message', () => {

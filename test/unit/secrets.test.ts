@@ -85,7 +85,7 @@ describe('resolveAppKey', () => {
   it('refuses a damaged key file rather than making a new key', () => {
     const dir = dataDir();
     fs.writeFileSync(path.join(dir, 'app.key'), 'garbage');
-    expect(() => resolveAppKey({ appKey: undefined, dataDir: dir, database: { url: undefined, poolMax: 1 } }, logger)).toThrow(AppKeyError);
+    expect(() => resolveAppKey({ appKey: undefined, dataDir: dir, database: { url: undefined } }, logger)).toThrow(AppKeyError);
   });
 
   it('refuses to start a cluster (DATABASE_URL) without APP_KEY, saying why', () => {

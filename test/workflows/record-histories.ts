@@ -61,6 +61,7 @@ async function ingestDocument(temporal: TemporalClient, workflowId: string): Pro
 }
 
 const acquiring = Promise.withResolvers<void>();
+const conversationEnding = Promise.withResolvers<void>();
 
 const callSteps = {
   prepareCall: () => Promise.resolve({ outcome: 'ready' as const, maxSeconds: 1, phone: false, dial: false, endCallOnVoicemail: true }),
@@ -222,8 +223,10 @@ const scenarios: Record<string, Scenario> = {
     run: webCall({ reason: 'customer_hangup' }),
   },
   ...webhookDeliveryScenarios,
+  // Recorded when every message signalled the run; recorded again today it takes the path of the scenario below.
   'conversation-ended-webhook': {
     stubs: {
+      endQuietConversation: () => Promise.resolve({ outcome: 'ended' as const, webhook: true, evaluate: true }),
       endConversation: () => Promise.resolve({ outcome: 'ended' as const, webhook: true, evaluate: true }),
       evaluateConversation: () => Promise.resolve({ evaluated: true }),
       queueConversationEndedWebhook: () => Promise.resolve({ outcome: 'queued' as const, deliveryId: 3, eventId: '00000000-0000-4000-8000-000000000003', userId: 1, assistantId: 1 }),
@@ -237,6 +240,33 @@ const scenarios: Record<string, Scenario> = {
       await temporal.client.workflow.signalWithStart(workflowTypes.conversationInactivity, start);
       await handle.result();
       await temporal.client.workflow.getHandle('webhook-3').result();
+      return handle;
+    },
+  },
+  // Recorded after the timer read the last message's time when it woke (conversation-timer-reads-last-message): a
+  // message came since, then the period passed; a message during the end signalled the run, whose next wake found
+  // the conversation ended already.
+  'conversation-timer-reads-last-message': {
+    stubs: {
+      endQuietConversation: (() => {
+        const checks = [{ outcome: 'active' as const, remainingMs: 200 }, { outcome: 'ended' as const, webhook: true, evaluate: true }, { outcome: 'already_ended' as const }];
+        return () => Promise.resolve(checks.shift() ?? { outcome: 'already_ended' as const });
+      })(),
+      evaluateConversation: async () => {
+        conversationEnding.resolve();
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        return { evaluated: true };
+      },
+      queueConversationEndedWebhook: () => Promise.resolve({
+        outcome: 'queued' as const, deliveryId: 6, eventId: '00000000-0000-4000-8000-000000000006', userId: 1, assistantId: 1, first: { outcome: 'delivered' as const },
+      }),
+    },
+    async run(temporal, workflowId) {
+      const start = { taskQueue: temporal.taskQueue, workflowId, args: [{ conversationId: 2 }], signal: conversationSignals.messageStored, signalArgs: [{ timeoutMs: 300 }] };
+      const handle = await temporal.client.workflow.signalWithStart(workflowTypes.conversationInactivity, start);
+      await conversationEnding.promise;
+      await temporal.client.workflow.signalWithStart(workflowTypes.conversationInactivity, start);
+      await handle.result();
       return handle;
     },
   },

@@ -1,6 +1,8 @@
 import type Koa from 'koa';
 import { UnauthenticatedError } from '../../lib/errors.ts';
-import type { TokenKind } from '../../resources/auth/model.ts';
+
+/** The kind of credential a bearer token is: an API key, or a session's token. */
+export type TokenKind = 'api_key' | 'session';
 
 /** Who is calling, put on `ctx.state.auth` by `authenticate` for the handlers after it. */
 export interface AuthContext {

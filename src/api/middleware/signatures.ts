@@ -1,10 +1,11 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import type Koa from 'koa';
 import { ForbiddenError } from '../../lib/errors.ts';
+import { isValidStripeSignature, STRIPE_SIGNATURE_TOLERANCE_SECONDS, stripeSignatureOf } from '../../lib/stripe-signature.ts';
 import { twilioSignatureOf } from '../../lib/twilio-signature.ts';
 import type { RequestState } from '../state.ts';
 
-export { twilioSignatureOf };
+export { isValidStripeSignature, stripeSignatureOf, twilioSignatureOf };
 
 /** A request as its sender signed it. */
 export interface SignedRequest {
@@ -23,6 +24,11 @@ export interface SignedRequest {
 export interface SignatureVerifier {
   /** Who signs (`twilio`, `stripe`): for logs and the OpenAPI document. */
   scheme: string;
+  /**
+   * The proof is a header alone (the sandbox carrier's key), not a signature over the body: the route may read
+   * its body as JSON, declared with a schema, where a signed body must be read as form or raw bytes.
+   */
+  headerOnly?: boolean;
   verify(request: SignedRequest): boolean;
 }
 
@@ -63,39 +69,6 @@ export function twilioSignature(options: { authToken: string; publicUrl: string 
   };
 }
 
-/** Stripe's v1 scheme: hex HMAC-SHA256, keyed by the endpoint secret, of `${timestamp}.${body}`. */
-export function stripeSignatureOf(secret: string, timestamp: number, payload: Buffer): string {
-  return createHmac('sha256', secret).update(`${timestamp}.`, 'utf8').update(payload).digest('hex');
-}
-
-/**
- * Checks a `Stripe-Signature` header (`t=…,v1=…[,v1=…]`): one v1 entry must match (several are sent while a
- * secret is being rolled), and the timestamp must be within `toleranceSeconds` of `nowSeconds`, so a captured
- * request cannot be replayed later. https://docs.stripe.com/webhooks#verify-manually
- */
-export function isValidStripeSignature(options: {
-  secret: string;
-  header: string;
-  payload: Buffer;
-  toleranceSeconds: number;
-  nowSeconds: number;
-}): boolean {
-  let timestamp: number | undefined;
-  const signatures: string[] = [];
-  for (const entry of options.header.split(',')) {
-    const separator = entry.indexOf('=');
-    if (separator < 0) continue;
-    const key = entry.slice(0, separator).trim();
-    const value = entry.slice(separator + 1).trim();
-    if (key === 't' && /^\d{1,12}$/.test(value)) timestamp = Number(value);
-    if (key === 'v1') signatures.push(value);
-  }
-  if (timestamp === undefined || signatures.length === 0) return false;
-  if (Math.abs(options.nowSeconds - timestamp) > options.toleranceSeconds) return false;
-  const expected = stripeSignatureOf(options.secret, timestamp, options.payload);
-  return signatures.some((signature) => sameText(expected, signature));
-}
-
 /** Verifies Stripe's signature over the raw body (declare the route's body `raw`). */
 export function stripeSignature(options: {
   secret: string;
@@ -103,7 +76,7 @@ export function stripeSignature(options: {
   toleranceSeconds?: number;
   now?: () => number;
 }): SignatureVerifier {
-  const { secret, toleranceSeconds = 300, now = Date.now } = options;
+  const { secret, toleranceSeconds = STRIPE_SIGNATURE_TOLERANCE_SECONDS, now = Date.now } = options;
   return {
     scheme: 'stripe',
     verify: (request) => isValidStripeSignature({

@@ -1,8 +1,6 @@
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
+import { isValidStripeSignature, STRIPE_SIGNATURE_TOLERANCE_SECONDS } from '../../lib/stripe-signature.ts';
 import type { FailureReason, Payment, PaymentEvent } from './types.ts';
-
-/** Stripe's own libraries refuse an event signed more than five minutes ago, so a captured one cannot be replayed later. */
-const SIGNATURE_TOLERANCE_SECONDS = 300;
 
 const MICROS_PER_CENT = 10_000;
 
@@ -45,17 +43,23 @@ export function paymentOf(intent: Stripe.PaymentIntent): Payment {
 }
 
 /**
- * Verifies a webhook request as Stripe signs it (HMAC-SHA256 of `t.body` in `Stripe-Signature`, within the
- * tolerance) and reduces the event to what Parley acts on. The sandbox posts and accepts the same format.
+ * Verifies a webhook request as Stripe signs it (HMAC-SHA256 of `t.body` in `Stripe-Signature`, its timestamp
+ * within five minutes of now, before or after: lib/stripe-signature.ts, the one verifier of Stripe's routes)
+ * and reduces the event to what Parley acts on. The sandbox posts and accepts the same format.
  */
-export function verifyStripeEvent(secret: string | undefined, payload: Buffer, signatureHeader: string): PaymentEvent | undefined {
+export function verifyStripeEvent(secret: string | undefined, payload: Buffer, signatureHeader: string, nowMs = Date.now()): PaymentEvent | undefined {
   if (!secret || !signatureHeader) return undefined;
-  let event: Stripe.Event;
+  const verified = isValidStripeSignature({
+    secret, header: signatureHeader, payload, toleranceSeconds: STRIPE_SIGNATURE_TOLERANCE_SECONDS, nowSeconds: Math.floor(nowMs / 1000),
+  });
+  if (!verified) return undefined;
+  let event: Partial<Stripe.Event>;
   try {
-    event = Stripe.webhooks.constructEvent(payload, signatureHeader, secret, SIGNATURE_TOLERANCE_SECONDS);
+    event = JSON.parse(payload.toString('utf8')) as Partial<Stripe.Event>;
   } catch {
     return undefined;
   }
+  if (typeof event.id !== 'string' || typeof event.type !== 'string' || typeof event.data?.object !== 'object' || event.data.object === null) return undefined;
   const object = event.data.object as { object?: string };
   const payment = object.object === 'payment_intent' ? paymentOf(object as Stripe.PaymentIntent) : undefined;
   return { id: event.id, type: event.type, payment };

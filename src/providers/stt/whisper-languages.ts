@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { iso2Of } from '../../lib/languages/index.ts';
 import type { Logger } from '../../logger.ts';
-import { SpeechProviderError, type SegmentSpeechToText, type Transcript, type TranscriptionOptions } from './types.ts';
+import { SpeechProviderError, type SegmentOptions, type SegmentSpeechToText, type Transcript } from './types.ts';
 import { createWhisperLocal, type WhisperLocal } from './whisper-local.ts';
 
 /** The fast English-only default, and the multilingual model every other language is heard with: their folders in SPEECH_DIR. */
@@ -49,7 +49,8 @@ export function createLocalRecognizer(options: LocalRecognizerOptions): LocalRec
     kind: 'segment',
     name: 'whisper-local',
     hears: languages,
-    transcribe(audio: Int16Array, request: TranscriptionOptions): Promise<Transcript> {
+    incremental: true,
+    transcribe(audio: Int16Array, request: SegmentOptions): Promise<Transcript> {
       const language = iso2Of(request.language);
       const running = pools.get(language);
       if (running) return running.transcribe(audio, request);

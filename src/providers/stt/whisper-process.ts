@@ -8,6 +8,10 @@ export interface WorkerReply {
   cpu_ms: number;
   ms: number;
   frames: number;
+  /** Whisper's probability that the utterance holds no speech. */
+  no_speech_prob: number;
+  /** What the worker dropped from the model's output: `past_end`, `no_speech`, `annotation`, `repetition`. */
+  guard: string[];
 }
 
 export interface WhisperProcessOptions {
@@ -29,7 +33,8 @@ const stderrTailBytes = 2000;
 
 /**
  * One Python Whisper worker: a child process of one model and one language that takes one utterance at a time
- * on stdin and answers one JSON line. It knows nothing of queues or retries; the pool (whisper-local.ts) decides those.
+ * on stdin and answers one JSON line. It knows nothing of queues or retries; the pool (whisper-local.ts)
+ * decides those.
  */
 export class WhisperProcess {
   /** Resolves when the model is loaded; rejects if the process ends first. */

@@ -84,7 +84,7 @@ interface CarrierAnswer { sid?: string; status?: string; message?: string; ended
 type CarrierRequest = (path: string, body?: unknown, method?: 'GET' | 'POST') => Promise<{ status: number; payload: CarrierAnswer }>;
 
 /**
- * The sandbox carrier's API (resources/sandbox-carrier), served by the api role at PUBLIC_URL: any process
+ * The sandbox carrier's API (simulators/sandbox-carrier/http), served by the api role at PUBLIC_URL: any process
  * dials and texts through it as Twilio's adapter calls Twilio, presenting the carrier's key.
  */
 function carrierApi(apiUrl: () => string, token: () => string): CarrierRequest {

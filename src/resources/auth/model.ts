@@ -1,6 +1,5 @@
 import { Model } from 'objection';
-
-export type TokenKind = 'api_key' | 'session';
+import type { TokenKind } from '../../api/middleware/auth.ts';
 
 /** An API key or a session token; the secret itself is never stored, only its SHA-256. */
 export class AccessToken extends Model {

@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
-import type { AuthContext } from '../../api/middleware/auth.ts';
+import type { AuthContext, TokenKind } from '../../api/middleware/auth.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { formatToken, parseToken, randomSecret, secretMatches, sha256Hex } from '../../lib/tokens.ts';
-import { AccessToken, type TokenKind } from './model.ts';
+import { AccessToken } from './model.ts';
 
 export async function issueToken(
   knex: Knex,

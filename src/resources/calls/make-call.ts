@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { ownerCanAffordCall } from '../../billing/call-affordability.ts';
+import { reserveNewCall } from '../../billing/call-reservations.ts';
 import { claimCallSlot } from '../../billing/live-calls.ts';
 import { BadRequestError, CallUnaffordableError, NotFoundError, ServiceUnavailableError, UnprocessableError } from '../../lib/errors.ts';
 import type { Logger } from '../../logger.ts';
@@ -45,13 +46,16 @@ export interface OutboundCall {
 }
 
 /**
- * Takes one of the owner's concurrent-call slots (or refuses with 429, UsageLimitError) and creates the call
- * `initiated` in the same transaction: its variables are the assistant's, then the caller's, then
- * `customer_phone`. Its lifecycle, started after the transaction commits, dials it.
+ * Takes one of the owner's concurrent-call slots (or refuses with 429, UsageLimitError) and the call's first
+ * minute of the balance (or refuses with 422, CallUnaffordableError), and creates the call `initiated` in the
+ * same transaction: its variables are the assistant's, then the caller's, then `customer_phone`. Its lifecycle,
+ * started after the transaction commits, dials it.
  */
 export async function createOutboundCall(trx: Knex.Transaction, call: OutboundCall): Promise<number> {
   await claimCallSlot(trx, call.userId, 'owner', call.reservePercent);
+  const reservation = await reserveNewCall(trx, call.userId, call.assistant.id);
   const [row] = await trx('calls').insert({
+    ...reservation,
     userId: call.userId,
     assistantId: call.assistant.id,
     assistantName: call.assistant.name,

@@ -10,6 +10,7 @@ import type { TemporalClient } from '../../temporal/client.ts';
 import { CallItem, CallListQuery, CallPage, RecordingQuery } from './schemas.ts';
 import { callItem, type RecordingLinks } from './serialize.ts';
 import { deleteCall, getCall, listCalls, openRecording } from './service.ts';
+import { callStatsRoute } from './stats-routes.ts';
 
 export interface CallRouteDeps {
   knex: Knex;
@@ -27,6 +28,7 @@ const TAG = 'Calls';
 export function callRoutes(deps: CallRouteDeps): RouteDefinition[] {
   const links = (): RecordingLinks => ({ secrets: deps.secrets, publicUrl: deps.publicUrl, now: deps.now() });
   return [
+    callStatsRoute(deps),
     defineRoute({
       method: 'GET',
       path: '/user/calls',

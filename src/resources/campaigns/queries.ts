@@ -33,14 +33,3 @@ export async function liveCallCount(knex: Knex, userId: number, campaignId: numb
   const rows: { count: string | number }[] = await knex('calls').where({ userId, campaignId }).whereIn('status', LIVE_STATUSES).count({ count: '*' });
   return Number(rows[0]?.count ?? 0);
 }
-
-/**
- * A campaign's leads still to call or being called: main leads not yet called, leads and contacts scheduled
- * for a call (a retry, or a contact whose turn came), and those in a call. A secondary contact still `created`
- * waits for its lead to run out of retries, and may never be called: it is not counted.
- */
-export function openLeads(knex: Knex, campaignId: number): Knex.QueryBuilder {
-  return knex('leads').where({ campaignId }).where((open) => {
-    open.whereIn('status', ['scheduled', 'rescheduled', 'processing']).orWhere((fresh) => fresh.where({ status: 'created' }).whereNull('primaryLeadId'));
-  });
-}

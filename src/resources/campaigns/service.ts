@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { planOf } from '../../billing/plans.ts';
-import { minutesOfDay, nextWindowOpening, type Weekday } from '../../campaigns/window.ts';
+import { callingWindowOf, minutesOfDay, nextWindowOpening, type Weekday } from '../../campaigns/window.ts';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../lib/errors.ts';
 import { isTimeZone } from '../../lib/time.ts';
 import { attributeName } from '../../api/validation.ts';
@@ -157,14 +157,13 @@ export async function findCampaign(knex: Knex, userId: number, id: number, optio
 export async function getCampaign(knex: Knex, userId: number, id: number, now: Date): Promise<CampaignView & { progress: CampaignProgress }> {
   const campaign = await findCampaign(knex, userId, id);
   const leadsByStatus = await leadCounts(knex, campaign.id);
-  const window = { timeZone: campaign.timezone, days: campaign.allowedDays, start: campaign.allowedHoursStartTime, end: campaign.allowedHoursEndTime };
   return {
     ...(await view(knex, campaign)),
     progress: {
       leads: Object.values(leadsByStatus).reduce((sum, count) => sum + count, 0),
       leadsByStatus,
       callsInProgress: await liveCallCount(knex, userId, campaign.id),
-      nextWindowOpensAt: nextWindowOpening(window, now),
+      nextWindowOpensAt: nextWindowOpening(callingWindowOf(campaign), now),
     },
   };
 }

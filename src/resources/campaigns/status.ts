@@ -1,9 +1,9 @@
 import type { Knex } from 'knex';
-import { ownerCanAffordCall } from '../../billing/call-affordability.ts';
+import { balancePaysForACall } from '../../billing/call-affordability.ts';
+import { countOpenLeads } from '../../campaigns/leads.ts';
 import type { TemporalClient } from '../../temporal/client.ts';
 import { signalCampaign, startCampaign } from '../../temporal/starters.ts';
 import { Campaign, type CampaignStatus } from './model.ts';
-import { openLeads } from './queries.ts';
 
 export interface CampaignStatusDeps {
   knex: Knex;
@@ -52,9 +52,9 @@ export async function changeCampaignStatus(deps: CampaignStatusDeps, userId: num
   }
 
   if (campaign.assistantId === null) return refused(400, statusTexts.noAssistant);
-  const [open] = await openLeads(knex, campaignId).count<{ count: string }[]>('id as count');
-  if (Number(open?.count ?? 0) === 0) return refused(400, statusTexts.noLeads);
-  if (!(await ownerCanAffordCall(knex, userId))) {
+  if (await countOpenLeads(knex, campaignId) === 0) return refused(400, statusTexts.noLeads);
+  // As the running campaign does: what live calls hold of the balance comes back as they end.
+  if (!(await balancePaysForACall(knex, userId))) {
     return refused(400, statusTexts.insufficientBalance, { campaign_id: campaignId, status: campaign.status });
   }
   const { status: before, assistantId } = campaign;

@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
 import { ownerCanAffordCall } from '../../billing/call-affordability.ts';
+import { reserveNewCall } from '../../billing/call-reservations.ts';
 import { claimCallSlot, lockCallOwner } from '../../billing/live-calls.ts';
-import { UsageLimitError } from '../../lib/errors.ts';
+import { CallUnaffordableError, UsageLimitError } from '../../lib/errors.ts';
 import { PHONE_STREAM_PATH, phoneStreamToken } from '../../lib/media-control.ts';
 import type { SafeFetch } from '../../lib/safe-fetch.ts';
 import type { SecretBox } from '../../lib/secrets.ts';
@@ -68,6 +69,10 @@ export async function answerInboundCall(deps: InboundCallDeps, call: { to: strin
     return notInService;
   }
   const admitted = await admit(knex, { ...receiving, assistantId }, call);
+  if (admitted === 'unaffordable') {
+    deps.logger.info({ numberId: receiving.numberId, userId: receiving.userId }, 'an inbound call whose owner cannot pay a minute beside their live calls: not answered');
+    return notInService;
+  }
   if (admitted === 'busy') {
     deps.logger.info({ numberId: receiving.numberId, userId: receiving.userId }, 'an inbound call with its owner at the plan\'s concurrent-call limit: rejected busy');
     return twiml('<Reject reason="busy"/>');
@@ -106,18 +111,23 @@ function callVariables(receiving: Receiving, given: Record<string, unknown>, fro
 }
 
 /**
- * Records the call in one of the owner's concurrent-call slots (the same count `make_call` is refused at), or
- * answers `busy` with nothing written. The owner's row is locked first, so the same call announced again finds
- * its record (and is not counted against itself) and two calls at the last slot are admitted one at a time.
+ * Records the call in one of the owner's concurrent-call slots (the same count `make_call` is refused at) with
+ * its first minute reserved of the balance, or answers `busy` or `unaffordable` with nothing written. The
+ * owner's row is locked first, so the same call announced again finds its record (and is not counted against
+ * itself) and two calls at the last slot are admitted one at a time.
  */
-async function admit(knex: Knex, receiving: Receiving & { assistantId: number }, call: { to: string; from: string; providerCallId: string }): Promise<'busy' | { callId: number; earlier: boolean }> {
+async function admit(
+  knex: Knex, receiving: Receiving & { assistantId: number }, call: { to: string; from: string; providerCallId: string },
+): Promise<'busy' | 'unaffordable' | { callId: number; earlier: boolean }> {
   try {
     return await knex.transaction(async (trx) => {
       await lockCallOwner(trx, receiving.userId);
       const earlier = await trx('calls').where({ providerCallId: call.providerCallId }).first<{ id: number } | undefined>('id');
       if (earlier) return { callId: Number(earlier.id), earlier: true };
       await claimCallSlot(trx, receiving.userId, 'owner');
+      const reservation = await reserveNewCall(trx, receiving.userId, receiving.assistantId);
       const [row] = await trx('calls').insert({
+        ...reservation,
         userId: receiving.userId,
         assistantId: receiving.assistantId,
         assistantName: receiving.assistantName ?? '',
@@ -132,6 +142,7 @@ async function admit(knex: Knex, receiving: Receiving & { assistantId: number },
     });
   } catch (error) {
     if (error instanceof UsageLimitError) return 'busy';
+    if (error instanceof CallUnaffordableError) return 'unaffordable';
     throw error;
   }
 }

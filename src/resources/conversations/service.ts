@@ -10,10 +10,12 @@ import { isUuid } from '../../lib/uuid.ts';
 import type { Logger } from '../../logger.ts';
 import type { EmbeddingsProvider } from '../../providers/embeddings/types.ts';
 import { LanguageModelError, type LanguageModel } from '../../providers/llm/types.ts';
-import { balanceMicros, chargeExpression, recordEntry } from '../../billing/ledger.ts';
+import { recordEntry } from '../../billing/ledger.ts';
 import { assistantPorts } from '../assistants/ports.ts';
-import { agentProfileQuery, loadAgentProfile, toAgentProfile, type StoredProfile } from '../assistants/profile.ts';
+import { toAgentProfile } from '../assistants/profile.ts';
 import { Conversation, ConversationMessage, type ConversationType } from './model.ts';
+import { startClaimedTimer, type QuietConversation, type QuietTimerDeps } from './quiet-timer.ts';
+import { insertConversation, startingProfile, storeReplyMessage, storeUserMessage, WIDGET_MESSAGE_MICROS, type TurnConversation } from './statements.ts';
 
 export interface ConversationDeps {
   knex: Knex;
@@ -25,27 +27,14 @@ export interface ConversationDeps {
   /** The model to use when an assistant's model is not in the catalog. */
   defaultModel: string;
   logger: Logger;
-  /** Told, without being awaited, that the user's balance was charged (auto-recharge checks its threshold). */
-  afterCharge?: (userId: number) => Promise<void>;
   /**
-   * Told, without being awaited, of each message stored in a widget conversation: its inactivity timer starts
-   * again (workflows/conversation-inactivity.ts). A failure is logged; the chat goes on.
+   * Told, without being awaited, that the user's balance was charged and their auto-recharge is armed (it checks
+   * its threshold).
    */
-  messageStored?: (conversation: QuietConversation) => Promise<void>;
+  afterCharge?: (userId: number) => Promise<void>;
+  /** Starts a widget or WhatsApp conversation's inactivity timer when a message claimed it (quiet-timer.ts). */
+  startQuietTimer?: QuietTimerDeps['startQuietTimer'];
 }
-
-/** A widget conversation whose quiet period starts again, and how long it may last. */
-export interface QuietConversation {
-  id: number;
-  uuid: string;
-  userId: number;
-  assistantId: number;
-  /** The assistant's `conversation_inactivity_timeout`. */
-  inactivityTimeoutMinutes: number;
-}
-
-/** What one user message in a widget (or api) conversation costs: 0.01 USD. */
-export const WIDGET_MESSAGE_MICROS = 10_000;
 
 /** Whether a conversation's user messages are charged: all but the owner's free test chats. */
 export function isCharged(type: ConversationType): boolean {
@@ -60,28 +49,18 @@ async function findConversation(knex: Knex, uuid: string): Promise<Conversation>
   return conversation;
 }
 
+/** Starts a conversation: two statements, the profile with the owner's balance, then the conversation with its opening line. */
 export async function startConversation(
   deps: ConversationDeps,
   input: { assistantUuid: string; type: ConversationType; variables: Record<string, unknown> },
-): Promise<{ conversation: Conversation; history: ConversationMessage[] }> {
-  const profile = isUuid(input.assistantUuid) ? await loadAgentProfile(deps, { uuid: input.assistantUuid }) : undefined;
-  if (!profile) throw new NotFoundError('Assistant not found');
-  if (input.type === 'widget' && await balanceMicros(deps.knex, profile.userId) <= 0) throw new InsufficientBalanceError();
+): Promise<{ conversation: Pick<Conversation, 'id' | 'uuid'>; history: Pick<ConversationMessage, 'role' | 'content' | 'functionCalls' | 'human'>[] }> {
+  const found = isUuid(input.assistantUuid) ? await startingProfile(deps.knex, input.assistantUuid) : undefined;
+  if (!found) throw new NotFoundError('Assistant not found');
+  if (input.type === 'widget' && found.balanceMicros <= 0) throw new InsufficientBalanceError();
+  const profile = toAgentProfile(deps.secrets, found.profile);
   const opening = openingLine(profile, input.variables);
-  return deps.knex.transaction(async (trx) => {
-    const conversation = await Conversation.query(trx).insertAndFetch({
-      uuid: randomUUID(),
-      userId: profile.userId,
-      assistantId: profile.assistantId,
-      type: input.type,
-      variables: input.variables,
-      messageCount: opening ? 1 : 0,
-    });
-    const history = opening
-      ? [await ConversationMessage.query(trx).insertAndFetch({ conversationId: conversation.id, role: 'assistant', content: opening, functionCalls: null })]
-      : [];
-    return { conversation, history };
-  });
+  const conversation = await insertConversation(deps.knex, { userId: profile.userId, assistantId: profile.assistantId, type: input.type, variables: input.variables, opening });
+  return { conversation, history: opening ? [{ role: 'assistant', content: opening, functionCalls: null, human: false }] : [] };
 }
 
 /** A conversation's messages, oldest first, with the WhatsApp sender of a `whatsapp` conversation. */
@@ -95,9 +74,6 @@ export async function conversationHistory(knex: Knex, uuid: string): Promise<{
   return { conversation, history, sender };
 }
 
-/** What a turn needs of its conversation. */
-type TurnConversation = Pick<Conversation, 'id' | 'uuid' | 'userId' | 'assistantId' | 'type' | 'variables' | 'aiEnabled'>;
-
 /** A user message accepted and paid for, waiting for the assistant's reply (none while its AI is disabled). */
 export interface PendingTurn {
   conversation: TurnConversation;
@@ -109,58 +85,6 @@ export interface PendingTurn {
   history: HistoryEntry[];
   /** The assistant's `conversation_inactivity_timeout`, read with the message. */
   inactivityTimeoutMinutes: number;
-}
-
-interface AcceptedRow extends TurnConversation {
-  /** Null when the balance did not cover the charge: nothing was written. */
-  messageId: number | null;
-  /** The messages before this one (the statement does not see its own insert). */
-  history: HistoryEntry[];
-  /** The assistant's profile, read in the same snapshot (the foreign key makes it exist). */
-  profile: StoredProfile;
-  inactivityTimeoutMinutes: number;
-}
-
-/**
- * Stores the user message, charges it (all but test conversations) and counts it in one statement, which also
- * reads the conversation, its history and its assistant's profile: the message is stored only if the charge
- * went through, and a failure leaves nothing half-written. No row: there is no such conversation.
- */
-async function storeUserMessage(knex: Knex, uuid: string, message: string, chargeKey: string): Promise<AcceptedRow | undefined> {
-  const charge = chargeExpression(knex, {
-    userId: knex.raw('c.user_id'),
-    amountMicros: WIDGET_MESSAGE_MICROS,
-    kind: 'conversation_message',
-    reference: `conversation:${uuid}`,
-    description: 'Widget chat message',
-    idempotencyKey: chargeKey,
-  });
-  // The counters are increments in SQL: messages of one conversation may arrive at the same time.
-  const { rows } = await knex.raw<{ rows: AcceptedRow[] }>(`
-    with c as (select id, uuid, user_id, assistant_id, type, variables, ai_enabled from conversations where uuid = ?),
-    charge as (
-      select c.id as conversation_id, c.type <> 'test' as charged, case when c.type <> 'test' then ? end as entry_id from c
-    ),
-    message as (
-      insert into conversation_messages (conversation_id, role, content)
-      select conversation_id, 'user', ? from charge where not charged or entry_id is not null
-      returning id, conversation_id
-    ),
-    counted as (
-      update conversations
-      set message_count = message_count + 1, total_cost_micros = total_cost_micros + case when charged then ? else 0 end, updated_at = now(),
-        ended_at = null
-      from message, charge where conversations.id = message.conversation_id
-    )
-    select c.id, c.uuid, c.user_id as "userId", c.assistant_id as "assistantId", c.type, c.variables, c.ai_enabled as "aiEnabled",
-      (select id from message) as "messageId",
-      (select conversation_inactivity_timeout from assistants a where a.id = c.assistant_id) as "inactivityTimeoutMinutes",
-      (select coalesce(json_agg(json_build_object('role', m.role, 'content', m.content) order by m.id), '[]')
-        from conversation_messages m where m.conversation_id = c.id) as history,
-      ? as profile
-    from c`,
-  [uuid, charge, message, WIDGET_MESSAGE_MICROS, agentProfileQuery(knex, { id: knex.raw('c.assistant_id') })]);
-  return rows[0];
 }
 
 /**
@@ -184,7 +108,7 @@ export async function acceptMessage(
   const accepted = await storeUserMessage(deps.knex, uuid, message, chargeKey);
   if (!accepted) throw new NotFoundError('Conversation not found');
   if (accepted.messageId === null) throw new InsufficientBalanceError();
-  const { messageId, history, profile, inactivityTimeoutMinutes, ...conversation } = accepted;
+  const { messageId, history, profile, inactivityTimeoutMinutes, startsTimer, rechargeArmed, ...conversation } = accepted;
   const turn = {
     conversation,
     profile: toAgentProfile(deps.secrets, profile),
@@ -195,8 +119,8 @@ export async function acceptMessage(
     history,
     inactivityTimeoutMinutes,
   };
-  if (turn.chargeKey) void deps.afterCharge?.(conversation.userId);
-  restartQuietPeriod(deps, turn.conversation, turn.inactivityTimeoutMinutes);
+  if (turn.chargeKey && rechargeArmed) void deps.afterCharge?.(conversation.userId);
+  if (startsTimer) startClaimedTimer(deps, quietConversation(turn.conversation, inactivityTimeoutMinutes));
   if (conversation.type === 'test' && admitTest) {
     try {
       await admitTest({ assistantId: turn.profile.assistantId, ownerId: conversation.userId });
@@ -208,21 +132,10 @@ export async function acceptMessage(
   return turn;
 }
 
-/**
- * A widget or WhatsApp conversation's inactivity timer starts again with each message stored, the user's, the
- * assistant's or an operator's (a test conversation has none): told without waiting, so the chat is never slower
- * for it, nor failed by it.
- */
-export function restartQuietPeriod(
-  deps: Pick<ConversationDeps, 'messageStored' | 'logger'>,
-  conversation: Pick<Conversation, 'id' | 'uuid' | 'userId' | 'assistantId' | 'type'>,
-  inactivityTimeoutMinutes: number,
-): void {
-  if ((conversation.type !== 'widget' && conversation.type !== 'whatsapp') || !deps.messageStored) return;
+/** What the inactivity timer of a conversation whose message claimed it is started with. */
+export function quietConversation(conversation: Pick<Conversation, 'id' | 'uuid' | 'userId' | 'assistantId'>, inactivityTimeoutMinutes: number): QuietConversation {
   const { id, uuid, userId, assistantId } = conversation;
-  deps.messageStored({ id, uuid, userId, assistantId, inactivityTimeoutMinutes }).catch((error: unknown) => {
-    deps.logger.warn({ err: error, conversationId: id }, "the conversation's inactivity timer could not be started again");
-  });
+  return { id, uuid, userId, assistantId, inactivityTimeoutMinutes };
 }
 
 /** Undoes an accepted message whose reply failed: the message goes, and the charge is refunded. */
@@ -248,15 +161,10 @@ async function abandon(deps: ConversationDeps, turn: PendingTurn): Promise<void>
 
 /** Stores the assistant's reply and counts it; a turn that called end-call ends the conversation. */
 async function storeReply(deps: ConversationDeps, turn: PendingTurn, result: TurnResult): Promise<void> {
-  await deps.knex.raw(`
-    with message as (
-      insert into conversation_messages (conversation_id, role, content, function_calls) values (?, 'assistant', ?, ?::jsonb)
-    )
-    update conversations
-    set message_count = message_count + 1, updated_at = now(), ended_at = case when ? then now() else ended_at end
-    where id = ?`,
-  [turn.conversation.id, result.delivered, result.functionCalls.length ? JSON.stringify(result.functionCalls) : null, result.endCall, turn.conversation.id]);
-  restartQuietPeriod(deps, turn.conversation, turn.inactivityTimeoutMinutes);
+  const startsTimer = await storeReplyMessage(deps.knex, {
+    conversationId: turn.conversation.id, content: result.delivered, functionCalls: result.functionCalls, endCall: result.endCall,
+  });
+  if (startsTimer) startClaimedTimer(deps, quietConversation(turn.conversation, turn.inactivityTimeoutMinutes));
 }
 
 /**

@@ -2,7 +2,8 @@ import { defineRoute, type RouteDefinition } from '../../api/routing.ts';
 import { StatusErrorBody } from '../../api/schemas.ts';
 import { sqlTimestamp } from '../../lib/time.ts';
 import { AiSwitched, ConversationParams, OperatorMessage, OperatorMessageBody } from './schemas.ts';
-import { restartQuietPeriod, type ConversationDeps } from './service.ts';
+import { startClaimedTimer } from './quiet-timer.ts';
+import { quietConversation, type ConversationDeps } from './service.ts';
 import { setAiEnabled, storeOperatorMessage } from './takeover.ts';
 
 /** Disable-ai and enable-ai (anchor §12.5): the same route but for the switch's position. */
@@ -34,7 +35,7 @@ function aiSwitchRoute(deps: Pick<ConversationDeps, 'knex'>, enabled: boolean): 
   });
 }
 
-export function takeoverRoutes(deps: Pick<ConversationDeps, 'knex' | 'messageStored' | 'logger'>): RouteDefinition[] {
+export function takeoverRoutes(deps: Pick<ConversationDeps, 'knex' | 'startQuietTimer' | 'logger'>): RouteDefinition[] {
   return [
     aiSwitchRoute(deps, false),
     aiSwitchRoute(deps, true),
@@ -58,8 +59,8 @@ export function takeoverRoutes(deps: Pick<ConversationDeps, 'knex' | 'messageSto
         422: { description: 'The message is missing or too long', schema: StatusErrorBody },
       },
       async handle({ auth, params, body }) {
-        const { message, conversation, inactivityTimeoutMinutes } = await storeOperatorMessage(deps.knex, { userId: auth.user.id, uuid: params.uuid, content: body.message });
-        restartQuietPeriod(deps, conversation, inactivityTimeoutMinutes);
+        const { message, conversation, inactivityTimeoutMinutes, startsTimer } = await storeOperatorMessage(deps.knex, { userId: auth.user.id, uuid: params.uuid, content: body.message });
+        if (startsTimer) startClaimedTimer(deps, quietConversation(conversation, inactivityTimeoutMinutes));
         return {
           status: 201,
           body: { status: true, message: { role: 'assistant', content: message.content, human: true, created_at: sqlTimestamp(message.createdAt) } },

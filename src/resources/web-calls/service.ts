@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { ownerCanAffordCall } from '../../billing/call-affordability.ts';
+import { reserveNewCall } from '../../billing/call-reservations.ts';
 import { claimCallSlot } from '../../billing/live-calls.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { CallUnaffordableError, NotFoundError, ServiceUnavailableError } from '../../lib/errors.ts';
@@ -54,9 +55,10 @@ export interface CreatedWebCall {
 
 /**
  * Creates a web call (`initiated`, the assistant's name and variables copied in, the caller's variables over
- * them) with a single-use media credential of 60 seconds, of which only the SHA-256 hash is kept, and starts
- * its lifecycle. A call its owner cannot pay a minute of, or without a language model, is refused first; one
- * past the owner's plan limit of concurrent calls (phone calls counted too) is refused with 429.
+ * them) with a single-use media credential of 60 seconds, of which only the SHA-256 hash is kept, and its first
+ * minute reserved of the balance, and starts its lifecycle. A call its owner cannot pay a minute of (beside their
+ * other live calls), or without a language model, is refused first; one past the owner's plan limit of
+ * concurrent calls (phone calls counted too) is refused with 429.
  */
 export async function createWebCall(deps: WebCallDeps, where: WebCallAssistant, variables: Record<string, unknown>): Promise<CreatedWebCall> {
   const { knex } = deps;
@@ -66,7 +68,9 @@ export async function createWebCall(deps: WebCallDeps, where: WebCallAssistant, 
   const token = randomSecret();
   const callId = await knex.transaction(async (trx) => {
     await claimCallSlot(trx, assistant.userId, 'uuid' in where ? 'visitor' : 'owner');
+    const reservation = await reserveNewCall(trx, assistant.userId, assistant.id);
     const [row] = await trx('calls').insert({
+      ...reservation,
       userId: assistant.userId,
       assistantId: assistant.id,
       assistantName: assistant.name,
@@ -86,6 +90,16 @@ export async function createWebCall(deps: WebCallDeps, where: WebCallAssistant, 
     throw error;
   }
   return { callId, status: 'initiated', websocketUrl: `${deps.mediaPublicUrl}/media/web-call?token=${token}` };
+}
+
+/**
+ * The call a web call's media credential opens, if it is one that is still good, without redeeming it: the
+ * media gateway checks a stream's credential before it gives it a line, and redeems it once it has.
+ */
+export async function findWebCallToken(knex: Knex, token: string, now: Date): Promise<{ callId: number } | undefined> {
+  if (!/^[A-Za-z0-9]{20,128}$/.test(token)) return undefined;
+  const row = await knex('calls').where({ mediaTokenHash: sha256Hex(token) }).where('mediaTokenExpiresAt', '>', now).first<{ id: number } | undefined>('id');
+  return row ? { callId: Number(row.id) } : undefined;
 }
 
 /**

@@ -6,7 +6,7 @@ import { ForbiddenError, NotFoundError, PaymentRequiredError, RejectedError, Ser
 import { toE164 } from '../../lib/phone-numbers.ts';
 import type { Logger } from '../../logger.ts';
 import type { TelephonyProvider, WhatsAppRequest } from '../../providers/telephony/types.ts';
-import type { QuietConversation } from '../conversations/service.ts';
+import { CLAIMED_TIMER, MESSAGE_STORED_SET, startClaimedTimer, type QuietTimerDeps } from '../conversations/quiet-timer.ts';
 import { WhatsAppTemplate, type WhatsAppSender } from './model.ts';
 import { findSender } from './senders.ts';
 import { renderTemplate, sessionStatus, templateVariables, type SessionStatus } from './session.ts';
@@ -19,8 +19,8 @@ export interface WhatsAppSendDeps {
   publicUrl: string;
   now: () => Date;
   afterCharge?: (userId: number) => Promise<void>;
-  /** Told of each message stored in a WhatsApp conversation: its inactivity timer starts again (W2). */
-  messageStored?: (conversation: QuietConversation) => Promise<void>;
+  /** Starts a WhatsApp conversation's inactivity timer when a message a person sent claimed it (W2; conversations/quiet-timer.ts). */
+  startQuietTimer?: QuietTimerDeps['startQuietTimer'];
 }
 
 const errors = {
@@ -88,11 +88,18 @@ export interface SentMessage {
   providerMessageId: string;
 }
 
+/** A stored outbound message, and whether (a person's, in the history) it claimed the conversation's inactivity timer. */
+interface StoredOutbound {
+  id: number;
+  historyId: number | null;
+  timer: { claimed: boolean; timeoutMinutes: number };
+}
+
 /**
  * Stores the message (in the WhatsApp log and, a person's, in the conversation's history) and charges it, in one
  * transaction; undefined when the balance does not cover it and nothing was written.
  */
-async function storeCharged(knex: Knex, message: OutboundMessage, provider: string): Promise<{ id: number; historyId: number | null } | undefined> {
+async function storeCharged(knex: Knex, message: OutboundMessage, provider: string): Promise<StoredOutbound | undefined> {
   return knex.transaction(async (trx) => {
     const { rows: [next] } = await trx.raw<{ rows: { id: number }[] }>("select nextval(pg_get_serial_sequence('whatsapp_messages', 'id')) as id");
     const id = Number(next!.id);
@@ -111,18 +118,21 @@ async function storeCharged(knex: Knex, message: OutboundMessage, provider: stri
       direction: 'outbound', fromNumber: message.sender.phoneNumber, toNumber: message.to, body: message.body, costMicros: message.costMicros,
       status: 'pending', provider,
     });
-    await trx('conversations').where({ id: message.conversation.id }).update({
-      messageCount: trx.raw(`message_count + ${message.human ? 1 : 0}`),
-      totalCostMicros: trx.raw('total_cost_micros + ?', [message.costMicros]),
-      updatedAt: trx.fn.now(),
-      endedAt: null,
-    });
-    return { id, historyId: history[0] ? Number(history[0].id) : null };
+    // A person's message is one of the history's, which puts the conversation's end off (and may claim its timer).
+    const { rows: [counted] } = await trx.raw<{ rows: { claimed: boolean; timeoutMinutes: number }[] }>(`
+      update conversations
+      set message_count = message_count + ?, total_cost_micros = total_cost_micros + ?, updated_at = now(), ended_at = null
+        ${message.human ? `, ${MESSAGE_STORED_SET}` : ''}
+      where id = ?
+      returning ${message.human ? CLAIMED_TIMER : 'false'} as claimed,
+        (select a.conversation_inactivity_timeout from assistants a where a.id = conversations.assistant_id) as "timeoutMinutes"`,
+    [message.human ? 1 : 0, message.costMicros, message.conversation.id]);
+    return { id, historyId: history[0] ? Number(history[0].id) : null, timer: counted! };
   });
 }
 
 /** A message the carrier would not take: marked failed, refunded, and taken out of the history. */
-async function undo(knex: Knex, message: OutboundMessage, stored: { id: number; historyId: number | null }, reason: string): Promise<void> {
+async function undo(knex: Knex, message: OutboundMessage, stored: StoredOutbound, reason: string): Promise<void> {
   await knex.transaction(async (trx) => {
     if (message.costMicros > 0) {
       await recordEntry(trx, {
@@ -135,6 +145,8 @@ async function undo(knex: Knex, message: OutboundMessage, stored: { id: number; 
     await trx('conversations').where({ id: message.conversation.id }).update({
       messageCount: trx.raw(`message_count - ${stored.historyId === null ? 0 : 1}`),
       totalCostMicros: trx.raw('total_cost_micros - ?', [message.costMicros]),
+      // A timer the message claimed was never started: the next message claims it again.
+      ...(stored.timer.claimed ? { quietTimerAt: null } : {}),
     });
   });
 }
@@ -169,19 +181,13 @@ export async function deliverOutbound(deps: WhatsAppSendDeps, message: OutboundM
     providerMessageId: sent.providerMessageId, status: deps.knex.raw("case when status = 'pending' then 'queued' else status end"), updatedAt: deps.knex.fn.now(),
   });
   if (message.costMicros > 0) void deps.afterCharge?.(message.sender.userId);
-  return { historyId: stored.historyId, whatsappMessageId: stored.id, providerMessageId: sent.providerMessageId };
-}
-
-/** Tells the conversation's inactivity timer a message was stored; a failure is logged. */
-export function messageStored(deps: Pick<WhatsAppSendDeps, 'knex' | 'logger' | 'messageStored'>, sender: WhatsAppSender, conversation: WhatsAppConversationRow): void {
-  if (!deps.messageStored) return;
-  void (async () => {
-    const assistant = await deps.knex('assistants').where({ id: conversation.assistantId }).first<{ conversationInactivityTimeout: number }>('conversationInactivityTimeout');
-    await deps.messageStored!({
-      id: conversation.id, uuid: conversation.uuid, userId: sender.userId, assistantId: conversation.assistantId,
-      inactivityTimeoutMinutes: assistant.conversationInactivityTimeout,
+  if (stored.timer.claimed) {
+    const { conversation, sender } = message;
+    startClaimedTimer(deps, {
+      id: conversation.id, uuid: conversation.uuid, userId: sender.userId, assistantId: conversation.assistantId, inactivityTimeoutMinutes: stored.timer.timeoutMinutes,
     });
-  })().catch((error: unknown) => deps.logger.warn({ err: error, conversationId: conversation.id }, "the conversation's inactivity timer could not be started again"));
+  }
+  return { historyId: stored.historyId, whatsappMessageId: stored.id, providerMessageId: sent.providerMessageId };
 }
 
 export interface TemplateSendRequest {
@@ -208,7 +214,6 @@ export async function sendTemplate(deps: WhatsAppSendDeps, userId: number, reque
     sender, conversation, to, body: renderTemplate(template.bodyText, values), costMicros: WHATSAPP_TEMPLATE_MICROS, human: true,
     template: { id: template.id, contentSid: template.contentSid, variables: values },
   });
-  messageStored(deps, sender, conversation);
   return { conversation, sent };
 }
 
@@ -226,7 +231,6 @@ export async function sendFreeform(deps: WhatsAppSendDeps, userId: number, reque
     throw new ForbiddenError('The 24-hour session window is closed: send an approved template instead.', { errorCode: 'SESSION_EXPIRED' });
   }
   const sent = await deliverOutbound(deps, { sender, conversation: existing, to, body: request.message, costMicros: WHATSAPP_FREEFORM_MICROS, human: true });
-  messageStored(deps, sender, existing);
   return { conversation: existing, sent, session };
 }
 

@@ -57,7 +57,10 @@ export type QueuedPostCallWebhook =
 
 /** The signals a conversation's inactivity workflow takes, by name. */
 export const conversationSignals = {
-  /** A message of the conversation was stored: its quiet period starts again (`MessageStoredSignal`). */
+  /**
+   * A message of the conversation was stored and found no timer running (`MessageStoredSignal`): sent with the
+   * start, or to the run that is ending the conversation, which then waits out another period.
+   */
   messageStored: 'messageStored',
 } as const;
 
@@ -87,6 +90,16 @@ export interface ConversationInactivityResult {
 export type EndedConversation =
   | { outcome: 'ended'; webhook: boolean; evaluate: boolean }
   | { outcome: 'gone' };
+
+/**
+ * What the inactivity timer finds when it wakes (`endQuietConversation`): the conversation quiet for its
+ * assistant's timeout since its last message, and now ended; a message came since, and the period ends
+ * `remainingMs` from now; or it was ended after its last message already, by an earlier wake of the same run.
+ */
+export type QuietCheck =
+  | EndedConversation
+  | { outcome: 'active'; remainingMs: number }
+  | { outcome: 'already_ended' };
 
 /** The conversation-ended webhook of a quiet period: queued as a delivery (its first attempt made), or not sent and why. */
 export type QueuedConversationEndedWebhook =

@@ -35,6 +35,11 @@ const START_TIMEOUT_MS = 10_000;
  * speak at once (a callee's "Hello?"), and loading waits for the call's time limit for up to 3 s.
  */
 const EARLY_AUDIO_SAMPLES = 5 * INTERNAL_SAMPLE_RATE;
+/**
+ * How long the far side gets to answer the closing handshake before its socket is cut: a peer that never answers
+ * would otherwise hold the socket for `ws`'s 30 s.
+ */
+const CLOSE_HANDSHAKE_MS = 1000;
 
 export class MediaStreamTransport {
   private readonly socket: WebSocket;
@@ -108,16 +113,29 @@ export class MediaStreamTransport {
 
   /** Ends the stream normally. */
   close(reason = 'The call has ended.'): void {
-    if (this.socket.readyState === this.socket.CONNECTING || this.open) this.socket.close(1000, reason);
+    this.closeSocket(1000, reason);
   }
 
-  /** Ends the stream because of `error`, with its close code and reason. */
+  /**
+   * Ends the stream because of `error`, with its close code and reason. The stream is over at once, for whoever
+   * listens too, whether or not the far side answers the closing handshake: a session must not talk on to a
+   * socket it has closed (nor bill the time).
+   */
   fail(error: unknown): void {
     const frame = closeFrameFor(error);
     this.failed = true;
     this.logger.info({ err: error, closeCode: frame.code }, 'media stream closed on error');
     this.rejectStart?.(error instanceof Error ? error : new Error(String(error)));
-    if (this.socket.readyState === this.socket.CONNECTING || this.open) this.socket.close(frame.code, frame.reason);
+    this.closeSocket(frame.code, frame.reason);
+    this.end();
+  }
+
+  private closeSocket(code: number, reason: string): void {
+    if (this.socket.readyState !== this.socket.CONNECTING && !this.open) return;
+    this.socket.close(code, reason);
+    const cut = setTimeout(() => this.socket.terminate(), CLOSE_HANDSHAKE_MS);
+    cut.unref();
+    this.socket.once('close', () => clearTimeout(cut));
   }
 
   private receive(data: Buffer, isBinary: boolean): void {

@@ -12,7 +12,7 @@
  *   silence (at most 2500 ms); anything else waits the plain silence. Without words (the transcript is not
  *   in yet) it falls back to the plain silence. The trailing words are those of the caller's language.
  */
-import { languagePack } from '../../lib/languages/index.ts';
+import { hasLanguagePack, languagePack } from '../../lib/languages/index.ts';
 
 const MIN_AI_SILENCE_MS = 250;
 const MAX_AI_SILENCE_MS = 2500;
@@ -25,13 +25,18 @@ export function vadSilenceMs(sensitivity: number): number {
 
 export type Completeness = 'complete' | 'incomplete' | 'unknown';
 
-/** How finished the words of a turn sound, by their last word and punctuation; the trailing words are the language's (lib/languages). */
-export function completeness(transcript: string, language?: string): Completeness {
+/**
+ * How finished the words of a turn sound, by their punctuation and, with `language` (BCP 47), their last word
+ * against the language's trailing words (lib/languages); with null, by the recognizer's punctuation alone.
+ */
+export function completeness(transcript: string, language: string | null = 'en'): Completeness {
   const text = transcript.trim();
   if (!text) return 'unknown';
   // Numbers are words too: "my number is 4 5 6 7" ends on 7, not on "is".
   const lastWord = /([\p{L}\p{N}']+)[^\p{L}\p{N}']*$/u.exec(text)?.[1]?.toLowerCase();
-  if (/(?:,|-|—|\.\.\.|…)$/.test(text) || (lastWord !== undefined && languagePack(language).trailingWords.has(lastWord))) return 'incomplete';
+  // A language without a pack (one only a hosted recognizer hears) is judged by its punctuation alone.
+  const trailing = language !== null && hasLanguagePack(language) ? languagePack(language).trailingWords : undefined;
+  if (/(?:,|-|—|\.\.\.|…)$/.test(text) || (lastWord !== undefined && trailing?.has(lastWord))) return 'incomplete';
   if (/[.!?]["')\]]*$/.test(text)) return 'complete';
   return 'unknown';
 }

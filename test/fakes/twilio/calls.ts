@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
-import type { SandboxCarrier } from '../../../src/providers/telephony/sandbox-carrier/carrier.ts';
-import type { SimulatedCall } from '../../../src/providers/telephony/sandbox-carrier/simulated-call.ts';
-import { readTwiml } from '../../../src/providers/telephony/sandbox-carrier/twiml.ts';
+import type { SandboxCarrier } from '../../../src/simulators/sandbox-carrier/carrier.ts';
+import type { SimulatedCall } from '../../../src/simulators/sandbox-carrier/simulated-call.ts';
+import { readTwiml } from '../../../src/simulators/sandbox-carrier/twiml.ts';
 import type { TransferRequest } from '../../../src/providers/telephony/types.ts';
 import { page, rfc2822, sid, twilioError, type TwilioRequest, type TwilioRoute } from './server.ts';
 import type { TwilioNumbers } from './numbers.ts';

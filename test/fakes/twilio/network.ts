@@ -1,6 +1,6 @@
 import pino from 'pino';
-import { SandboxCarrier } from '../../../src/providers/telephony/sandbox-carrier/carrier.ts';
-import type { SimulatedCall } from '../../../src/providers/telephony/sandbox-carrier/simulated-call.ts';
+import { SandboxCarrier } from '../../../src/simulators/sandbox-carrier/carrier.ts';
+import type { SimulatedCall } from '../../../src/simulators/sandbox-carrier/simulated-call.ts';
 
 export interface TwilioNetwork {
   /** The sandbox carrier's simulator, playing the calls as the fake's account. */
