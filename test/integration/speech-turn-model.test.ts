@@ -46,7 +46,7 @@ describe.skipIf(!speechInstalled)(`Smart Turn v3.2 on its thread${speechInstalle
   }, 60_000);
 
   it('scores pauses of several calls at once, and drops a request whose caller went on', async () => {
-    const [done, broken] = await Promise.all([clip('Not today.'), clip('Well, hmm,')]);
+    const [done, broken] = await Promise.all([clip('Not today.'), clip('I was wondering if')]);
     const gone = new AbortController();
     const scores = [turn.score(done, new AbortController().signal), turn.score(broken, gone.signal), turn.score(broken, new AbortController().signal)];
     gone.abort(new Error('the caller went on'));

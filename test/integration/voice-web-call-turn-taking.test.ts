@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { workflowIds } from '../../src/temporal/names.ts';
 import { GOODBYES, REENGAGE_INSTRUCTION } from '../../src/voice/session.ts';
 import type { CallTurn } from '../../src/voice/hooks.ts';
+import { incompleteSilenceMs } from '../../src/voice/turns/turn-policy.ts';
 import { startFakeLlmServer, type ChatCompletionRequest, type FakeLlmServer, type FakeTurn } from '../fakes/llm-server.ts';
 import { createTestAssistant } from '../support/assistants.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
@@ -186,9 +187,10 @@ describe.skipIf(!speechInstalled)(`turn-taking on a web call over the offline sp
     await platform.temporal.client.workflow.getHandle(workflowIds.call(callId)).result();
     const call = await platform.database.knex('calls').where({ id: callId }).first();
     const { metrics } = (call.turns as CallTurn[])[1]!;
-    // Judged finished by the turn model and the words: no long wait (how long it takes is the bench's figure).
+    // Judged finished by the turn model and the words: not the wait of an unfinished thought (how long it takes,
+    // the complete wait plus what the recognizer and the turn model take on a busy machine, is the bench's figure).
     expect(metrics.turn_model_score).toBeGreaterThan(0.5);
-    expect(metrics.end_of_turn_decision_ms).toBeLessThan(1000);
+    expect(metrics.end_of_turn_decision_ms).toBeLessThan(incompleteSilenceMs(0.5));
     expect(metrics.preemptive).toBe(1);
   }, 60_000);
 

@@ -57,6 +57,18 @@ describe('the turn policy', () => {
     expect(state).toEqual(IDLE_TURN);
   });
 
+  it('counts a pause only as long as the audio the voice detector has judged: a lagging detector holds the commit', () => {
+    let state = IDLE_TURN;
+    for (const input of [speech(0), pause(1100, 1000), words(1140, 'Sounds good.'), score(1160, 0.93)]) state = stepTurn(vad, state, input).state;
+    // Due at 1217, but the detector has judged the audio only to 1100 (its thread is behind): look again.
+    const behind = stepTurn(vad, state, tick(1300), 1100);
+    expect(behind.actions).toEqual([{ type: 'wake', at: 1217 }]);
+    // It catches up and hears the caller go on: the turn goes on, the draft is dropped.
+    expect(stepTurn(vad, behind.state, speech(1150), 1300).actions).toEqual([{ type: 'discard_draft' }]);
+    // Or it catches up and hears silence: committed then.
+    expect(stepTurn(vad, behind.state, tick(1310), 1310).actions).toMatchObject([{ type: 'commit', text: 'Sounds good.', decisionMs: 310 }]);
+  });
+
   it('commits at once when the evidence comes after the silence it needs', () => {
     const { actions } = run(vad, [speech(0), pause(1100, 1000), score(1150, 0.9), words(1300, 'Yes.')]);
     expect(actions[3]).toEqual([{ type: 'draft', text: 'Yes.' }, expect.objectContaining({ type: 'commit', text: 'Yes.', decisionMs: 300 })]);

@@ -33,6 +33,8 @@ const TURN_MODEL_MS = 8000;
  * thoughts stayed low; past 400 ms those rise too), so it always gets the same.
  */
 const SCORED_SILENCE_MS = 200;
+/** How soon a turn due to end looks again while the detector has not yet judged the audio up to its end. */
+const BEHIND_RECHECK_MS = 10;
 
 /** A committed turn of the caller, with the times the latency metrics are measured from (clock milliseconds). */
 export interface UserTurn {
@@ -153,6 +155,15 @@ export class Listener {
     return this.options.clock.now() - (this.streamMs - streamMs);
   }
 
+  /**
+   * The time of the last audio the detector has judged: a silence lasts only as long as the audio heard to be
+   * silent, so a detector on a busy thread, behind by a few hundred milliseconds, never lets a pause inside a
+   * thought pass for the end of the turn while the caller's next words wait to be heard.
+   */
+  private judgedUntil(): number {
+    return this.options.clock.now() - (this.detector.pendingMs?.() ?? 0);
+  }
+
   private speechStarted(atMs: number): void {
     this.onsetStreamMs = atMs;
     this.voiceEndMs = undefined;
@@ -217,7 +228,7 @@ export class Listener {
   }
 
   private step(input: TurnInput): void {
-    const { state, actions } = stepTurn(this.options.settings, this.state, input);
+    const { state, actions } = stepTurn(this.options.settings, this.state, input, this.judgedUntil());
     this.state = state;
     for (const action of actions) this.act(action);
   }
@@ -233,10 +244,11 @@ export class Listener {
         return;
       case 'wake':
         this.wakeTimer?.cancel();
+        // A due time already past means the detector is behind (the tick below said so): look again shortly.
         this.wakeTimer = clock.setTimeout(() => {
           this.wakeTimer = undefined;
           if (!this.closed) this.step({ type: 'tick', at: clock.now() });
-        }, action.at - clock.now());
+        }, Math.max(action.at - clock.now(), BEHIND_RECHECK_MS));
         return;
       case 'commit':
         this.wakeTimer?.cancel();

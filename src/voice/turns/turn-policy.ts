@@ -125,8 +125,12 @@ export const IDLE_TURN: TurnState = {
   text: '', covers: false, settled: false, transcribedAt: 0, draft: undefined,
 };
 
-/** One step of the turn: the state after `input`, and what to do. */
-export function stepTurn(settings: TurnPolicySettings, state: TurnState, input: TurnInput): { state: TurnState; actions: TurnAction[] } {
+/**
+ * One step of the turn: the state after `input`, and what to do. `heardUntil`: the time up to which the voice
+ * detector has judged the caller's audio (a detector on a busy thread lags); a pause counts as long only as
+ * the audio heard to be silent, so the turn is never committed while the caller's next words may be unheard.
+ */
+export function stepTurn(settings: TurnPolicySettings, state: TurnState, input: TurnInput, heardUntil = input.at): { state: TurnState; actions: TurnAction[] } {
   const actions: TurnAction[] = [];
   let next = state;
   switch (input.type) {
@@ -149,7 +153,7 @@ export function stepTurn(settings: TurnPolicySettings, state: TurnState, input: 
     case 'tick':
       break;
   }
-  return decide(settings, next, input.at, actions);
+  return decide(settings, next, Math.min(input.at, heardUntil), actions);
 }
 
 function decide(settings: TurnPolicySettings, state: TurnState, now: number, actions: TurnAction[]): { state: TurnState; actions: TurnAction[] } {
