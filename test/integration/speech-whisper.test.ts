@@ -129,8 +129,8 @@ describe.skipIf(!speechInstalled || !multilingualSpeechInstalled(speechDir))('th
       (await recognizer.transcribe(await spokenPcm(text, { voice, silenceMs: 300 }), { ...options(), language })).text.toLowerCase();
     expect(await heard('Guten Tag, ich brauche Hilfe mit meiner Bestellung.', 'de', 'de-DE')).toMatch(/guten tag.*hilfe.*bestellung/);
     expect(await heard('Quiero reservar una mesa para dos personas.', 'es', 'es-ES')).toMatch(/reservar una mesa/);
-    // espeak-ng's French is the voice base hears worst (bench:speech-local): its greeting is often lost, the order is not.
-    expect(await heard("Bonjour, j'ai besoin d'aide avec ma commande.", 'fr', 'fr-FR')).toMatch(/commande/);
+    // espeak-ng's French is the voice base hears worst (bench:speech-local); this sentence's start it hears every time.
+    expect(await heard('Je voudrais réserver une table pour deux personnes.', 'fr', 'fr-FR')).toMatch(/je voudrais/);
     expect(await heard('Please call me back tomorrow morning.', 'en-us', 'en-US')).toContain('tomorrow');
     await expect(recognizer.transcribe(new Int16Array(1600), { ...options(), language: 'it-IT' })).rejects.toThrow(/hears en, de, es, fr, not it-IT/);
     // A pool per language, each started by its first utterance.

