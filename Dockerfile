@@ -8,13 +8,21 @@ COPY package.json package-lock.json ./
 # this libc and architecture run unchanged in the runtime stage.
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 
+# The SIP gateway (src/sip/gateway) is Go: built here, copied as one static binary.
+FROM golang:1.24-bookworm AS sip
+WORKDIR /gateway
+COPY src/sip/gateway/go.mod src/sip/gateway/go.sum ./
+RUN go mod download
+COPY src/sip/gateway/ ./
+RUN CGO_ENABLED=0 go build -trimpath -o /out/parley-sip .
+
 FROM node:24-bookworm-slim AS runtime
 # espeak-ng is the text-to-speech engine used when no speech provider is configured.
 RUN apt-get update \
  && apt-get install -y --no-install-recommends espeak-ng \
  && rm -rf /var/lib/apt/lists/*
 
-ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080 LOG_FORMAT=json
+ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080 LOG_FORMAT=json SIP_GATEWAY_BIN=/app/bin/parley-sip
 WORKDIR /app
 
 # Code stays owned by root so the running user cannot rewrite it; only the data directory (used by the
@@ -27,11 +35,13 @@ COPY activities ./activities
 COPY migrations ./migrations
 COPY scripts ./scripts
 COPY web ./web
+COPY --from=sip /out/parley-sip ./bin/parley-sip
 RUN mkdir -p /app/.data && chown node:node /app/.data
 
 USER node
-# The api role serves HTTP on 8080 (PORT); the media role serves call streams on 8081 (MEDIA_PORT).
-EXPOSE 8080 8081
+# The api role serves HTTP on 8080 (PORT); the media role serves call streams on 8081 (MEDIA_PORT); the sip role
+# hears SIP on 5060 (SIP_PORT) and serves its control API on 8082 (SIP_CONTROL_PORT).
+EXPOSE 8080 8081 8082 5060/udp 5060/tcp
 
 # Slim images have no curl; Node's fetch does the probe. Liveness only: readiness (/api/ready) depends on
 # Postgres and Temporal, and an orchestrator should not restart the api because a dependency is down.

@@ -70,7 +70,7 @@ export default tseslint.config(
       sourceType: 'script',
       globals: {
         window: 'readonly', document: 'readonly', localStorage: 'readonly', fetch: 'readonly', console: 'readonly', TextDecoder: 'readonly', URL: 'readonly',
-        navigator: 'readonly', crypto: 'readonly', Blob: 'readonly', btoa: 'readonly', atob: 'readonly', WebSocket: 'readonly', AudioContext: 'readonly', AudioWorkletNode: 'readonly', setTimeout: 'readonly',
+        navigator: 'readonly', crypto: 'readonly', btoa: 'readonly', atob: 'readonly', WebSocket: 'readonly', AudioContext: 'readonly', AudioWorkletNode: 'readonly', setTimeout: 'readonly',
         setInterval: 'readonly', clearInterval: 'readonly', URLSearchParams: 'readonly',
       },
     },

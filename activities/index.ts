@@ -18,7 +18,7 @@ export interface ActivityDependencies {
   knex: Knex;
   logger: Logger;
   config: Pick<Config, 'fetch' | 'ingestion' | 'llm' | 'subscriptionPeriod' | 'publicUrl' | 'media' | 'campaignRetryUnitMs' | 'campaignInboundReservePercent' | 'conversationInactivityUnitMs'>;
-  providers: Pick<Providers, 'storage' | 'fetch' | 'embeddings' | 'llm' | 'mediaControl' | 'payments' | 'telephony' | 'secrets'>;
+  providers: Pick<Providers, 'storage' | 'fetch' | 'embeddings' | 'llm' | 'mediaControl' | 'payments' | 'telephony' | 'secrets' | 'sipTrunks'>;
   /** The process's Temporal client, for activities that signal other workflows (a delivered webhook wakes its receiver's others). */
   temporal: Pick<TemporalClient, 'client'>;
 }

@@ -6,7 +6,8 @@ import { PHONE_STREAM_PATH, phoneStreamToken } from '../src/lib/media-control.ts
 import { providerErrors } from '../src/lib/metrics.ts';
 import type { Logger } from '../src/logger.ts';
 import type { Providers } from '../src/providers/index.ts';
-import type { DialAttempt } from '../src/providers/telephony/types.ts';
+import { isSipCallSid } from '../src/providers/telephony/sip-trunks.ts';
+import type { CarrierCalls, DialAttempt } from '../src/providers/telephony/types.ts';
 
 export type DialOutcome = { dialed: true } | { dialed: false; reason: string };
 
@@ -19,10 +20,11 @@ export interface PhoneCallActivityDependencies {
   knex: Knex;
   logger: Logger;
   config: Pick<Config, 'publicUrl' | 'media'>;
-  providers: Pick<Providers, 'telephony' | 'secrets'>;
+  providers: Pick<Providers, 'telephony' | 'secrets' | 'sipTrunks'>;
 }
 
 interface DialingRow {
+  userId: number;
   clientPhoneNumber: string | null;
   assistantPhoneNumber: string | null;
   providerCallId: string | null;
@@ -34,7 +36,19 @@ interface DialingRow {
 export function createPhoneCallActivities(deps: PhoneCallActivityDependencies) {
   const { knex, providers, config } = deps;
   const row = (callId: number) => knex('calls').where({ id: callId })
-    .first<DialingRow | undefined>('clientPhoneNumber', 'assistantPhoneNumber', 'providerCallId', 'dialStartedAt', 'dialAttemptKey');
+    .first<DialingRow | undefined>('userId', 'clientPhoneNumber', 'assistantPhoneNumber', 'providerCallId', 'dialStartedAt', 'dialAttemptKey');
+
+  /**
+   * Who carries a call: Parley's SIP gateway for a call from one of its owner's SIP trunks (or one the gateway
+   * named), otherwise the deployment's carrier.
+   */
+  async function carrierOf(call: DialingRow): Promise<{ name: string; calls: CarrierCalls | undefined }> {
+    const deployment = { name: providers.telephony.name, calls: providers.telephony.calls };
+    if (call.providerCallId) return isSipCallSid(call.providerCallId) ? { name: 'sip', calls: providers.sipTrunks } : deployment;
+    if (!call.assistantPhoneNumber) return deployment;
+    const trunk = await knex('phone_numbers').where({ userId: call.userId, phoneNumber: call.assistantPhoneNumber, type: 'sip' }).first<{ id: number } | undefined>('id');
+    return trunk ? { name: 'sip', calls: providers.sipTrunks } : deployment;
+  }
 
   /**
    * The dial's key: the one an earlier try recorded, or a new one, written only if no try wrote one meanwhile
@@ -61,15 +75,17 @@ export function createPhoneCallActivities(deps: PhoneCallActivityDependencies) {
     async dialCall({ callId, ringTimeoutSeconds }: { callId: number; ringTimeoutSeconds: number }): Promise<DialOutcome> {
       const call = await row(callId);
       if (!call) throw new NotFoundError(`Call ${callId} no longer exists.`);
-      const carrierCalls = providers.telephony.calls;
+      const carrier = await carrierOf(call);
+      const carrierCalls = carrier.calls;
       const callbacks = `${config.publicUrl}/api/telephony/${providers.telephony.name}`;
-      if (!carrierCalls) return { dialed: false, reason: `The ${providers.telephony.name} carrier does not place calls.` };
+      if (!carrierCalls) return { dialed: false, reason: `The ${carrier.name} carrier does not place calls.` };
       const { assistantPhoneNumber: from, clientPhoneNumber: to } = call;
       if (!from || !to) return { dialed: false, reason: 'The call has no number to dial from or to.' };
       if (call.providerCallId) return { dialed: true };
       const attempt = await dialAttempt(callId, call);
       try {
         const placed = await carrierCalls.placeCall({
+          callId,
           from,
           to,
           stream: { url: `${config.media.publicUrl}${PHONE_STREAM_PATH}`, parameters: { callId: String(callId), token: phoneStreamToken(providers.secrets, callId) } },
@@ -91,9 +107,10 @@ export function createPhoneCallActivities(deps: PhoneCallActivityDependencies) {
     async endCarrierCall({ callId }: { callId: number }): Promise<void> {
       const call = await row(callId);
       if (!call) throw new NotFoundError(`Call ${callId} no longer exists.`);
-      if (!call.providerCallId || !providers.telephony.calls) return;
+      const carrierCalls = (await carrierOf(call)).calls;
+      if (!call.providerCallId || !carrierCalls) return;
       try {
-        await providers.telephony.calls.endCall(call.providerCallId);
+        await carrierCalls.endCall(call.providerCallId);
       } catch (error) {
         providerErrors.inc({ provider: 'carrier' });
         throw error;
@@ -108,10 +125,10 @@ export function createPhoneCallActivities(deps: PhoneCallActivityDependencies) {
     async recordCarrierCost({ callId }: { callId: number }): Promise<{ carrierCostMicros: number }> {
       const call = await row(callId);
       if (!call) throw new NotFoundError(`Call ${callId} no longer exists.`);
-      const carrierCalls = providers.telephony.calls;
-      if (!call.providerCallId || !carrierCalls) return { carrierCostMicros: 0 };
-      const price = await carrierCalls.callPrice(call.providerCallId);
-      if (price === undefined) throw new CarrierPricePendingError(`The ${providers.telephony.name} carrier has not priced call ${callId} yet.`);
+      const carrier = await carrierOf(call);
+      if (!call.providerCallId || !carrier.calls) return { carrierCostMicros: 0 };
+      const price = await carrier.calls.callPrice(call.providerCallId);
+      if (price === undefined) throw new CarrierPricePendingError(`The ${carrier.name} carrier has not priced call ${callId} yet.`);
       await knex('calls').where({ id: callId }).update({ carrierCostMicros: price, updatedAt: knex.fn.now() });
       return { carrierCostMicros: price };
     },

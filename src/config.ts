@@ -4,13 +4,14 @@ import path from 'node:path';
 import { ConfigError } from './config/error.ts';
 import { Reader, type Env } from './config/reader.ts';
 import { readPayments, type PaymentsConfig } from './config/payments.ts';
+import { readSip, type SipConfig } from './config/sip.ts';
 import { readTelephony, type TelephonyConfig } from './config/telephony.ts';
 import { defaultMaxCalls, readRealtime, readSpeechToText, readTextToSpeech } from './config/speech.ts';
 import type { RealtimeConfig, SpeechConfig, SpeechToTextConfig, TextToSpeechConfig } from './config/types.ts';
 import { decodeAppKey } from './lib/secrets.ts';
 
 export { ConfigError };
-export type { PaymentsConfig };
+export type { PaymentsConfig, SipConfig };
 export type { RealtimeConfig, SpeechConfig, SpeechToTextConfig, TextToSpeechConfig };
 
 /** A bought number's subscription period: calendar months, or a fixed length (SUBSCRIPTION_PERIOD, for tests only). */
@@ -141,6 +142,8 @@ export interface Config {
   payments: PaymentsConfig;
   /** TELEPHONY_PROVIDER and its credentials (config/telephony.ts); the auth token is never logged. */
   telephony: TelephonyConfig;
+  /** The SIP gateway for SIP trunks (config/sip.ts). */
+  sip: SipConfig;
   /**
    * A bought number's subscription period: calendar months, or SUBSCRIPTION_PERIOD for tests only, where a
    * whole subscription's life (renewals, retries, release) has to pass in seconds.
@@ -284,6 +287,7 @@ export function loadConfig(env: Env = process.env, cores = os.availableParalleli
     ingestion: readIngestion(read),
     payments: readPayments(read),
     telephony: readTelephony(read),
+    sip: readSip(read),
     region: read.string('REGION') ?? 'us1',
     campaignRetryUnitMs: readMinuteUnit('CAMPAIGN_RETRY_UNIT', read.string('CAMPAIGN_RETRY_UNIT')),
     campaignInboundReservePercent: read.integer('CAMPAIGN_INBOUND_RESERVE', 20, 0, 90),

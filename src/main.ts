@@ -2,14 +2,15 @@ import { ConfigError, loadConfig, loadEnvFile } from './config.ts';
 import { createLogger } from './logger.ts';
 import { startPlatform, type Role } from './platform.ts';
 
-const roles: readonly Role[] = ['all', 'api', 'worker', 'media'];
+const roles: readonly Role[] = ['all', 'api', 'worker', 'media', 'sip'];
 
 function banner(platform: Awaited<ReturnType<typeof startPlatform>>, dataDir: string, embeddedDb: boolean): string {
   const lines = [
     '',
-    `  Parley is running (${platform.role === 'all' ? 'api + worker + media' : platform.role})`,
+    `  Parley is running (${platform.role === 'all' ? `api + worker + media${platform.sipAddress ? ' + sip' : ''}` : platform.role})`,
     ...(platform.apiUrl ? [`  Console      ${platform.apiUrl.replace(/\/api$/, '/app')}`, `  API          ${platform.apiUrl}`, `  API docs     ${platform.apiUrl}/docs`] : []),
     ...(platform.mediaUrl ? [`  Media        ${platform.mediaUrl}`] : []),
+    ...(platform.sipAddress ? [`  SIP          ${platform.sipAddress} (UDP and TCP)`] : []),
     ...(platform.metricsUrl ? [`  Metrics      ${platform.metricsUrl}`] : []),
     `  Temporal     ${platform.temporalAddress}`,
     ...(platform.temporalUiUrl ? [`  Temporal UI  ${platform.temporalUiUrl}`] : []),

@@ -7,21 +7,28 @@ import { createProviders, type Providers } from './providers/index.ts';
 import { ensureSpeechInstalled } from './providers/speech-install.ts';
 import * as api from './roles/api.ts';
 import * as media from './roles/media.ts';
+import * as sip from './roles/sip.ts';
 import type { RoleContext, RoleModule, RunningRole } from './roles/role.ts';
 import * as worker from './roles/worker.ts';
 import { startMetricsServer } from './roles/metrics-server.ts';
 import { createMetricsRegistry } from './lib/metrics.ts';
+import { SipGatewayMissingError } from './sip/gateway-process.ts';
 import { createTemporalClient, type TemporalClient } from './temporal/client.ts';
 import { ensureTemporalCli, startTemporalDevServer } from './temporal/dev-server.ts';
 
-export type Role = 'all' | 'api' | 'worker' | 'media';
+export type Role = 'all' | 'api' | 'worker' | 'media' | 'sip';
 type SingleRole = Exclude<Role, 'all'>;
 
-/** The modules of the single roles, in the order `all` starts them: the worker before anything sends it work. */
-const roleModules: Record<SingleRole, RoleModule> = { worker, api, media };
+/** The modules of the single roles. */
+const roleModules: Record<SingleRole, RoleModule> = { worker, sip, api, media };
 
-function rolesOf(role: Role): SingleRole[] {
-  return role === 'all' ? ['worker', 'api', 'media'] : [role];
+/**
+ * The roles a process runs, in the order they start: the worker before anything sends it work, the SIP gateway
+ * (unless SIP_ENABLED=false) before the api, so that carriers' OPTIONS are answered once /api/ready is.
+ */
+function rolesOf(role: Role, config: Config): SingleRole[] {
+  if (role !== 'all') return [role];
+  return config.sip.enabled ? ['worker', 'sip', 'api', 'media'] : ['worker', 'api', 'media'];
 }
 
 export class RoleSetupError extends Error {
@@ -59,6 +66,8 @@ export interface RunningPlatform {
   mediaUrl: string | undefined;
   /** Where GET /metrics is served (METRICS_PORT), when it is. */
   metricsUrl: string | undefined;
+  /** Where the SIP gateway hears SIP (`host:port`, UDP and TCP), when this process runs it. */
+  sipAddress: string | undefined;
   /**
    * Stops accepting work in every role at once, lets what is in flight finish (until DRAIN_TIMEOUT has
    * passed), then closes every connection and child process.
@@ -102,7 +111,7 @@ export async function startPlatform(options: { config: Config; logger: Logger; r
       'shares them. On one machine, use npm start, which runs every role with the embedded defaults.',
     );
   }
-  const roles = rolesOf(role);
+  const roles = rolesOf(role, config);
   // Before the speech adapters look for their models.
   if (roles.includes('media')) ensureSpeechInstalled(config, logger);
   // Before anything starts: a cluster without APP_KEY is refused here, with the reason.
@@ -151,7 +160,21 @@ export async function startPlatform(options: { config: Config; logger: Logger; r
     const context: RoleContext = { config, logger, database, temporal, temporalAddress, providers, metrics };
     const running: { name: SingleRole; role: RunningRole }[] = [];
     closers.add('the roles', (deadline) => stopRoles(running, deadline, logger));
-    for (const name of roles) running.push({ name, role: await roleModules[name].start(context) });
+    let sipAddress: string | undefined;
+    for (const name of roles) {
+      try {
+        const started = await roleModules[name].start(context);
+        running.push({ name, role: started });
+        if (name === 'sip') {
+          const listening = (started as sip.SipRole).listening();
+          sipAddress = listening ? `${listening.publicHost}:${listening.udp.split(':').pop() ?? ''}` : undefined;
+        }
+      } catch (error) {
+        // The embedded default runs without SIP trunks where Go cannot build the gateway; `start:sip` fails.
+        if (!(error instanceof SipGatewayMissingError && role === 'all')) throw error;
+        logger.warn({ err: error }, 'SIP trunks are off: the SIP gateway is not installed (set SIP_ENABLED=false to silence this)');
+      }
+    }
     const metricsServer = await startMetricsServer(config, metrics, logger);
     if (metricsServer) closers.add('the metrics server', (deadline) => metricsServer.stop(deadline));
 
@@ -164,6 +187,7 @@ export async function startPlatform(options: { config: Config; logger: Logger; r
       apiUrl: roles.includes('api') ? `${config.publicUrl}/api` : undefined,
       mediaUrl: roles.includes('media') ? `${config.media.publicUrl}/media` : undefined,
       metricsUrl: metricsServer ? `http://${metricsServer.address}/metrics` : undefined,
+      sipAddress,
       stop: stopNow,
     };
   } catch (error) {

@@ -24,43 +24,11 @@
 
   const host = document.createElement('div');
   host.setAttribute('data-parley-widget', '');
+  // Shown once its stylesheet has loaded (or failed to), so the page never sees the launcher unstyled.
+  host.style.display = 'none';
   const root = host.attachShadow({ mode: 'open' });
   root.innerHTML = `
-    <style>
-      :host { all: initial; }
-      * { box-sizing: border-box; font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
-      .launcher { position: fixed; right: 20px; bottom: 20px; width: 56px; height: 56px; border-radius: 50%; border: 0;
-        background: #2f54eb; color: #fff; display: grid; place-items: center; cursor: pointer; box-shadow: 0 4px 14px rgba(0,0,0,.25); z-index: 2147483646; }
-      .launcher:focus-visible, button:focus-visible, textarea:focus-visible { outline: 3px solid #ffbf47; outline-offset: 2px; }
-      .panel { position: fixed; right: 20px; bottom: 88px; width: 360px; max-width: calc(100vw - 40px); height: 520px;
-        max-height: calc(100vh - 120px); display: flex; flex-direction: column; background: #fff; color: #1f1f1f;
-        border-radius: 12px; box-shadow: 0 8px 30px rgba(0,0,0,.25); overflow: hidden; z-index: 2147483647; }
-      .panel[hidden] { display: none; }
-      header { display: flex; align-items: center; justify-content: space-between; padding: 12px 16px; background: #2f54eb; color: #fff; }
-      header h2 { margin: 0; font-size: 16px; font-weight: 600; }
-      header button { background: transparent; border: 0; color: #fff; font-size: 22px; cursor: pointer; line-height: 1; }
-      header .call { display: flex; align-items: center; gap: 6px; font-size: 14px; padding: 4px 10px; border: 1px solid rgba(255,255,255,.6); border-radius: 16px; margin-left: auto; margin-right: 10px; }
-      .call[hidden], .call-bar[hidden], .hang-up[hidden] { display: none; }
-      .call-bar { display: flex; align-items: center; justify-content: space-between; gap: 8px; padding: 8px 16px; background: #eef1ff; border-bottom: 1px solid #d6dcf5; font-size: 14px; }
-      .call-bar[data-state="speaking"] .call-state::before { content: ""; display: inline-block; width: 8px; height: 8px; margin-right: 6px; border-radius: 50%; background: #2f54eb; }
-      .hang-up { padding: 6px 12px; border: 0; border-radius: 8px; background: #cf1322; color: #fff; font-size: 14px; cursor: pointer; }
-      .partial { opacity: .55; font-style: italic; }
-      .messages { flex: 1; overflow-y: auto; padding: 12px; display: flex; flex-direction: column; gap: 8px; background: #f6f7fb; }
-      .message { max-width: 85%; padding: 8px 12px; border-radius: 12px; white-space: pre-wrap; word-wrap: break-word; font-size: 14px; line-height: 1.4; }
-      .assistant { align-self: flex-start; background: #fff; border: 1px solid #e4e6ef; }
-      .user { align-self: flex-end; background: #2f54eb; color: #fff; }
-      .tool { align-self: flex-start; font-size: 12px; color: #6b7280; padding: 0 4px; }
-      .handover { align-self: stretch; font-size: 13px; color: #614700; background: #fffbe6; border: 1px solid #ffe58f; border-radius: 8px; padding: 8px 10px; }
-      .error { align-self: stretch; font-size: 13px; color: #a8071a; background: #fff1f0; border: 1px solid #ffccc7; border-radius: 8px; padding: 8px 10px; }
-      form { display: flex; gap: 8px; padding: 10px; border-top: 1px solid #e4e6ef; background: #fff; }
-      textarea { flex: 1; resize: none; height: 40px; padding: 9px 10px; border: 1px solid #d0d4e0; border-radius: 8px; font-size: 14px; color: #1f1f1f; }
-      form button { padding: 0 14px; border: 0; border-radius: 8px; background: #2f54eb; color: #fff; font-size: 14px; cursor: pointer; }
-      form button:disabled { opacity: .5; cursor: default; }
-      @media (max-width: 480px) {
-        .panel { right: 0; bottom: 0; width: 100vw; max-width: 100vw; height: 100vh; max-height: 100vh; border-radius: 0; }
-        .launcher { right: 14px; bottom: 14px; }
-      }
-    </style>
+    <link rel="stylesheet" href="${new URL('widget.css', script.src)}">
     <button class="launcher" type="button" aria-label="Open chat" aria-expanded="false" aria-controls="parley-panel"><svg viewBox="0 0 24 24" width="26" height="26" aria-hidden="true" focusable="false"><path fill="currentColor" d="M4 4h16a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H9l-5 4v-4a2 2 0 0 1-2-2V6a2 2 0 0 1 2-2zm3 6a1.5 1.5 0 1 0 0 3 1.5 1.5 0 0 0 0-3zm5 0a1.5 1.5 0 1 0 0 3 1.5 1.5 0 0 0 0-3zm5 0a1.5 1.5 0 1 0 0 3 1.5 1.5 0 0 0 0-3z"/></svg></button>
     <section class="panel" id="parley-panel" role="dialog" aria-label="${title.replace(/"/g, '&quot;')}" hidden>
       <header><h2></h2>
@@ -69,12 +37,16 @@
       <div class="call-bar" hidden><span class="call-state" role="status"></span><button type="button" class="hang-up">Hang up</button></div>
       <div class="messages" role="log" aria-live="polite" aria-relevant="additions text"></div>
       <form>
-        <label for="parley-input" style="position:absolute;left:-9999px">Your message</label>
+        <label for="parley-input" class="visually-hidden">Your message</label>
         <textarea id="parley-input" maxlength="2000" placeholder="Type a message…" rows="1"></textarea>
         <button type="submit">Send</button>
       </form>
     </section>`;
   root.querySelector('h2').textContent = title;
+  const stylesheet = root.querySelector('link');
+  const reveal = () => host.style.removeProperty('display');
+  stylesheet.addEventListener('load', reveal);
+  stylesheet.addEventListener('error', reveal);
 
   const launcher = root.querySelector('.launcher');
   const panel = root.querySelector('.panel');

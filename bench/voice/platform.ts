@@ -48,6 +48,8 @@ export async function startBenchPlatform(options: {
   /** The assistant's language (ISO 639-1); English by default. */
   language?: string;
   assistant?: Record<string, unknown>;
+  /** Takes the platform's log lines (JSON) instead of stdout. */
+  log?: { write(line: string): void };
 }): Promise<BenchPlatform> {
   const callers = fork(new URL('./callers.ts', import.meta.url), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   // One wait for the process's end, raced by every request (a wait per request would pile up listeners).
@@ -64,7 +66,7 @@ export async function startBenchPlatform(options: {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-voice-bench-'));
   const { env, baseUrl: apiUrl } = await benchEnv({ dataDir, llmUrl: urls.llm, extra: options.env(urls) });
   const config = loadConfig(env);
-  const logger = createLogger(config);
+  const logger = createLogger(config, options.log);
   const running = await startPlatform({ config, logger, role: 'all' });
   const knex = running.database.knex;
   const user = await createUser(knex, { name: 'Bench', email: `bench-${randomUUID()}@example.test`, creditMicros: usdToMicros(100_000), creditKind: 'adjustment' });

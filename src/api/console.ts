@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
@@ -14,10 +15,12 @@ interface Asset {
   type: string;
 }
 
-/** The console as the browser receives it: its page and the hashed files the page names. */
+/** The console as the browser receives it: its page, the hashed files the page names, and its one inline script's hash. */
 export interface ConsoleBundle {
   page: string;
   assets: Map<string, Asset>;
+  /** The Content-Security-Policy source that lets the page's inline script (src/early.ts) run: `'sha256-…'`. */
+  earlySource: string;
 }
 
 const types: Record<string, string> = {
@@ -26,7 +29,7 @@ const types: Record<string, string> = {
   '.map': 'application/json; charset=utf-8',
 };
 
-function page(script: string, style: string): string {
+function page(script: string, style: string, early: string): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -34,6 +37,7 @@ function page(script: string, style: string): string {
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <title>Parley console</title>
   <link rel="icon" href="data:,">
+  <script>${early}</script>
   <link rel="stylesheet" href="${ASSETS}${style}">
   <script type="module" src="${ASSETS}${script}"></script>
 </head>
@@ -45,29 +49,25 @@ function page(script: string, style: string): string {
 
 /**
  * Bundles web/console with esbuild in memory: one minified ES module and one stylesheet, named by their content's
- * hash so the browser may keep them for good. Running at start-up instead of as a build step keeps `npm ci` plus
+ * hash so the browser may keep them for good, and the small script written into the page itself (src/early.ts). Running at start-up instead of as a build step keeps `npm ci` plus
  * `npm start` the whole install, and the image without a build stage (docs/decisions.md, "The console").
  */
 async function build(): Promise<ConsoleBundle> {
+  const common = { absWorkingDir: consoleDir, bundle: true, minify: true, target: 'es2022', write: false, logLevel: 'silent' } as const;
   // Built once: esbuild's helper process is stopped after, not kept for the life of the api.
-  const result = await esbuild.build({
-    absWorkingDir: consoleDir,
+  const [result, earlyResult] = await Promise.all([esbuild.build({
+    ...common,
     entryPoints: ['src/main.tsx'],
     outdir: 'out',
     entryNames: 'console-[hash]',
     chunkNames: 'chunk-[hash]',
     // The chart's library is loaded by the overview only, not with the first page.
     splitting: true,
-    bundle: true,
-    minify: true,
     format: 'esm',
-    target: ['es2022'],
     jsx: 'automatic',
     jsxImportSource: 'preact',
     sourcemap: 'linked',
-    write: false,
-    logLevel: 'silent',
-  }).finally(() => esbuild.stop());
+  }), esbuild.build({ ...common, entryPoints: ['src/early.ts'], format: 'iife' })]).finally(() => esbuild.stop());
   const assets = new Map<string, Asset>();
   for (const file of result.outputFiles) {
     const name = path.basename(file.path);
@@ -77,8 +77,12 @@ async function build(): Promise<ConsoleBundle> {
   const named = (extension: string) => [...assets.keys()].find((name) => name.startsWith('console-') && name.endsWith(extension));
   const script = named('.js');
   const style = named('.css');
-  if (!script || !style) throw new Error('the console bundle lacks its script or stylesheet');
-  return { page: page(script, style), assets };
+  const early = earlyResult.outputFiles[0]?.text.trim();
+  if (!script || !style || !early) throw new Error('the console bundle lacks its script, stylesheet or early script');
+  if (/<\/script/i.test(early)) throw new Error('the early script cannot be written inline: it holds </script');
+  // Inline, so that a cold page need not fetch it before its requests go out, and written before the stylesheet,
+  // which an inline script after it would wait for.
+  return { page: page(script, style, early), assets, earlySource: `'sha256-${createHash('sha256').update(early).digest('base64')}'` };
 }
 
 let building: Promise<ConsoleBundle> | undefined;
@@ -93,21 +97,21 @@ export function consoleBundle(): Promise<ConsoleBundle> {
 }
 
 /**
- * The page's Content-Security-Policy: everything from this origin, no inline script or style. `blob:` scripts are
- * the web call's audio worklets (web/web-call.js builds them from its own source); the media gateway's origin is
- * where a web call's socket goes, and the public URL's where recording links point.
+ * The page's Content-Security-Policy: everything from this origin (the web call's audio worklets too, served beside
+ * web/web-call.js), no inline style, and no inline script but the page's own early one, allowed by its hash; the
+ * media gateway's origin is where a web call's socket goes, and the public URL's where recording links point.
  */
-export function consolePolicy(origins: { publicUrl: string; mediaUrl: string }): string {
+export function consolePolicy(origins: { publicUrl: string; mediaUrl: string }, earlySource: string): string {
   const publicOrigin = new URL(origins.publicUrl).origin;
   const mediaOrigin = new URL(origins.mediaUrl).origin;
   return [
     "default-src 'self'",
-    "script-src 'self' blob:",
+    `script-src 'self' ${earlySource}`,
     "style-src 'self'",
     "img-src 'self' data:",
     `media-src 'self' blob: ${publicOrigin}`,
     `connect-src 'self' ${mediaOrigin}`,
-    "worker-src 'self' blob:",
+    "worker-src 'self'",
     "object-src 'none'",
     "base-uri 'none'",
     "form-action 'self'",
@@ -121,7 +125,6 @@ export function consolePolicy(origins: { publicUrl: string; mediaUrl: string }):
  */
 export function consoleRoutes(origins: { publicUrl: string; mediaUrl: string }): Router {
   const router = new Router();
-  const policy = consolePolicy(origins);
   router.get('/', async (ctx, next) => {
     if (ctx.accepts('html') === 'html') ctx.redirect('/app');
     else await next();
@@ -142,7 +145,7 @@ export function consoleRoutes(origins: { publicUrl: string; mediaUrl: string }):
     const bundle = await consoleBundle();
     ctx.type = 'text/html; charset=utf-8';
     ctx.set('Cache-Control', 'no-cache');
-    ctx.set('Content-Security-Policy', policy);
+    ctx.set('Content-Security-Policy', consolePolicy(origins, bundle.earlySource));
     ctx.set('X-Content-Type-Options', 'nosniff');
     ctx.set('Referrer-Policy', 'no-referrer');
     ctx.body = bundle.page;

@@ -33,12 +33,13 @@ function demoPage(assistantId: string): string {
 /** The embeddable widget script and a demo page that embeds it, outside `/api`. */
 export function webRoutes(): Router {
   const router = new Router();
-  // widget.js loads web-call.js from the same server when a visitor starts a voice call.
-  for (const script of ['widget.js', 'web-call.js']) {
-    router.get(`/${script}`, (ctx) => {
-      ctx.type = 'application/javascript; charset=utf-8';
+  // widget.js loads its stylesheet, and web-call.js when a visitor starts a voice call, from the same server;
+  // web-call.js its audio worklets from beside itself.
+  for (const file of ['widget.js', 'widget.css', 'web-call.js', 'web-call-worklet.js']) {
+    router.get(`/${file}`, (ctx) => {
+      ctx.type = file.endsWith('.css') ? 'text/css; charset=utf-8' : 'application/javascript; charset=utf-8';
       ctx.set('Cache-Control', 'public, max-age=300');
-      ctx.body = fs.createReadStream(path.join(webDir, script));
+      ctx.body = fs.createReadStream(path.join(webDir, file));
     });
   }
   router.get('/widget/demo', (ctx) => {

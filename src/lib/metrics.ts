@@ -122,11 +122,26 @@ export type ProviderKind = 'stt' | 'tts' | 'llm' | 'realtime' | 'carrier';
 export type TurnComponent = 'end_of_speech_to_first_audio' | 'end_of_turn_decision' | 'stt_final_delay' | 'llm_first_token' | 'tts_first_byte';
 
 /** The groups each role feeds; roles/metrics.ts adds those read at scrape time. */
+export const sipCallStatuses = new Counter({
+  name: 'parley_sip_call_statuses_total',
+  help: 'Statuses the SIP gateway reported for trunk calls (ringing, in-progress, completed, busy, no-answer, failed, canceled).',
+  labelNames: ['status'] as const,
+  registers: [],
+});
+
+export const sipGreetingDelay = new Histogram({
+  name: 'parley_sip_answer_to_first_audio_seconds',
+  help: 'Time from a trunk call\'s answer to the first RTP packet with sound sent to the far end (the greeting).',
+  buckets: TURN_BUCKETS,
+  registers: [],
+});
+
 export const metricGroups = {
   // The api's chats and generated replies ask the language model too.
   api: [httpRequests, httpRequestDuration, providerErrors],
   media: [callsInProgress, callsRefused, unauthenticatedSockets, unauthenticatedSocketsClosed, lostMediaSessions, turnLatency, turnModelScores, preemptiveReplies, providerErrors],
   worker: [providerErrors, webhookDeliveries, webhookLag, webhookWakeups, campaignCallsPlaced, lostMediaSessions],
+  sip: [sipCallStatuses, sipGreetingDelay],
 } satisfies Record<string, Metric[]>;
 
 /** A fresh registry with the process's own metrics (memory, CPU, event loop lag) under the `parley_` prefix. */

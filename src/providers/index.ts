@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { Config } from '../config.ts';
 import { resolveAppKey } from '../lib/app-key.ts';
 import { mediaControlToken } from '../lib/media-control.ts';
+import { sipControlToken } from '../lib/sip-control.ts';
 import { createSafeFetch, type SafeFetch } from '../lib/safe-fetch.ts';
 import { createSecretBox, type SecretBox } from '../lib/secrets.ts';
 import type { Logger } from '../logger.ts';
@@ -15,7 +16,8 @@ import { createFilesystemStorage } from './storage/filesystem.ts';
 import type { FileStorage } from './storage/index.ts';
 import type { SpeechToText } from './stt/types.ts';
 import { createTelephony } from './telephony/index.ts';
-import type { TelephonyProvider } from './telephony/types.ts';
+import { createSipTrunkCarrier } from './telephony/sip-trunks.ts';
+import type { CarrierCalls, TelephonyProvider } from './telephony/types.ts';
 import type { TurnDetector } from './turn/types.ts';
 import type { VadFactory } from './vad/types.ts';
 
@@ -53,6 +55,8 @@ export interface Providers {
   payments: PaymentProvider;
   /** Numbers offered, provisioned and released at the carrier of TELEPHONY_PROVIDER (the sandbox carrier unless Twilio is configured). */
   telephony: TelephonyProvider;
+  /** The calls of SIP trunks, placed and carried by Parley's SIP gateway (the sip role at SIP_CONTROL_URL). */
+  sipTrunks: CarrierCalls;
   /** Ends what the adapters built here started (speech worker processes, loaded voices); the platform calls it on stop. */
   close(): Promise<void>;
 }
@@ -93,6 +97,12 @@ export function createProviders(
     realtime: 'realtime' in overrides ? overrides.realtime : createRealtimeModel(config),
     payments: overrides.payments ?? createPayments(config.payments, database),
     telephony: overrides.telephony ?? createTelephony(config, database, secretBox),
+    sipTrunks: overrides.sipTrunks ?? createSipTrunkCarrier({ url: () => sipControlUrl(config), token: () => sipControlToken(secretBox()) }),
     close: () => speech.close(),
   };
+}
+
+/** Where the sip role's control API is: SIP_CONTROL_URL, or the port of a role on this machine. */
+export function sipControlUrl(config: Pick<Config, 'sip'>): string {
+  return config.sip.controlUrl ?? `http://127.0.0.1:${config.sip.controlPort}`;
 }

@@ -118,7 +118,7 @@ export function createCallLoader(ctx: RoleContext, sessionUrl: () => string) {
       // Only the calls Parley places can reach a machine; a web call or a caller ringing in is a person.
       screen: call.type === 'outbound',
       ...(recording ? { recording } : {}),
-      ...(from === 'carrier' ? { phone: phoneLine({ knex, telephony: providers.telephony, publicUrl: config.publicUrl }, owner) } : {}),
+      ...(from === 'carrier' ? { phone: phoneLine({ knex, telephony: providers.telephony, sipTrunks: providers.sipTrunks, publicUrl: config.publicUrl }, owner) } : {}),
       assistants: assistantLine({ knex, load: assistantSetup }, owner),
     };
     return { setup, reservedSeconds, maxSeconds };

@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { RejectedError } from '../lib/errors.ts';
-import type { TelephonyProvider } from '../providers/telephony/types.ts';
+import { isSipCallSid } from '../providers/telephony/sip-trunks.ts';
+import type { CarrierCalls, TelephonyProvider } from '../providers/telephony/types.ts';
 import { dialingCountries } from '../resources/dialing-countries/service.ts';
 import { addTransfer, advanceSupervisorTransfer, noteSupervisorCall, settlePhoneTransfer } from '../resources/calls/transfers.ts';
 import { roomFor, supervisorTwiml } from '../resources/carrier-callbacks/warm-transfers.ts';
@@ -14,6 +15,8 @@ const TRANSFER_RING_SECONDS = 30;
 export interface PhoneLineDeps {
   knex: Knex;
   telephony: TelephonyProvider;
+  /** The calls of SIP trunks (Parley's SIP gateway): a call the gateway carries is transferred by it. */
+  sipTrunks?: CarrierCalls;
   /** PUBLIC_URL: where the carrier posts the transfer's outcome and asks for its whisper. */
   publicUrl: string;
 }
@@ -40,7 +43,7 @@ export function phoneLine(deps: PhoneLineDeps, call: { id: number; userId: numbe
     async transfer({ to, whisper }) {
       await checkTransfer(to);
       const row = await knex('calls').where({ id: call.id }).first<{ providerCallId: string | null; assistantPhoneNumber: string | null } | undefined>('providerCallId', 'assistantPhoneNumber');
-      const carrier = telephony.calls;
+      const carrier = isSipCallSid(row?.providerCallId) ? deps.sipTrunks : telephony.calls;
       if (!row?.providerCallId || !row.assistantPhoneNumber || !carrier) throw new RejectedError('This call cannot be transferred: the carrier has not named it yet.');
       await addTransfer(knex, call.id, {
         type: 'phone', to, warm: whisper !== undefined, message: whisper ?? null, status: 'requested', requested_at: new Date().toISOString(), ended_at: null, duration: null, error: null,
@@ -68,7 +71,7 @@ export function phoneLine(deps: PhoneLineDeps, call: { id: number; userId: numbe
         );
       const outbound = await knex('phone_numbers').where({ id: transfer.outboundPhoneId, userId: call.userId }).whereNull('releasedAt')
         .first<{ phoneNumber: string } | undefined>('phoneNumber');
-      const carrier = telephony.calls;
+      const carrier = isSipCallSid(row?.providerCallId) ? deps.sipTrunks : telephony.calls;
       if (!carrier?.warmTransfer) throw new RejectedError('This carrier cannot hold a caller for a supervisor.');
       if (!row?.providerCallId) throw new RejectedError('This call cannot be transferred: the carrier has not named it yet.');
       if (!outbound) throw new RejectedError('The number to call the supervisor from is no longer on this account.');

@@ -204,9 +204,15 @@ describe('the console in a browser', () => {
     expect(JSON.parse(receiver.received.at(-1)!.body)).toMatchObject({ customer_phone: PERSON, status: 'ended_by_customer' });
 
     // The calls list shows the client's number, and filters by it.
+    const listRequests: string[] = [];
+    page.on('request', (request) => {
+      if (new URL(request.url()).pathname === '/api/user/calls') listRequests.push(request.url());
+    });
     await page.goto(`${platform.baseUrl}/app/calls?phone_number=${encodeURIComponent(PERSON)}`);
     await expect.poll(() => page.locator('table.calls tbody tr').count()).toBe(1);
     expect(await page.locator('table.calls tbody tr td').nth(2).textContent()).toBe(PERSON);
+    // Asked once, by the page's early script as it loaded: the bundle took that answer instead of asking again.
+    expect(listRequests).toHaveLength(1);
     await page.close();
   }, 180_000);
 

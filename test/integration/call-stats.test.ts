@@ -61,6 +61,37 @@ describe('GET /user/calls/stats', () => {
     expect(today.body.data.total.calls).toBe(4);
   });
 
+  it('keeps its daily rollups as the calls change: turns appended one by one, the final duration, a call moved and deleted', async () => {
+    const user = await createTestUser(knex());
+    const stats = async () => (await platform.request('GET', '/user/calls/stats?days=2', { token: user.token })).body.data.total;
+    const [live, other] = await insertCalls(knex(), user.id, [
+      { status: 'in-progress', created_at: '2026-11-20T09:00:00Z' },
+      { status: 'completed', duration: 120, turns: replies(300, 700, 700), created_at: '2026-11-19T09:00:00Z' },
+    ]);
+    // As the media role stores them: each turn appended to the row in its own statement.
+    for (const turn of replies(200, 900)) {
+      await knex()('calls').where({ id: live }).update({ turns: knex().raw('turns || ?::jsonb', [JSON.stringify([turn])]) });
+    }
+    expect(await stats()).toMatchObject({ replies: 5, latency_p50_ms: 700, latency_p95_ms: 860, minutes: 2 });
+    await knex()('calls').where({ id: live }).update({ status: 'completed', duration: 90, ended_at: '2026-11-20T09:01:30Z' });
+    // A status change that moves nothing the rollups hold writes nothing there.
+    await knex()('calls').where({ id: live }).update({ evaluation: JSON.stringify({ ok: true }) });
+    expect(await stats()).toMatchObject({ replies: 5, minutes: 3.5 });
+    // The same figures as percentile_cont over the calls' replies, read the slow way.
+    const direct = await knex().raw(`select percentile_cont(0.5) within group (order by (t->'metrics'->>'end_of_speech_to_first_audio_ms')::float8) as median,
+      percentile_cont(0.95) within group (order by (t->'metrics'->>'end_of_speech_to_first_audio_ms')::float8) as high
+      from calls c cross join lateral jsonb_array_elements(c.turns) t where c.user_id = ? and t->'metrics'->>'end_of_speech_to_first_audio_ms' is not null`, [user.id]);
+    expect(await stats()).toMatchObject({ latency_p50_ms: Math.round(direct.rows[0].median), latency_p95_ms: Math.round(direct.rows[0].high) });
+
+    await knex()('calls').where({ id: other }).update({ created_at: '2026-10-01T09:00:00Z' });
+    expect(await stats()).toMatchObject({ replies: 2, latency_p50_ms: 550, minutes: 1.5 });
+    await knex()('calls').where({ id: live }).delete();
+    expect(await stats()).toMatchObject({ replies: 0, latency_p50_ms: null, latency_p95_ms: null, minutes: 0 });
+    // A user's rollups go with the user.
+    await knex()('users').where({ id: user.id }).delete();
+    expect(await knex()('call_day_latencies').where({ user_id: user.id }).count({ rows: '*' })).toEqual([{ rows: expect.toSatisfy((rows) => Number(rows) === 0) }]);
+  });
+
   it('answers a user without calls with zeros, and refuses a period outside 1 to 90 days', async () => {
     const user = await createTestUser(knex());
     const answer = await platform.request('GET', '/user/calls/stats?days=7', { token: user.token });

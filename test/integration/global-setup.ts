@@ -5,6 +5,7 @@ import { bundleWorkflowCode } from '@temporalio/worker';
 import type { TestProject } from 'vitest/node';
 import { connectPostgres, migrateLatest, openEmbedded } from '../../src/db/database.ts';
 import { createLogger } from '../../src/logger.ts';
+import { ensureSipGateway } from '../../src/sip/gateway-process.ts';
 import { ensureTemporalCli, startTemporalDevServer } from '../../src/temporal/dev-server.ts';
 import { workflowsPath } from '../../src/temporal/worker.ts';
 import { freePort } from '../support/ports.ts';
@@ -28,6 +29,12 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-test-'));
 
   const cliPath = ensureTemporalCli(process.env.TEMPORAL_CLI, logger);
+  // Built (or found up to date) once here, not by each test file's sip role at the same time.
+  try {
+    ensureSipGateway({ gatewayBin: process.env.SIP_GATEWAY_BIN }, logger);
+  } catch (error) {
+    logger.warn({ err: error }, 'the SIP gateway could not be built: its tests will fail');
+  }
   const startTemporal = async () => startTemporalDevServer({ cliPath, port: await freePort(), uiPort: await freePort(), logger });
   // A free port can be taken by another process before the server binds it (other runs share the machine):
   // the server then exits at once, and fresh ports are tried once more.

@@ -30,6 +30,7 @@ describe('calls whose media session is lost', () => {
     const tts = toneTts();
     platform = await startTestPlatform({
       worker: true,
+      sweepLostCalls: true,
       media: true,
       env: { LLM_BASE_URL: llm.baseUrl, LLM_API_KEY: 'test' },
       providers: { stt: toneStt({}), vad: energyVad(), tts: { forCode: () => tts, default: tts, codes: ['espeak'] } },
@@ -52,8 +53,10 @@ describe('calls whose media session is lost', () => {
   async function answeredCall(answeredAgoMs: number, seenAgoMs: number, sessionUrl = DEAD_REPLICA): Promise<{ callId: number; answeredAt: Date; seenAt: Date }> {
     const created = await platform.request('POST', '/user/web-calls', { token: owner.token, body: { assistant_id: assistantId } });
     const callId = created.body.data.call_id as number;
-    const answeredAt = new Date(Date.now() - answeredAgoMs);
-    const seenAt = new Date(Date.now() - seenAgoMs);
+    // One instant for both, so the seconds between them are exactly what the test says.
+    const now = Date.now();
+    const answeredAt = new Date(now - answeredAgoMs);
+    const seenAt = new Date(now - seenAgoMs);
     await knex()('calls').where({ id: callId }).update({ mediaSessionUrl: sessionUrl, mediaSeenAt: seenAt, mediaTokenHash: null });
     await signalCallAnswered(platform.temporal, callId, answeredAt, logger);
     await expect.poll(async () => (await knex()('calls').where({ id: callId }).first()).status).toBe('in-progress');

@@ -54,7 +54,7 @@ describe('phone call activities: dialing once, dropping the line, and the carrie
       knex: platform.database.knex,
       logger: createLogger(platform.config),
       config: platform.config,
-      providers: { telephony: carrier.telephony, secrets: platform.providers.secrets },
+      providers: { telephony: carrier.telephony, secrets: platform.providers.secrets, sipTrunks: platform.providers.sipTrunks },
     });
   });
   afterAll(() => platform.close());
@@ -73,6 +73,7 @@ describe('phone call activities: dialing once, dropping the line, and the carrie
     const before = carrier.placed.length;
     expect(await activities.dialCall({ callId, ringTimeoutSeconds: 30 })).toEqual({ dialed: true });
     expect(carrier.placed.slice(before)).toEqual([{
+      callId,
       from: '+14155550100',
       to: '+14155550123',
       stream: { url: `wss://media.parley.example.test${PHONE_STREAM_PATH}`, parameters: { callId: String(callId), token: phoneStreamToken(platform.providers.secrets, callId) } },
@@ -107,7 +108,7 @@ describe('phone call activities: dialing once, dropping the line, and the carrie
     carrier.answerWith(() => Promise.reject(new Error('socket hang up')));
     await expect(activities.dialCall({ callId: await outboundCall(), ringTimeoutSeconds: 30 })).rejects.toThrow('socket hang up');
     const { calls: _calls, ...withoutCalls } = carrier.telephony;
-    const numbersOnly = createPhoneCallActivities({ knex: knex(), logger: createLogger(platform.config), config: platform.config, providers: { telephony: withoutCalls, secrets: platform.providers.secrets } });
+    const numbersOnly = createPhoneCallActivities({ knex: knex(), logger: createLogger(platform.config), config: platform.config, providers: { telephony: withoutCalls, secrets: platform.providers.secrets, sipTrunks: platform.providers.sipTrunks } });
     expect(await numbersOnly.dialCall({ callId: await outboundCall(), ringTimeoutSeconds: 30 })).toMatchObject({ dialed: false });
     // A call never dialed has no line to drop.
     await numbersOnly.endCarrierCall({ callId: await outboundCall() });
@@ -132,7 +133,7 @@ describe('phone call activities: dialing once, dropping the line, and the carrie
     afterAll(() => twilio.close());
 
     const activitiesWith = (telephony: TelephonyProvider) => createPhoneCallActivities({
-      knex: knex(), logger: createLogger(platform.config), config: platform.config, providers: { telephony, secrets: platform.providers.secrets },
+      knex: knex(), logger: createLogger(platform.config), config: platform.config, providers: { telephony, secrets: platform.providers.secrets, sipTrunks: platform.providers.sipTrunks },
     });
 
     it('at Twilio, which takes no key: the retry finds the call the lost try created, From to To since the attempt, and adopts it', async () => {

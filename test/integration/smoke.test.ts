@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openEmbedded } from '../../src/db/database.ts';
 import { freePort } from '../support/ports.ts';
+import { sipOptions } from '../support/sip-probe.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -53,6 +54,11 @@ describe('npm start with nothing configured (the embedded default)', () => {
       TEMPORAL_PORT: String(await freePort()),
       TEMPORAL_UI_PORT: String(await freePort()),
       METRICS_PORT: String(await freePort()),
+      SIP_HOST: '127.0.0.1',
+      SIP_PORT: String(await freePort()),
+      SIP_CONTROL_PORT: String(await freePort()),
+      RTP_PORT_MIN: '39000',
+      RTP_PORT_MAX: '39100',
     };
     const ready = `http://127.0.0.1:${env.PORT}/api/ready?deep=true`;
 
@@ -68,6 +74,10 @@ describe('npm start with nothing configured (the embedded default)', () => {
         expect(parley.output()).toContain(`API          http://localhost:${env.PORT}/api`);
         expect(parley.output()).toContain(`Media        ws://localhost:${env.MEDIA_PORT}/media`);
         expect(await (await fetch(`http://127.0.0.1:${env.MEDIA_PORT}/media/health`)).json()).toEqual({ status: 'ok', sessions: 0 });
+        // Carriers probe a SIP trunk with OPTIONS: answered over UDP and TCP once the platform is ready.
+        expect(parley.output()).toContain(`SIP          127.0.0.1:${env.SIP_PORT} (UDP and TCP)`);
+        expect(await sipOptions('127.0.0.1', Number(env.SIP_PORT), 'udp')).toBe('SIP/2.0 200 OK');
+        expect(await sipOptions('127.0.0.1', Number(env.SIP_PORT), 'tcp')).toBe('SIP/2.0 200 OK');
         expect(parley.output()).toContain(`Temporal UI  http://127.0.0.1:${env.TEMPORAL_UI_PORT}`);
         // One registry serves every role's metrics in `all` mode, on its own port only.
         expect(parley.output()).toContain(`Metrics      http://127.0.0.1:${env.METRICS_PORT}/metrics`);

@@ -23,6 +23,7 @@ import { softphoneUpgrades } from '../../src/simulators/sandbox-carrier/http/sof
 import type { SandboxCarrier } from '../../src/simulators/sandbox-carrier/carrier.ts';
 import { sweepLostCalls } from '../../src/roles/lost-calls.ts';
 import { start as startMedia } from '../../src/roles/media.ts';
+import { start as startSip, type SipRole } from '../../src/roles/sip.ts';
 import { registerApiMetrics, registerWorkerMetrics } from '../../src/roles/metrics.ts';
 import { createMetricsRegistry } from '../../src/lib/metrics.ts';
 import { createActivities } from '../../activities/index.ts';
@@ -42,6 +43,8 @@ export interface TestPlatform {
   baseUrl: string;
   /** The media gateway's `ws:` base URL, when the platform was started with `media`. */
   mediaUrl: string | undefined;
+  /** The SIP gateway, when the platform was started with `sip`. */
+  sip: SipRole | undefined;
   api: Api;
   providers: Providers;
   /** The platform's metrics registry, with the metrics of the roles it runs (api, and worker and media when asked). */
@@ -78,6 +81,20 @@ export async function testConfig(env: Record<string, string> = {}): Promise<Conf
 }
 
 /**
+ * The SIP gateway of a test, unless the test's own variables say otherwise: loopback, a free SIP and control port,
+ * and RTP ports of a range no other test file of the run is likely to take.
+ */
+function testSipSettings(settings: Config['sip']): Partial<Config['sip']> {
+  const rtpBase = 20000 + 2 * Math.floor(Math.random() * 9000);
+  return {
+    host: settings.host === '0.0.0.0' ? '127.0.0.1' : settings.host,
+    port: settings.port === 5060 ? 0 : settings.port,
+    controlPort: 0,
+    ...(settings.rtpPortMin === 10000 && settings.rtpPortMax === 20000 ? { rtpPortMin: rtpBase, rtpPortMax: rtpBase + 400 } : {}),
+  };
+}
+
+/**
  * The real app on a real port, over this file's database and the run's Temporal dev server, in this file's
  * namespace and with a task queue of its own so workers of other platforms never take its tasks.
  */
@@ -85,12 +102,23 @@ export async function startTestPlatform(options: {
   worker?: boolean;
   /** Runs the media role too, on a port of its own; web calls' `websocket_url` points at it. */
   media?: boolean;
+  /**
+   * Runs the sip role too: the SIP gateway on a free port of 127.0.0.1 (UDP and TCP, its address in
+   * `sip.listening()`), RTP on a range of its own, and the control API the trunk carrier adapter reaches.
+   */
+  sip?: boolean;
   env?: Record<string, string>;
   logger?: Logger;
   /** Fakes in place of the configured adapters; the rest are built as production builds them. */
   providers?: Partial<Omit<Providers, 'close'>>;
   /** The app's time (session expiry, login lockout), the system clock unless given. */
   clock?: Clock;
+  /**
+   * The worker looks for calls whose media session stopped reporting, as the worker role does. Only when asked:
+   * on PostgreSQL every test file shares one database, and a sweeper would claim other files' calls, whose
+   * workflows it cannot reach in their namespaces, so they would never end.
+   */
+  sweepLostCalls?: boolean;
 } = {}): Promise<TestPlatform> {
   // Uploads and ingestion work files go to a directory of this platform's, removed with it, unless the test
   // names one with STORAGE_DIR; `config.storage.dir` says where.
@@ -125,13 +153,16 @@ export async function startTestPlatform(options: {
       workflowBundlePath: inject('workflowBundlePath'),
     })
     : undefined;
-  // As the worker role does: calls whose media session stopped reporting are ended.
-  const sweeper = options.worker ? sweepLostCalls({ knex: database.knex, temporal, logger }) : undefined;
+  const sweeper = options.worker && options.sweepLostCalls ? sweepLostCalls({ knex: database.knex, temporal, logger }) : undefined;
   const media = options.media
     ? await startMedia({ config: { ...config, media: { ...config.media, port: 0 } }, logger, database, temporal, temporalAddress: config.temporal.address ?? '', providers, metrics })
     : undefined;
   // Web calls hand out the gateway's address: here, the port it was given.
   if (media) config.media.publicUrl = media.url.replace(/^http/, 'ws');
+  const sip = options.sip ? await startSip({
+    config: { ...config, sip: { ...config.sip, ...testSipSettings(config.sip) } }, logger, database, temporal, temporalAddress: config.temporal.address ?? '', providers, metrics,
+  }) : undefined;
+  if (sip) config.sip.controlUrl = sip.url;
   const guards = createRequestGuards({ knex: database.knex, config, clock: options.clock, resolveToken: (clock) => tokenResolver(database.knex, clock) });
   const sandboxCarrier = options.providers?.telephony ? undefined : createSandboxCarrier(config, providers, logger, database.knex);
   // Temporal calls the routes make without waiting (a conversation's timer start) finish before the client closes.
@@ -149,6 +180,7 @@ export async function startTestPlatform(options: {
     worker,
     baseUrl,
     mediaUrl: media ? config.media.publicUrl : undefined,
+    sip,
     api,
     providers,
     metrics,
@@ -157,6 +189,7 @@ export async function startTestPlatform(options: {
     async close() {
       await sandboxCarrier?.close();
       await stopServer();
+      await sip?.stop(Date.now());
       await media?.stop(Date.now());
       await sweeper?.stop();
       await worker?.stop();

@@ -8,6 +8,7 @@ import { WebSocketServer } from 'ws';
 import type { AgentPorts } from '../../src/agent/ports.ts';
 import type { AgentProfile } from '../../src/agent/profile.ts';
 import { createLogger } from '../../src/logger.ts';
+import type { ChatMessage } from '../../src/providers/llm/types.ts';
 import type { RealtimeModel } from '../../src/providers/realtime/types.ts';
 import type { TurnDetector } from '../../src/providers/turn/types.ts';
 import type { CallTurn, EndReason } from '../../src/voice/hooks.ts';
@@ -181,3 +182,6 @@ export function say(call: HarnessCall, utterance: keyof typeof UTTERANCES, ms = 
 export function roles(call: HarnessCall): string[] {
   return call.turns.map((turn) => `${turn.role}: ${turn.text}`);
 }
+
+/** The results of the tools the model called, as the messages of its next request carry them. */
+export const toolResults = (messages: ChatMessage[]) => messages.filter((message) => message.role === 'tool').map((message) => JSON.parse(message.content) as unknown);

@@ -109,8 +109,11 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  it('runs the api, the worker and the media gateway from the same image and build', () => {
-    const { api, worker, media } = compose.services;
+  it('runs the api, the worker, the media gateway and the SIP gateway from the same image and build', () => {
+    const { api, worker, media, sip } = compose.services;
+    expect(sip?.build).toEqual(api?.build);
+    expect(sip?.image).toEqual(api?.image);
+    expect(sip?.command).toEqual(['sip']);
     expect(api?.build).toBeDefined();
     expect(worker?.build).toEqual(api?.build);
     expect(worker?.image).toEqual(api?.image);
@@ -131,6 +134,16 @@ describe('docker-compose.yml', () => {
     }));
     expect(worker?.environment).toEqual(api?.environment);
     expect(media?.environment).toEqual(api?.environment);
+    expect(compose.services.sip?.environment).toEqual(api?.environment);
+  });
+
+  it('publishes SIP over UDP and TCP and the RTP range the SIP gateway uses, and probes its health route', () => {
+    const { sip, api } = compose.services;
+    const environment = api?.environment as Record<string, string>;
+    expect(sip?.ports).toEqual(expect.arrayContaining(['${SIP_PORT:-5060}:5060/udp', '${SIP_PORT:-5060}:5060/tcp']));
+    expect(sip?.ports).toContain(`${environment.RTP_PORT_MIN}-${environment.RTP_PORT_MAX}:${environment.RTP_PORT_MIN}-${environment.RTP_PORT_MAX}/udp`);
+    expect(environment.SIP_CONTROL_URL).toBe('http://sip:8082');
+    expect([sip?.healthcheck?.test].flat().join(' ')).toContain('http://127.0.0.1:8082/sip/health');
   });
 
   it('publishes the media gateway\'s WebSocket port, probes its own health route, and starts it after the api', () => {

@@ -8,17 +8,11 @@ interface Port { sent: any[]; postMessage(message: unknown): void; onmessage: ((
 interface Processor { port: Port; process(inputs: Float32Array[][], outputs: Float32Array[][]): boolean }
 
 /**
- * The AudioWorklet processors that web/web-call.js ships, run as the browser would: the page script in one
- * context (it hands the worklet source to a Blob), that source in an AudioWorkletGlobalScope stand-in at
- * `rate`, with `currentFrame` advancing one render quantum per `render` call.
+ * The AudioWorklet processors of the web call (web/web-call-worklet.js), run as the browser would: in an
+ * AudioWorkletGlobalScope stand-in at `rate`, with `currentFrame` advancing one render quantum per `render` call.
  */
 function loadWorklets(rate: number) {
-  let workletSource = '';
-  vm.runInNewContext(fs.readFileSync('web/web-call.js', 'utf8'), {
-    window: {},
-    URL: { createObjectURL: () => 'blob:worklet' },
-    Blob: class { constructor(parts: string[]) { workletSource = parts.join(''); } },
-  });
+  const workletSource = fs.readFileSync('web/web-call-worklet.js', 'utf8');
   const processors = new Map<string, new () => Processor>();
   const scope = vm.createContext({
     sampleRate: rate,

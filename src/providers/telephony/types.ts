@@ -65,6 +65,8 @@ export interface TelephonyProvider {
 
 /** A phone call Parley asks a carrier to place. */
 export interface CallRequest {
+  /** Parley's id of the call: the SIP gateway, a carrier of Parley's own, records its calls by it. */
+  callId?: number;
   /** E.164: one of the account's numbers, and the callee. */
   from: string;
   to: string;

@@ -32,6 +32,7 @@ export const NOT_IN_SERVICE = 'Sorry, this number cannot take calls right now. P
 
 interface Receiving {
   numberId: number;
+  phoneNumber: string;
   userId: number;
   assistantId: number | null;
   assistantUuid: string | null;
@@ -40,42 +41,75 @@ interface Receiving {
   inboundWebhookUrl: string | null;
 }
 
+/** The number a call reached: its E.164 text (a carrier's voice webhook), or a SIP trunk's row (the SIP gateway). */
+export type InboundNumber = { phoneNumber: string } | { numberId: number };
+
 /**
- * A call to one of the numbers Parley holds (the carrier's voice webhook): a number nobody holds is rejected;
- * a held number without an inbound assistant (or whose owner cannot pay a minute, or with no language model
- * here) hears a short message and is hung up on; a call while the owner has as many calls live as the plan
- * allows is rejected as busy (the caller hears a busy line), nothing recorded; otherwise the call is recorded (`inbound`, the caller's
- * number in the record and in `{{customer_phone}}`), its lifecycle started, and the carrier told to stream
- * it to the media gateway. When the assistant has an inbound webhook, it is asked once the call is admitted (and
- * only then), while the lifecycle starts; the variables it answers with are merged over the assistant's before
- * the carrier is told to stream (the media gateway reads them when the stream opens). The same call announced
- * twice gets the same answer, and its webhook is asked once.
+ * What Parley does with a call to one of its numbers: refuse it (a number nobody holds), say it is not in
+ * service, refuse it as busy, or stream it to the media gateway as the call `callId`.
+ */
+export type InboundDecision =
+  | { kind: 'unknown' }
+  | { kind: 'not_in_service' }
+  | { kind: 'busy' }
+  | { kind: 'stream'; callId: number; stream: { url: string; parameters: Record<string, string> } };
+
+/**
+ * A call to one of the numbers Parley holds (the carrier's voice webhook), answered in TwiML: see
+ * `admitInboundCall`; a call not in service hears a short message and is hung up on.
  */
 export async function answerInboundCall(deps: InboundCallDeps, call: { to: string; from: string; providerCallId: string }): Promise<string> {
+  const decision = await admitInboundCall(deps, { number: { phoneNumber: call.to }, from: call.from, providerCallId: call.providerCallId });
+  switch (decision.kind) {
+    case 'unknown':
+      return twiml('<Reject reason="rejected"/>');
+    case 'not_in_service':
+      return twiml(`<Say>${escape(NOT_IN_SERVICE)}</Say><Hangup/>`);
+    case 'busy':
+      return twiml('<Reject reason="busy"/>');
+    case 'stream': {
+      const { url, parameters } = decision.stream;
+      const stream = Object.entries(parameters).map(([name, value]) => `<Parameter name="${name}" value="${escape(value)}"/>`).join('');
+      return twiml(`<Connect><Stream url="${escape(url)}">${stream}</Stream></Connect>`);
+    }
+  }
+}
+
+/**
+ * A call to one of the numbers Parley holds: a number nobody holds is `unknown`; a held number without an
+ * inbound assistant (or whose owner cannot pay a minute, or with no language model here) is not in service; a
+ * call while the owner has as many calls live as the plan allows is `busy`, nothing recorded; otherwise the call
+ * is recorded (`inbound`, the caller's number in the record and in `{{customer_phone}}`), its lifecycle started,
+ * and it is to be streamed to the media gateway. When the assistant has an inbound webhook, it is asked once the
+ * call is admitted (and only then), while the lifecycle starts; the variables it answers with are merged over
+ * the assistant's before the stream is named (the media gateway reads them when the stream opens). The same
+ * call announced twice gets the same answer, and its webhook is asked once.
+ */
+export async function admitInboundCall(deps: InboundCallDeps, call: { number: InboundNumber; from: string; providerCallId: string }): Promise<InboundDecision> {
   const { knex } = deps;
   const receiving = await knex('phone_numbers as n')
     .leftJoin('assistants as a', function inboundAssistant() {
       this.on('a.phone_number_id', 'n.id').andOnVal('a.type', 'inbound');
     })
-    .where('n.phone_number', call.to)
+    .where('phoneNumber' in call.number ? { 'n.phone_number': call.number.phoneNumber } : { 'n.id': call.number.numberId })
     .whereIn('n.status', ['active', 'past_due'])
-    .first<Receiving | undefined>('n.id as number_id', 'n.user_id', 'a.id as assistant_id', 'a.uuid as assistant_uuid', 'a.name as assistant_name', 'a.variables', 'a.inbound_webhook_url');
-  if (!receiving) return twiml('<Reject reason="rejected"/>');
-  const notInService = twiml(`<Say>${escape(NOT_IN_SERVICE)}</Say><Hangup/>`);
+    .first<Receiving | undefined>('n.id as number_id', 'n.phone_number', 'n.user_id', 'a.id as assistant_id', 'a.uuid as assistant_uuid', 'a.name as assistant_name', 'a.variables', 'a.inbound_webhook_url');
+  if (!receiving) return { kind: 'unknown' };
   const { assistantId } = receiving;
-  if (assistantId === null || !deps.model) return notInService;
+  if (assistantId === null || !deps.model) return { kind: 'not_in_service' };
   if (!(await ownerCanAffordCall(knex, receiving.userId))) {
     deps.logger.info({ numberId: receiving.numberId, userId: receiving.userId }, 'an inbound call whose owner cannot pay a minute: not answered');
-    return notInService;
+    return { kind: 'not_in_service' };
   }
-  const admitted = await admit(knex, { ...receiving, assistantId }, call);
+  const to = receiving.phoneNumber;
+  const admitted = await admit(knex, { ...receiving, assistantId }, { to, from: call.from, providerCallId: call.providerCallId });
   if (admitted === 'unaffordable') {
     deps.logger.info({ numberId: receiving.numberId, userId: receiving.userId }, 'an inbound call whose owner cannot pay a minute beside their live calls: not answered');
-    return notInService;
+    return { kind: 'not_in_service' };
   }
   if (admitted === 'busy') {
     deps.logger.info({ numberId: receiving.numberId, userId: receiving.userId }, 'an inbound call with its owner at the plan\'s concurrent-call limit: rejected busy');
-    return twiml('<Reject reason="busy"/>');
+    return { kind: 'busy' };
   }
   if (admitted.earlier) return streamTo(deps, admitted.callId);
   const { callId } = admitted;
@@ -85,7 +119,7 @@ export async function answerInboundCall(deps: InboundCallDeps, call: { to: strin
     callId,
     userId: receiving.userId,
     from: call.from,
-    to: call.to,
+    to,
     assistant: { id: assistantId, uuid: receiving.assistantUuid ?? '', name: receiving.assistantName ?? '' },
   });
   try {
@@ -147,9 +181,11 @@ async function admit(
   }
 }
 
-/** TwiML connecting the call to the media gateway, with the call's id and stream credential as parameters. */
-function streamTo(deps: InboundCallDeps, callId: number): string {
-  const parameters = { callId: String(callId), token: phoneStreamToken(deps.secrets, callId) };
-  const stream = Object.entries(parameters).map(([name, value]) => `<Parameter name="${name}" value="${escape(value)}"/>`).join('');
-  return twiml(`<Connect><Stream url="${escape(`${deps.mediaPublicUrl()}${PHONE_STREAM_PATH}`)}">${stream}</Stream></Connect>`);
+/** The media gateway's stream for the call, with the call's id and stream credential as parameters. */
+function streamTo(deps: InboundCallDeps, callId: number): InboundDecision {
+  return {
+    kind: 'stream',
+    callId,
+    stream: { url: `${deps.mediaPublicUrl()}${PHONE_STREAM_PATH}`, parameters: { callId: String(callId), token: phoneStreamToken(deps.secrets, callId) } },
+  };
 }

@@ -16,6 +16,8 @@ import { NotFound } from './pages/not-found.tsx';
 import { Numbers } from './pages/numbers.tsx';
 import { Overview } from './pages/overview.tsx';
 import { Register, SignIn } from './pages/sign-in.tsx';
+import { Folders } from './pages/folders.tsx';
+import { ToolEditor, Tools } from './pages/tools.tsx';
 import { Users } from './pages/users.tsx';
 import { Webhooks } from './pages/webhooks.tsx';
 import { BASE, match, navigate, useLocation } from './router.ts';
@@ -29,6 +31,10 @@ const pages: [string, (params: Params) => JSX.Element][] = [
   [`${BASE}/assistants`, () => <Assistants />],
   [`${BASE}/assistants/new`, () => <AssistantEditor />],
   [`${BASE}/assistants/:id`, ({ id }) => <AssistantEditor key={id} id={Number(id)} />],
+  [`${BASE}/folders`, () => <Folders />],
+  [`${BASE}/tools`, () => <Tools />],
+  [`${BASE}/tools/new`, () => <ToolEditor />],
+  [`${BASE}/tools/:id`, ({ id }) => <ToolEditor key={id} id={Number(id)} />],
   [`${BASE}/calls`, () => <Calls />],
   [`${BASE}/calls/:id`, ({ id }) => <CallPage key={id} id={Number(id)} />],
   [`${BASE}/campaigns`, () => <Campaigns />],

@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
+import { forgetEarlyAnswers } from './first-requests.ts';
 
 /** Where the console lives; every page is a path below it, so a link can be shared and a reload lands on it. */
 export const BASE = '/app';
@@ -7,6 +8,7 @@ const listeners = new Set<() => void>();
 let inPage = false;
 let shownPath = location.pathname;
 const notify = () => {
+  forgetEarlyAnswers();
   // Another page, not the same page with other filters.
   if (location.pathname !== shownPath) inPage = true;
   shownPath = location.pathname;

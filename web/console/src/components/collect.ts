@@ -6,6 +6,7 @@
  * - select with `data-kind="id"`: an integer, empty is null (left out with `data-empty="omit"`); `multiple` selects make arrays (`data-kind="ids"`: of integers);
  * - `data-kind="json"`: the text parsed as JSON; empty is left out;
  * - `data-kind="csv"`: the text's comma- or space-separated items as an array of strings;
+ * - `data-kind="lines"`: the text's non-empty lines, trimmed, as an array of strings;
  * - other text: the text; empty is left out, null with `data-empty="null"`, sent empty with `data-empty="keep"`.
  * Disabled controls and controls without a name are not sent.
  */
@@ -36,6 +37,7 @@ function valueOf(control: Control): unknown {
   if (kind === 'id') return text === '' ? (control.dataset.empty === 'omit' ? OMIT : null) : Number(text);
   if (control instanceof HTMLInputElement && control.type === 'number') return text.trim() === '' ? (control.dataset.empty === 'null' ? null : OMIT) : Number(text);
   if (kind === 'csv') return text.split(/[\s,]+/).filter(Boolean);
+  if (kind === 'lines') return text.split('\n').map((line) => line.trim()).filter(Boolean);
   if (kind === 'json') {
     if (text.trim() === '') return OMIT;
     try {

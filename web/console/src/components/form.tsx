@@ -5,10 +5,17 @@ import { collectForm, FieldInputError } from './collect.ts';
 
 type Errors = Record<string, string[]>;
 const ErrorsContext = createContext<Errors>({});
+/** Set by a form whose field names another form on the same page also uses, so the controls' ids stay unique. */
+const IdPrefixContext = createContext('');
 
-/** The id of a control named `name` (dots and brackets are not safe in a selector). */
-export function fieldId(name: string): string {
-  return `field-${name.replace(/[^A-Za-z0-9_-]/g, '-')}`;
+/** The id of a control named `name` (dots and brackets are not safe in a selector), after its form's prefix. */
+function fieldId(name: string, prefix = ''): string {
+  return `${prefix}field-${name.replace(/[^A-Za-z0-9_-]/g, '-')}`;
+}
+
+/** `fieldId` within the form being rendered. */
+export function useFieldId(name: string): string {
+  return fieldId(name, useContext(IdPrefixContext));
 }
 
 /** An error's name is shown beside a control of that name, or beside a group (`data-errors`) it falls under. */
@@ -29,6 +36,8 @@ interface FormProps {
   class?: string;
   /** Extra buttons beside the submit button. */
   actions?: ComponentChildren;
+  /** Before each control's id, when another form on the page has controls of the same names. */
+  idPrefix?: string;
 }
 
 /**
@@ -76,6 +85,7 @@ export function Form(props: FormProps) {
   };
 
   return (
+    <IdPrefixContext.Provider value={props.idPrefix ?? ''}>
     <ErrorsContext.Provider value={errors}>
       <form class={props.class} aria-label={props.label} onSubmit={(event) => void submit(event)} noValidate>
         {props.children}
@@ -93,6 +103,7 @@ export function Form(props: FormProps) {
         </div>
       </form>
     </ErrorsContext.Provider>
+    </IdPrefixContext.Provider>
   );
 }
 
@@ -109,7 +120,7 @@ interface ShellProps {
 /** A control with its label, its hint and the API's messages about it. */
 export function FieldShell({ name, label, hint, children, class: className, after }: ShellProps) {
   const messages = useContext(ErrorsContext)[name];
-  const id = fieldId(name);
+  const id = useFieldId(name);
   const describedBy = [hint ? `${id}-hint` : '', messages ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined;
   const control = children({ id, invalid: Boolean(messages), describedBy });
   return (
@@ -185,7 +196,7 @@ export function Group({ name, legend, hint, children }: { name: string; legend: 
   const all = useContext(ErrorsContext);
   // Messages about a control of the group are beside that control already (errors arrive after the controls exist).
   const messages = Object.entries(all).filter(([key]) => (key === name || key.startsWith(`${name}.`)) && document.getElementsByName(key).length === 0);
-  const id = fieldId(name);
+  const id = useFieldId(name);
   return (
     <fieldset class={`group${messages.length ? ' invalid' : ''}`} data-errors={name} aria-describedby={messages.length ? `${id}-error` : undefined}>
       <legend>{legend}</legend>
@@ -204,7 +215,7 @@ export function Group({ name, legend, hint, children }: { name: string; legend: 
  */
 export function Choices({ name, legend, options, initial, hint }: { name: string; legend: string; options: Option[]; initial: readonly (string | number)[] | undefined; hint?: ComponentChildren }) {
   const messages = Object.entries(useContext(ErrorsContext)).filter(([key]) => key === name || key.startsWith(`${name}.`));
-  const id = fieldId(name);
+  const id = useFieldId(name);
   const chosen = new Set((initial ?? []).map(String));
   return (
     <fieldset class={`choices${messages.length ? ' invalid' : ''}`} data-errors={name} aria-describedby={messages.length ? `${id}-error` : undefined}>

@@ -7,6 +7,7 @@ import { readSession, saveSession } from '../session.ts';
 const sections: [string, string][] = [
   ['overview', 'Overview'],
   ['assistants', 'Assistants'],
+  ['tools', 'Tools'],
   ['calls', 'Calls'],
   ['campaigns', 'Campaigns'],
   ['numbers', 'Phone numbers'],

@@ -1,5 +1,6 @@
+import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
-import { fieldId, FieldShell, Group } from './form.tsx';
+import { FieldShell, Group, useFieldId } from './form.tsx';
 import { textOf } from './collect.ts';
 
 let nextKey = 0;
@@ -11,15 +12,17 @@ const key = () => ++nextKey;
  */
 export function KeyValues({ name, legend, hint, initial }: { name: string; legend: string; hint?: string; initial: Record<string, unknown> }) {
   const [rows, setRows] = useState(() => Object.entries(initial).map(([k, v]) => ({ id: key(), k, v: textOf(v) })));
+  const groupId = useFieldId(name);
   const change = (id: number, field: 'k' | 'v', value: string) => setRows(rows.map((row) => (row.id === id ? { ...row, [field]: value } : row)));
+  const keyId = (index: number) => `${groupId}-key-${index}`;
   return (
     <Group name={name} legend={legend} hint={hint}>
       {rows.length === 0 && <input type="hidden" name={name} data-kind="json" value="{}" />}
       {rows.map((row, index) => (
         <div class="row" key={row.id}>
           <div class="field">
-            <label for={`${fieldId(name)}-key-${index}`}>Name</label>
-            <input id={`${fieldId(name)}-key-${index}`} value={row.k} onInput={(event) => change(row.id, 'k', event.currentTarget.value)} />
+            <label for={keyId(index)}>Name</label>
+            <input id={keyId(index)} value={row.k} onInput={(event) => change(row.id, 'k', event.currentTarget.value)} />
           </div>
           <FieldShell name={row.k ? `${name}.${row.k}` : `${name}.#${index}`} label="Value">
             {({ id, invalid, describedBy }) => (
@@ -35,6 +38,53 @@ export function KeyValues({ name, legend, hint, initial }: { name: string; legen
   );
 }
 
+/** A control of one row of a `RowList`, named `<list>.<index>.<field>` as the API's messages name it. */
+export function RowControl({ name, label, class: className, children }: {
+  name: string;
+  label: string;
+  class?: string;
+  children: (control: { id: string; name: string; invalid: boolean; describedBy: string | undefined }) => ComponentChildren;
+}) {
+  return (
+    <FieldShell name={name} label={label} class={className}>
+      {({ id, invalid, describedBy }) => children({ id, name, invalid: Boolean(invalid), describedBy })}
+    </FieldShell>
+  );
+}
+
+/** The attributes that tie a row's control to its label and the API's messages. */
+export const tied = (control: { id: string; name: string; invalid: boolean; describedBy: string | undefined }) =>
+  ({ id: control.id, name: control.name, 'aria-invalid': control.invalid ? 'true' as const : undefined, 'aria-describedby': control.describedBy });
+
+/**
+ * A list field of objects (a tool's headers, an evaluation's fields): one row of controls per item, named
+ * `<name>.<index>.<field>`, which can be added and removed; with no row left, `[]` is sent, which empties the list.
+ */
+export function RowList<T extends object>({ name, legend, hint, initial, blank, addLabel, removeLabel, row }: {
+  name: string;
+  legend: string;
+  hint?: ComponentChildren;
+  initial: T[];
+  blank: () => T;
+  addLabel: string;
+  removeLabel: (index: number) => string;
+  row: (item: T, prefix: string, index: number) => ComponentChildren;
+}) {
+  const [rows, setRows] = useState(() => initial.map((item) => ({ id: key(), item })));
+  return (
+    <Group name={name} legend={legend} hint={hint}>
+      {rows.length === 0 && <input type="hidden" name={name} data-kind="json" value="[]" />}
+      {rows.map(({ id, item }, index) => (
+        <div class="row" key={id}>
+          {row(item, `${name}.${index}`, index)}
+          <button type="button" class="quiet" onClick={() => setRows(rows.filter((other) => other.id !== id))} aria-label={removeLabel(index)}>Remove</button>
+        </div>
+      ))}
+      <button type="button" onClick={() => setRows([...rows, { id: key(), item: blank() }])}>{addLabel}</button>
+    </Group>
+  );
+}
+
 export interface SchemaField {
   name: string;
   type: string;
@@ -43,30 +93,20 @@ export interface SchemaField {
 
 /** The fields a post-call evaluation extracts: rows named `post_call_schema.<i>.name|type|description`. */
 export function PostCallSchema({ initial }: { initial: SchemaField[] }) {
-  const [rows, setRows] = useState(() => initial.map((field) => ({ id: key(), ...field })));
-  const name = 'post_call_schema';
   return (
-    <Group name={name} legend="Fields to extract after each call" hint="Each becomes a value of the call's evaluation: a name (letters, digits, underscores), a type and what to put in it.">
-      {rows.length === 0 && <input type="hidden" name={name} data-kind="json" value="[]" />}
-      {rows.map((row, index) => (
-        <div class="row" key={row.id}>
-          <FieldShell name={`${name}.${index}.name`} label="Name">
-            {({ id, invalid, describedBy }) => <input id={id} name={`${name}.${index}.name`} data-empty="keep" defaultValue={row.name} aria-invalid={invalid ? 'true' : undefined} aria-describedby={describedBy} />}
-          </FieldShell>
-          <FieldShell name={`${name}.${index}.type`} label="Type">
-            {({ id, invalid, describedBy }) => (
-              <select id={id} name={`${name}.${index}.type`} aria-invalid={invalid ? 'true' : undefined} aria-describedby={describedBy}>
-                {['string', 'number', 'bool'].map((type) => <option key={type} value={type} selected={row.type === type}>{type}</option>)}
-              </select>
-            )}
-          </FieldShell>
-          <FieldShell name={`${name}.${index}.description`} label="Description" class="grow">
-            {({ id, invalid, describedBy }) => <input id={id} name={`${name}.${index}.description`} data-empty="keep" defaultValue={row.description} aria-invalid={invalid ? 'true' : undefined} aria-describedby={describedBy} />}
-          </FieldShell>
-          <button type="button" class="quiet" onClick={() => setRows(rows.filter((other) => other.id !== row.id))} aria-label={`Remove field ${index + 1}`}>Remove</button>
-        </div>
-      ))}
-      <button type="button" onClick={() => setRows([...rows, { id: key(), name: '', type: 'string', description: '' }])}>Add a field</button>
-    </Group>
+    <RowList name="post_call_schema" legend="Fields to extract after each call" initial={initial} addLabel="Add a field"
+      hint="Each becomes a value of the call's evaluation: a name (letters, digits, underscores), a type and what to put in it."
+      blank={() => ({ name: '', type: 'string', description: '' })} removeLabel={(index) => `Remove field ${index + 1}`}
+      row={(field, prefix) => (
+        <>
+          <RowControl name={`${prefix}.name`} label="Name">{(control) => <input {...tied(control)} data-empty="keep" defaultValue={field.name} />}</RowControl>
+          <RowControl name={`${prefix}.type`} label="Type">
+            {(control) => <select {...tied(control)}>{['string', 'number', 'bool'].map((type) => <option key={type} value={type} selected={field.type === type}>{type}</option>)}</select>}
+          </RowControl>
+          <RowControl name={`${prefix}.description`} label="Description" class="grow">
+            {(control) => <input {...tied(control)} data-empty="keep" defaultValue={field.description} />}
+          </RowControl>
+        </>
+      )} />
   );
 }

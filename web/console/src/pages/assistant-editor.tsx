@@ -9,13 +9,14 @@ import {
   Basics, CallLimits, Evaluation, PhoneNumber, PromptAndModel, ToolsAndKnowledge, TurnTaking, VoiceAndLanguage, Webhooks,
   type Assistant, type Catalogs, type Values,
 } from './assistant-sections.tsx';
+import { fillerConfigOf } from './assistant-tools.tsx';
 import { CallSomeone } from './call-someone.tsx';
 import { TryIt } from './try-it.tsx';
 
 const named = (items: { id: number; name: string }[]): Option[] => items.map((item) => ({ value: item.id, label: item.name }));
 
 async function loadCatalogs(): Promise<Catalogs> {
-  const [languages, llm, multimodal, synthesizers, transcribers, tools, knowledgebases, folders, labels] = await Promise.all([
+  const [languages, llm, multimodal, synthesizers, transcribers, tools, knowledgebases, folders, labels, numbers, assistants] = await Promise.all([
     ok(api.GET('/user/assistants/languages')),
     ok(api.GET('/user/assistants/models', { params: { query: { type: 'llm' } } })),
     ok(api.GET('/user/assistants/models', { params: { query: { type: 'multimodal' } } })),
@@ -25,6 +26,8 @@ async function loadCatalogs(): Promise<Catalogs> {
     ok(api.GET('/user/knowledgebases')),
     ok(api.GET('/user/folders', { params: { query: { per_page: 100 } } })),
     ok(api.GET('/user/labels', { params: { query: { per_page: 100 } } })),
+    ok(api.GET('/user/phone-numbers/all')),
+    ok(api.GET('/user/assistants')),
   ]);
   return {
     languages: named(languages),
@@ -36,6 +39,8 @@ async function loadCatalogs(): Promise<Catalogs> {
     knowledgebases: named(knowledgebases.data),
     folders: named(folders.data),
     labels: named(labels.data),
+    numbers: numbers.data.map((number) => ({ value: number.id, label: number.nickname ? `${number.phone_number} (${number.nickname})` : number.phone_number })),
+    assistants: named(assistants),
   };
 }
 
@@ -67,8 +72,9 @@ function AssistantForm({ saved, catalogs, onSaved }: { saved: Assistant | undefi
     .map((number) => ({ value: number.id, label: `${number.phone_number} (${number.type_label})` }));
   const values: Values = { ...start, voice_id: start.voice_id ?? (voiceOptions[0] ? Number(voiceOptions[0].value) : undefined) };
 
-  const submit = async (body: Record<string, unknown>) => {
+  const submit = async (collected: Record<string, unknown>) => {
     setNotice('');
+    const body: Record<string, unknown> = { ...collected, filler_config: fillerConfigOf(collected.filler_config) };
     if (saved) {
       const answer = await ok(api.PUT('/user/assistant/{id}', { params: { path: { id: saved.id } }, body: body as Body<'/user/assistant/{id}', 'put'> }));
       onSaved(answer.data as Assistant);

@@ -1,7 +1,9 @@
 import type { Answer } from '../api/client.ts';
+import { BASE } from '../router.ts';
 import { Check, Choices, Field, Select, TextArea, type Option } from '../components/form.tsx';
 import { KeyValues, PostCallSchema } from '../components/rows.tsx';
 import { textOf } from '../components/collect.ts';
+import { BuiltinTools, FillerPhrases } from './assistant-tools.tsx';
 
 export type Assistant = Answer<'/user/assistant/{id}'>;
 /** What the form starts from: a saved assistant, or the defaults of a new one. */
@@ -17,6 +19,9 @@ export interface Catalogs {
   knowledgebases: Option[];
   folders: Option[];
   labels: Option[];
+  /** Every number the user owns, and their assistants: what built-in tools may name. */
+  numbers: Option[];
+  assistants: Option[];
 }
 
 const text = textOf;
@@ -105,8 +110,7 @@ export function TurnTaking({ a }: { a: Values }) {
         <Field name="min_interrupt_words" label="Words before an interruption counts" type="number" step="1" min="0" max="10" data-empty="null" defaultValue={text(number(a.min_interrupt_words))} hint="0 to 10; empty: any speech" />
       </div>
       <Check name="fillers" label="Say short fillers while thinking" defaultChecked={a.fillers} />
-      <TextArea name="filler_config" label="Filler phrases (JSON)" data-kind="json" rows={3} defaultValue={a.filler_config ? JSON.stringify(a.filler_config, null, 2) : ''}
-        hint='Optional: {"positive": […], "negative": […], "question": […], "neutral": […]}.' />
+      <FillerPhrases initial={a.filler_config} />
       <div class="columns">
         <Select name="ambient_sound" label="Background sound" options={['off', 'office', 'city', 'forest', 'crowded_room', 'cafe', 'nature'].map((value) => ({ value, label: value.replace('_', ' ') }))} initial={a.ambient_sound} />
         <Field name="ambient_sound_volume" label="Background volume" type="number" step="0.05" min="0" max="1" defaultValue={text(number(a.ambient_sound_volume))} hint="0 to 1" />
@@ -144,9 +148,8 @@ export function ToolsAndKnowledge({ a, catalogs }: { a: Values; catalogs: Catalo
     <fieldset id="tools">
       <legend>Tools and knowledge</legend>
       <Choices name="tool_ids" legend="Mid-call HTTP tools" options={catalogs.tools} initial={a.tool_ids}
-        hint={catalogs.tools.length === 0 ? <>No tools yet: create them with the API's <code>POST /user/tools</code>.</> : undefined} />
-      <TextArea name="tools" label="Built-in tools (JSON)" data-kind="json" rows={4} defaultValue={a.tools?.length ? JSON.stringify(a.tools, null, 2) : ''}
-        hint='A list such as [{"type": "end_call"}, {"type": "call_transfer", "phone_number": "+14155550100"}]; types: end_call, call_transfer, warm_call_transfer, dtmf_input, collect_keypad, calendar_integration, assistant_transfer. [] removes them all.' />
+        hint={catalogs.tools.length === 0 ? <>No tools yet: <a href={`${BASE}/tools/new`}>create one</a> (this form is kept: save it first).</> : <>Made on the <a href={`${BASE}/tools`}>Tools</a> page.</>} />
+      <BuiltinTools initial={a.tools ?? []} numbers={catalogs.numbers} assistants={catalogs.assistants.filter((assistant) => assistant.value !== a.id)} />
       <div class="columns">
         <Select name="knowledgebase_id" label="Knowledge base" data-kind="id" empty="None" options={catalogs.knowledgebases} initial={a.knowledgebase_id} />
         <Select name="knowledgebase_mode" label="How it uses the knowledge base" empty="The default" options={[{ value: 'function_call', label: 'Searches when it needs to' }, { value: 'prompt', label: 'Reads the best passages before each reply' }]}

@@ -6,20 +6,7 @@ import { money, seconds, when } from '../format.ts';
 import { useLoad } from '../hooks.ts';
 import { BASE, filterAddress, navigate, useLocation } from '../router.ts';
 import { TableBox } from '../components/table-box.tsx';
-
-export const CALL_STATUSES = ['initiated', 'ringing', 'busy', 'in-progress', 'ended', 'completed', 'ended_by_customer', 'ended_by_assistant', 'no-answer', 'failed'] as const;
-const FILTERS = ['status', 'type', 'phone_number', 'assistant_id', 'campaign_id', 'date_from', 'date_to', 'per_page'] as const;
-
-/** The list's query from the address: every filter of `GET /user/calls`, as the API spells them. */
-function queryOf(search: URLSearchParams): Record<string, string | number> {
-  const query: Record<string, string | number> = {};
-  for (const name of [...FILTERS, 'page'] as const) {
-    const value = search.get(name);
-    if (value) query[name] = /^(assistant_id|campaign_id|per_page|page)$/.test(name) && /^\d+$/.test(value) ? Number(value) : value;
-  }
-  // The API checks what the address holds, and answers a wrong value with its message.
-  return query;
-}
+import { CALL_STATUSES, FILTERS, queryOf } from './calls-query.ts';
 
 /** The user's calls, newest first, with every filter of the API, a page at a time; the address keeps the filters. */
 export function Calls() {

@@ -2,15 +2,12 @@ import { useState } from 'preact/hooks';
 import { api, ok, upload, type Answer } from '../api/client.ts';
 import { Form } from '../components/form.tsx';
 import { Badge, PageHeader, Status } from '../components/page.tsx';
-import { Pager } from '../components/pager.tsx';
 import { plural, when } from '../format.ts';
 import { useInterval, useLoad } from '../hooks.ts';
-import { BASE, navigate, useLocation, withQuery } from '../router.ts';
+import { BASE, navigate } from '../router.ts';
 import { CampaignFields, type Campaign } from './campaign-form.tsx';
-import { formText } from '../components/collect.ts';
-import { TableBox } from '../components/table-box.tsx';
+import { LEAD_STATUSES, Leads } from './campaign-leads.tsx';
 
-const LEAD_STATUSES = ['created', 'scheduled', 'processing', 'completed', 'rescheduled', 'reached-max-retries', 'blacklisted'] as const;
 type Imported = Answer<'/user/campaigns/{id}/leads/import', 'post'>;
 
 /** Leads by status as one bar and as numbers, calls in progress against the limit, and the next calling window. */
@@ -101,62 +98,6 @@ function ImportLeads({ campaign, onImported }: { campaign: Campaign; onImported:
   );
 }
 
-function Leads({ campaign }: { campaign: Campaign }) {
-  const { query } = useLocation();
-  const page = Number(query.get('page') ?? 1) || 1;
-  const status = query.get('status') ?? '';
-  const phone = query.get('phone_number') ?? '';
-  const leads = useLoad(() => ok(api.GET('/user/leads', { params: { query: {
-    campaign_id: campaign.id, page, per_page: 25, ...(status ? { status: status as 'created' } : {}), ...(phone ? { phone_number: phone } : {}),
-  } } })), [campaign.id, page, status, phone, JSON.stringify(campaign.progress.leads_by_status)]);
-  const filter = (event: Event) => {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget as HTMLFormElement);
-    navigate(withQuery({ status: formText(form, 'status'), phone_number: formText(form, 'phone_number').trim(), page: undefined }));
-  };
-  return (
-    <section class="card wide" aria-labelledby="leads">
-      <h2 id="leads">Leads</h2>
-      <form class="filters" role="search" aria-label="Filter leads" onSubmit={filter}>
-        <div class="field">
-          <label for="leads-status">Status</label>
-          <select id="leads-status" name="status">
-            <option value="">Any</option>
-            {LEAD_STATUSES.map((value) => <option key={value} value={value} selected={value === status}>{value}</option>)}
-          </select>
-        </div>
-        <div class="field">
-          <label for="leads-phone">Phone number</label>
-          <input id="leads-phone" name="phone_number" type="tel" defaultValue={phone} />
-        </div>
-        <div class="filter-actions"><button type="submit">Filter</button></div>
-      </form>
-      <Status loading={leads.loading && !leads.data} error={leads.error} />
-      {leads.data && (
-        <>
-          <TableBox label="Leads of the campaign">
-            <table>
-              <caption class="visually-hidden">Leads of the campaign</caption>
-              <thead><tr><th scope="col">Phone number</th><th scope="col">Status</th><th scope="col">Variables</th><th scope="col">Added</th></tr></thead>
-              <tbody>
-                {leads.data.data.map((lead) => (
-                  <tr key={lead.id}>
-                    <td>{lead.phone_number}{lead.secondary_contacts.length > 0 && <span class="hint"> +{lead.secondary_contacts.length} more</span>}</td>
-                    <td><Badge value={lead.status} /></td>
-                    <td class="excerpt">{Object.entries(lead.variables).map(([key, value]) => `${key}: ${String(value)}`).join(', ')}</td>
-                    <td>{when(lead.created_at)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </TableBox>
-          <Pager page={leads.data} noun="leads" />
-        </>
-      )}
-    </section>
-  );
-}
-
 /** One campaign: its live progress, start and stop, its leads and their import, and its settings. */
 export function CampaignPage({ id }: { id: number }) {
   const campaign = useLoad(() => ok(api.GET('/user/campaigns/{id}', { params: { path: { id } } })), [id]);
@@ -198,7 +139,7 @@ export function CampaignPage({ id }: { id: number }) {
         <div class="campaign-layout">
           <Progress campaign={data} />
           <ImportLeads campaign={data} onImported={campaign.reload} />
-          <Leads campaign={data} />
+          <Leads campaign={data} onChange={campaign.reload} />
           <section class="card wide" aria-labelledby="settings">
             <h2 id="settings">Settings</h2>
             <Form onSubmit={save} submitLabel="Save changes" label="Campaign settings" key={data.updated_at}

@@ -1,0 +1,185 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/emiago/diago"
+	"github.com/emiago/sipgo/sip"
+)
+
+// call is one live call of the gateway, inbound or outbound, named by the id Parley knows it by.
+type call struct {
+	sid    string
+	cancel context.CancelCauseFunc
+	// refer sends a REFER on the call's dialog (once answered).
+	refer atomic.Pointer[func(ctx context.Context, target sip.Uri, onNotify func(int)) error]
+	// referred: the far end accepted a REFER; transfer carries its outcome, the final NOTIFY's status code.
+	referred atomic.Bool
+	transfer chan int
+}
+
+var errHangupRequested = errors.New("Parley asked to hang up")
+
+// statusNotice is what the gateway tells Parley of a call, in the carrier statuses Parley follows (Twilio's).
+type statusNotice struct {
+	CallSid string `json:"callSid"`
+	Status  string `json:"status"`
+	// The SIP status code of a failed call, for the logs.
+	Code int `json:"code,omitempty"`
+	// How long after the answer the first frame with sound went to the caller (the greeting).
+	FirstSoundMs int64 `json:"firstSoundMs,omitempty"`
+}
+
+type gateway struct {
+	log       *slog.Logger
+	dg        *diago.Diago
+	ctl       *control
+	admission *admission
+	guard     *guard
+	settings  settings
+	calls     sync.Map
+	draining  atomic.Bool
+	live      sync.WaitGroup
+}
+
+func (g *gateway) tellStatus(notice statusNotice) {
+	g.ctl.tell("status", notice)
+}
+
+// track registers a call until `done` is called; a second call under the same id is refused.
+func (g *gateway) track(c *call) (done func(), ok bool) {
+	if _, loaded := g.calls.LoadOrStore(c.sid, c); loaded {
+		return nil, false
+	}
+	g.live.Add(1)
+	return func() {
+		g.calls.Delete(c.sid)
+		g.live.Done()
+	}, true
+}
+
+// hangup ends a call Parley names: its ringing is cancelled, or its dialog hung up.
+func (g *gateway) hangup(_ context.Context, raw json.RawMessage) (any, error) {
+	var request struct {
+		CallSid string `json:"callSid"`
+	}
+	if err := json.Unmarshal(raw, &request); err != nil {
+		return nil, err
+	}
+	value, ok := g.calls.Load(request.CallSid)
+	if ok {
+		value.(*call).cancel(errHangupRequested)
+	}
+	return map[string]bool{"found": ok}, nil
+}
+
+// transfer hands an answered call to `target` with a REFER: answered once the far end accepts it (202); the
+// outcome (the final NOTIFY) is told to Parley later, and the dialog is hung up then.
+func (g *gateway) transfer(ctx context.Context, raw json.RawMessage) (any, error) {
+	var request struct {
+		CallSid string `json:"callSid"`
+		Target  string `json:"target"`
+	}
+	if err := json.Unmarshal(raw, &request); err != nil {
+		return nil, err
+	}
+	value, ok := g.calls.Load(request.CallSid)
+	if !ok {
+		return nil, fmt.Errorf("no live call %s", request.CallSid)
+	}
+	c := value.(*call)
+	refer := c.refer.Load()
+	if refer == nil {
+		return nil, fmt.Errorf("call %s is not answered", request.CallSid)
+	}
+	var target sip.Uri
+	if err := sip.ParseUri(request.Target, &target); err != nil {
+		return nil, fmt.Errorf("not a SIP URI: %s", request.Target)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	err := (*refer)(ctx, target, func(code int) {
+		if code < 200 {
+			return
+		}
+		select {
+		case c.transfer <- code:
+		default:
+		}
+	})
+	if err != nil {
+		return nil, fmt.Errorf("the far end did not accept the transfer: %w", err)
+	}
+	c.referred.Store(true)
+	return map[string]bool{"accepted": true}, nil
+}
+
+// awaitTransfer waits, after Parley has left a call it transferred, for the far end to say how the transfer
+// went, and tells Parley; the caller's dialog is hung up after it.
+func (g *gateway) awaitTransfer(c *call, limit time.Duration) {
+	status, code := "no-answer", 0
+	select {
+	case code = <-c.transfer:
+		status = transferStatus(code)
+	case <-time.After(limit):
+	}
+	g.ctl.tell("transfer", map[string]any{"callSid": c.sid, "status": status, "code": code})
+}
+
+// transferStatus is a REFER's final NOTIFY as a `<Dial>` outcome in Twilio's words.
+func transferStatus(code int) string {
+	switch {
+	case code >= 200 && code < 300:
+		return "answered"
+	case code == 486 || code == 600:
+		return "busy"
+	case code == 408 || code == 480 || code == 487:
+		return "no-answer"
+	default:
+		return "failed"
+	}
+}
+
+// finalStatus is how an unanswered outbound call ended, in Twilio's words.
+func finalStatus(code int) string {
+	switch code {
+	case 486, 600:
+		return "busy"
+	default:
+		return "failed"
+	}
+}
+
+// drain refuses new calls from now on and waits, until the deadline, for the live ones to end.
+func (g *gateway) drain(_ context.Context, raw json.RawMessage) (any, error) {
+	var request struct {
+		DeadlineMs int64 `json:"deadlineMs"`
+	}
+	_ = json.Unmarshal(raw, &request)
+	g.draining.Store(true)
+	done := make(chan struct{})
+	go func() {
+		g.live.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(time.Until(time.UnixMilli(request.DeadlineMs))):
+		g.calls.Range(func(_, value any) bool {
+			value.(*call).cancel(errHangupRequested)
+			return true
+		})
+		select {
+		case <-done:
+		case <-time.After(3 * time.Second):
+		}
+	}
+	return map[string]bool{"drained": true}, nil
+}

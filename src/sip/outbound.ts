@@ -1,0 +1,123 @@
+import type { Knex } from 'knex';
+import type { SipConfig } from '../config.ts';
+import { RejectedError } from '../lib/errors.ts';
+import type { SecretBox } from '../lib/secrets.ts';
+import type { Logger } from '../logger.ts';
+import { newSipCallSid } from '../providers/telephony/sip-trunks.ts';
+import { HELD_STATUSES } from '../resources/phone-numbers/model.ts';
+import { SIP_PASSWORD_PURPOSE } from '../resources/sip-trunks/service.ts';
+import { formatForTrunk, type CallingFormat } from './calling-format.ts';
+import type { GatewayProcess } from './gateway-process.ts';
+
+export interface SipOutboundDeps {
+  knex: Knex;
+  secrets: SecretBox;
+  logger: Logger;
+  gateway: GatewayProcess;
+  sip: Pick<SipConfig, 'trunkPort'>;
+  /** This replica's control URL, recorded on the calls its gateway holds. */
+  gatewayUrl: () => string;
+}
+
+/** A call to place through a trunk, as the trunk carrier adapter sends it (providers/telephony/sip-trunks.ts). */
+export interface SipDialRequest {
+  callId: number;
+  /** The trunk's number the call is made from, and the callee (E.164). */
+  from: string;
+  to: string;
+  stream: { url: string; parameters: Record<string, string> };
+  ringTimeoutSeconds: number;
+  attempt: { key: string; since: string; retried: boolean };
+}
+
+interface OutboundTrunk {
+  phoneNumber: string;
+  sipAddress: string;
+  sipUsername: string | null;
+  sipPassword: string | null;
+  sipCallingFormat: CallingFormat | null;
+  outboundProxy: boolean | null;
+}
+
+/** The trunk a call is made through: its owner's SIP trunk with the call's number. */
+async function trunkOfCall(knex: Knex, callId: number): Promise<OutboundTrunk | undefined> {
+  return knex('calls as c')
+    .join('phone_numbers as n', function trunkOfTheCall() {
+      this.on('n.user_id', 'c.user_id').andOn('n.phone_number', 'c.assistant_phone_number').andOnVal('n.type', 'sip');
+    })
+    .where('c.id', callId).whereIn('n.status', HELD_STATUSES).orderBy('n.id')
+    .first<OutboundTrunk | undefined>('n.phone_number', 'n.sip_address', 'n.sip_username', 'n.sip_password', 'n.sip_calling_format', 'n.outbound_proxy');
+}
+
+/**
+ * Where a call is sent to reach `number` through a trunk: `sip:<number>@<sip_address>`, the number written as
+ * the trunk's calling format; a SIP URI (a warm transfer's `custom_sip`) is taken as it is.
+ */
+export function trunkTarget(trunk: Pick<OutboundTrunk, 'sipAddress' | 'sipCallingFormat'>, number: string, port: number): string {
+  if (/^sips?:/i.test(number)) return number;
+  return `sip:${formatForTrunk(number, trunk.sipCallingFormat ?? '+e164')}@${trunk.sipAddress}${port === 5060 ? '' : `:${port}`}`;
+}
+
+/**
+ * Places a call through its trunk, once per dial attempt: the attempt's key is claimed with the call's new id in
+ * `sip_calls` before the gateway is asked, so the same key asked again (a retried activity whose answer was
+ * lost) answers that id and dials nobody. A call whose number is no longer a trunk is refused.
+ */
+export async function placeSipCall(deps: SipOutboundDeps, request: SipDialRequest): Promise<{ callSid: string }> {
+  const { knex } = deps;
+  const trunk = await trunkOfCall(knex, request.callId);
+  if (!trunk) throw new RejectedError('The number this call is made from is not a SIP trunk of its owner any more.');
+  const callSid = newSipCallSid();
+  const claimed = await knex('sip_calls').insert({ callSid, callId: request.callId, dialKey: request.attempt.key, gatewayUrl: deps.gatewayUrl() })
+    .onConflict('dialKey').ignore().returning('callSid') as unknown[];
+  if (claimed.length === 0) {
+    const earlier = await knex('sip_calls').where({ dialKey: request.attempt.key }).first<{ callSid: string } | undefined>('callSid');
+    // The claim went between the two statements (its dial failed meanwhile): the next try claims it afresh.
+    if (!earlier) throw new Error(`The dial of call ${request.callId} was being retried at the same moment; try again.`);
+    deps.logger.info({ callId: request.callId, callSid: earlier.callSid }, 'a dial asked again: answering the call placed the first time');
+    return { callSid: earlier.callSid };
+  }
+  const format = trunk.sipCallingFormat ?? '+e164';
+  let password = '';
+  try {
+    password = trunk.sipPassword ? deps.secrets.decrypt(trunk.sipPassword, SIP_PASSWORD_PURPOSE) : '';
+  } catch (error) {
+    deps.logger.warn({ err: error, callId: request.callId }, 'the trunk\'s password does not unseal: dialing without it');
+  }
+  try {
+    await deps.gateway.ask('dial', {
+      callSid,
+      from: formatForTrunk(trunk.phoneNumber, format),
+      to: formatForTrunk(request.to, format),
+      host: trunk.sipAddress,
+      port: deps.sip.trunkPort,
+      proxy: trunk.outboundProxy ?? false,
+      username: trunk.sipUsername ?? '',
+      password,
+      ringTimeoutSeconds: request.ringTimeoutSeconds,
+      stream: request.stream,
+    });
+  } catch (error) {
+    // Not running: nothing was dialed, and the claim goes so that the retry dials. Any other failure may
+    // have dialed: the claim stays, and a call that never rings ends when its ringing times out.
+    if (!deps.gateway.listening) await knex('sip_calls').where({ callSid }).delete();
+    throw error;
+  }
+  deps.logger.info({ callId: request.callId, callSid, to: request.to, host: trunk.sipAddress }, 'placed a SIP call');
+  return { callSid };
+}
+
+/**
+ * Hands an answered call to `to` (a number, reached through the call's trunk, or a SIP URI) with a REFER; the
+ * outcome comes later as a gateway notice. A far end that refuses the REFER is a `RejectedError`.
+ */
+export async function transferSipCall(deps: SipOutboundDeps, call: { callSid: string; callId: number }, to: string): Promise<void> {
+  const trunk = await trunkOfCall(deps.knex, call.callId);
+  if (!trunk && !/^sips?:/i.test(to)) throw new RejectedError('This call\'s number is not a SIP trunk any more: there is nowhere to send the transfer.');
+  const target = trunk ? trunkTarget(trunk, to, deps.sip.trunkPort) : to;
+  try {
+    await deps.gateway.ask('transfer', { callSid: call.callSid, target });
+  } catch (error) {
+    throw new RejectedError(error instanceof Error ? error.message : String(error));
+  }
+}
