@@ -9,8 +9,8 @@
  */
 import { parseArgs } from 'node:util';
 import { FRAME_MS } from '../src/voice/audio/frames.ts';
-import { decodeMulaw, encodeMulaw } from '../src/voice/audio/mulaw.ts';
-import { Resampler } from '../src/voice/audio/resampler.ts';
+import { decodeMulaw, encodeMulaw } from '../src/lib/audio/mulaw.ts';
+import { Resampler } from '../src/lib/audio/resampler.ts';
 import { MediaStreamAudio } from '../src/voice/serializers/media-audio.ts';
 import { percentile } from './percentile.ts';
 

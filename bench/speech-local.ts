@@ -16,7 +16,7 @@ import { createEspeakTts } from '../src/providers/tts/espeak.ts';
 import { createPiperTts } from '../src/providers/tts/piper.ts';
 import type { TextToSpeech } from '../src/providers/tts/types.ts';
 import { SileroStreams } from '../src/providers/vad/silero-streams.ts';
-import { Resampler } from '../src/voice/audio/resampler.ts';
+import { Resampler } from '../src/lib/audio/resampler.ts';
 import { percentile } from './percentile.ts';
 
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '3' } } });
@@ -119,6 +119,7 @@ async function benchWhisper(utterances: Int16Array[]): Promise<void> {
     python: path.join(speechDir, 'venv', 'bin', 'python'),
     script: path.join(path.dirname(fileURLToPath(import.meta.url)), '../src/providers/stt/whisper_worker.py'),
     modelDir: path.join(speechDir, 'whisper-tiny.en'),
+    language: 'en',
     onExit: () => {},
   });
   await worker.ready;

@@ -1,113 +1,161 @@
 /**
- * Latency of one web call on the embedded default stack (Silero VAD, Whisper tiny.en, Piper joe), the whole
- * platform in this process, with the fake language model answering its first token after a fixed delay. A
- * scripted caller in a child process speaks espeak-ng lines, one per turn. Per turn it prints the latency the
- * caller felt (its end of speech → the first reply audio frame it received) and the shares the stored turn
- * metrics give: the turn policy's silence, the recognizer's words, the model's first token, the synthesizer's
- * first audio, and the rest (the platform's own time, including where the VAD placed the end of speech).
- * A first call warms the models up (its greeting is the cold start); the second is measured.
- * Then a third call times barge-in (issue 14: stop speaking within 200 ms of the caller's speech): the caller
- * says a line and, each time the reply has played half a second, speaks over it with a line whose first frame
- * is voiced; from that onset it times the `clear` it receives and the last reply frame before it, and counts
- * reply frames after the clear while it is still speaking (there should be none). Each reply to an
- * interruption is the next one interrupted.
+ * Latency of one web call, the whole platform in this process, the callers in a child process (voice/callers.ts)
+ * speaking their lines in espeak-ng's voice and in Piper's. Two stacks:
+ * - offline: Silero VAD, Whisper tiny.en, Smart Turn, the Piper voice; the fake language model answers its
+ *   first piece after `--llm-ms` and one of 8 characters every `--llm-piece-ms` after (so the first sentence,
+ *   "Sure, I can help with that.", is complete about 50 ms after the first piece, as in the Pipecat anchor);
+ * - hosted: the same VAD and turn model, Deepgram's streaming recognizer (fake, each result 100 ms late),
+ *   OpenAI's speech (fake, first byte after 150 ms) and the model's first piece after 200 ms.
+ * Per turn it prints the latency the caller felt (its end of speech → the first reply audio frame it received)
+ * and the stored turn metrics: the turn policy's decision (end of speech → the turn committed), the
+ * recognizer's final words, the model's first token, the synthesizer's first audio, and whether the reply was
+ * drafted before the commit. With drafts the stages overlap: the model answers while the policy still waits.
+ * A first call warms the models up (its greeting is the cold start); the next are measured.
+ * Then, on the offline stack, a call times barge-in: each time a reply has played half a second, the caller
+ * speaks over it (its first frame voiced); from that onset it times the `clear` it receives and the last reply
+ * frame before it, and counts reply frames after the clear while it still speaks (there should be none).
  *
- *   npm run bench:voice-latency -- [--llm-ms 250] [--rounds 1] [--endpoint vad|ai] [--sensitivity 0.5] [--barge-ins 5]
- * The turn policy is the assistant's (`endpoint_type`, `endpoint_sensitivity`; the defaults are vad and 0.5);
- * barge-in uses the default `interrupt_sensitivity` (0.5: 150 ms of voice from Silero's onset). `--barge-ins 0`
- * leaves the barge-in call out.
- * Pipecat 1.14 on the same stack and machine: p50 1191 ms, p95 1275 ms at one call (notes/speech-offline.md).
+ *   npm run bench:voice-latency -- [--stack offline|hosted|both] [--rounds 1] [--llm-ms 200] [--llm-piece-ms 15]
+ *     [--endpoint vad|ai] [--sensitivity 0.5] [--barge-ins 5]
+ * The turn policy is the assistant's (`endpoint_type`, `endpoint_sensitivity`; defaults vad and 0.5).
+ * Pipecat 1.14 on the offline stack, this machine, quiet: p50 1191 ms, p95 1275 ms at one call
+ * (/work/shared/anchors/pipecat/README.md).
  */
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { loadVoiceSettings } from '../src/resources/assistants/voice-profile.ts';
-import { startBenchPlatform } from './voice/platform.ts';
-import type { BargeInReply, CallPlan, CallResult, RunReply } from './voice/protocol.ts';
-import { matchTurns, ms, spread, spreadToMax } from './voice/turns.ts';
+import type { CallerLine } from './voice/caller-audio.ts';
+import { startBenchPlatform, type BenchPlatform } from './voice/platform.ts';
+import type { BargeInReply, CallPlan, CallResult, FakeDelays, RunReply } from './voice/protocol.ts';
+import { matchTurns, ms, spread, spreadToMax, type MeasuredTurn } from './voice/turns.ts';
 
 const { values } = parseArgs({
   options: {
-    'llm-ms': { type: 'string', default: '250' },
+    stack: { type: 'string', default: 'both' },
+    'llm-ms': { type: 'string', default: '200' },
+    'llm-piece-ms': { type: 'string', default: '15' },
     rounds: { type: 'string', default: '1' },
     endpoint: { type: 'string', default: 'vad' },
     sensitivity: { type: 'string', default: '0.5' },
     'barge-ins': { type: 'string', default: '5' },
   },
 });
-const llmMs = Number(values['llm-ms']);
+const stacks = values.stack === 'both' ? ['offline', 'hosted'] : [values.stack];
 const bargeIns = Number(values['barge-ins']);
 /** How long the reply has played when the caller interrupts it: well inside its first sentence. */
 const BARGE_IN_AFTER_MS = 500;
-const lines = [
+const TEXTS = [
   'I would like to book an appointment for Tuesday at three.',
   'Could you tell me when the office opens tomorrow morning?',
   'My account number is four five six seven.',
   'Can I pay by credit card when I arrive?',
   'Please send the confirmation to my email address.',
 ];
+const lines: CallerLine[] = (['espeak', 'piper'] as const).flatMap((voice) => TEXTS.map((text) => ({ text, voice })));
+const REPLY = 'Sure, I can help with that. Is there anything else you need today?';
 
-const platform = await startBenchPlatform({
-  // Piper says the reply's first sentence in about 1.5 s: a barge-in at half a second lands mid-sentence.
-  delays: { llmMs, sttResultMs: 0, ttsFirstByteMs: 0, reply: 'Sure, I can help with that. Is there anything else you need today?', heard: '' },
+interface Stack {
+  name: string;
+  delays: FakeDelays;
+  env: Parameters<typeof startBenchPlatform>[0]['env'];
+  voice: (voice: { name: string }) => boolean;
+}
+
+const offline: Stack = {
+  name: 'offline (Silero VAD, Whisper tiny.en, Smart Turn, Piper)',
+  delays: { llmMs: Number(values['llm-ms']), llmPieceMs: Number(values['llm-piece-ms']), sttResultMs: 0, ttsFirstByteMs: 0, reply: REPLY, heard: '' },
   env: () => ({ STT_PROVIDER: 'local', TTS_PROVIDER: 'local' }),
   voice: (voice) => /piper/i.test(voice.name),
-  assistant: { endpoint_type: values.endpoint, endpoint_sensitivity: Number(values.sensitivity) },
-});
-try {
+};
+const hosted: Stack = {
+  name: 'hosted fakes (Deepgram +100 ms, OpenAI speech first byte 150 ms, model 200 ms; Silero VAD and Smart Turn local)',
+  delays: { llmMs: 200, llmPieceMs: Number(values['llm-piece-ms']), sttResultMs: 100, ttsFirstByteMs: 150, reply: REPLY, heard: 'I would like to book an appointment for Tuesday at three.' },
+  env: (urls) => ({
+    STT_PROVIDER: 'deepgram', DEEPGRAM_URL: urls.deepgram, DEEPGRAM_API_KEY: urls.deepgramKey,
+    TTS_PROVIDER: 'openai', OPENAI_TTS_BASE_URL: urls.openaiSpeech, OPENAI_TTS_API_KEY: urls.openaiKey,
+  }),
+  voice: (voice) => /\(OpenAI\)$/.test(voice.name),
+};
+
+function report(turns: MeasuredTurn[], voices: string[]): void {
+  console.log('turn | voice  | felt | engine | decision | stt | llm | tts | drafted | heard');
+  turns.forEach((turn, index) => {
+    const { metrics } = turn;
+    console.log([String(index + 1).padStart(4), (voices[index] ?? '').padEnd(6), ms(turn.feltMs).padStart(4), ms(metrics.end_of_speech_to_first_audio_ms).padStart(6),
+      ms(turn.endpointMs).padStart(8), ms(metrics.stt_final_delay_ms).padStart(3), ms(metrics.llm_first_token_ms).padStart(3), ms(metrics.tts_first_byte_ms).padStart(3),
+      (metrics.preemptive === undefined ? '-' : metrics.preemptive ? 'yes' : 'no').padStart(7), turn.heard].join(' | '));
+  });
+  const felt = turns.map((turn) => turn.feltMs);
+  const median = (pick: (turn: MeasuredTurn) => number | undefined) => {
+    const sorted = turns.map(pick).filter((value): value is number => value !== undefined && Number.isFinite(value)).sort((a, b) => a - b);
+    return sorted[Math.floor(sorted.length / 2)];
+  };
+  const feltP50 = median((turn) => turn.feltMs) ?? Number.NaN;
+  const share = (name: string, value: number | undefined) => `${name} ${ms(value)} ms (${value === undefined ? '-' : ((value / feltP50) * 100).toFixed(0)} %)`;
+  console.log(`\nfelt p50 / p95: ${spread(felt)}; engine (VAD end of speech → first frame sent): ${spread(turns.map((turn) => turn.metrics.end_of_speech_to_first_audio_ms ?? Number.NaN))}`);
+  console.log(`stage p50s as shares of felt p50: ${[
+    share('decision', median((turn) => turn.endpointMs)), share('stt', median((turn) => turn.metrics.stt_final_delay_ms)),
+    share('llm', median((turn) => turn.metrics.llm_first_token_ms)), share('tts', median((turn) => turn.metrics.tts_first_byte_ms)),
+  ].join(', ')}`);
+  const drafted = turns.filter((turn) => turn.metrics.preemptive !== undefined);
+  if (drafted.length > 0) {
+    console.log(`replies drafted before the commit: ${drafted.filter((turn) => turn.metrics.preemptive).length} of ${drafted.length}; ` +
+      `drafts discarded: ${drafted.reduce((sum, turn) => sum + (turn.metrics.preemptive_discarded ?? 0), 0)} (the stages overlap: decision and llm run together)`);
+  }
+}
+
+async function measure(stack: Stack): Promise<void> {
+  const platform = await startBenchPlatform({
+    delays: stack.delays,
+    env: stack.env,
+    voice: stack.voice,
+    assistant: { endpoint_type: values.endpoint, endpoint_sensitivity: Number(values.sensitivity) },
+  });
+  try {
+    await run(platform, stack);
+  } finally {
+    await platform.close();
+  }
+}
+
+async function run(platform: BenchPlatform, stack: Stack): Promise<void> {
   const settings = await loadVoiceSettings(platform.running.database.knex, { id: platform.assistantId });
   if (!settings) throw new Error('the assistant has no voice settings');
   const plan = (maxTurns: number): CallPlan => ({
     apiUrl: platform.apiUrl, token: platform.token, assistantId: platform.assistantId, calls: 1, rampMs: 0,
-    durationMs: 10 * 60_000, maxTurns, pauseMs: [600, 600], lines,
+    durationMs: 10 * 60_000, maxTurns, pauseMs: [600, 600], lines, settleMs: 1500,
   });
-  const run = async (maxTurns: number) => {
+  const calls = async (maxTurns: number) => {
     const { results } = await platform.ask<RunReply>({ type: 'run', plan: plan(maxTurns) });
     for (const result of results) if (result.error) throw new Error(`call ${result.callId}: ${result.error}`);
     return results;
   };
-  const [cold] = await run(1);
+  const [cold] = await calls(1);
   const measured: CallResult[] = [];
-  for (let round = 0; round < Number(values.rounds); round++) measured.push(...await run(lines.length));
+  for (let round = 0; round < Number(values.rounds); round++) measured.push(...await calls(lines.length));
   // Turns are stored as they commit; the last one may still be on its way.
   await new Promise((resolve) => setTimeout(resolve, 500));
   const { turns, unmatched } = matchTurns(measured, await platform.turnsOf(measured.map((result) => result.callId)), settings);
-  const bargeIn = bargeIns > 0
-    ? await platform.ask<BargeInReply>({
-      type: 'barge-in',
-      plan: { apiUrl: platform.apiUrl, token: platform.token, assistantId: platform.assistantId, opening: lines[0]!, interruption: 'Hold on, I have a question.', rounds: bargeIns, afterMs: BARGE_IN_AFTER_MS },
-    })
-    : undefined;
-
-  console.log(`one web call, offline stack (Silero VAD, Whisper tiny.en, Piper), model first token after ${llmMs} ms; ` +
-    `turn policy ${settings.endpointType}, sensitivity ${settings.endpointSensitivity}`);
-  console.log('felt = caller\'s end of speech → first reply frame received (caller side); engine = the stored end_of_speech_to_first_audio_ms (VAD end of speech → first frame sent)');
-  console.log('wait = the policy\'s silence; stt = end of speech → words (includes the VAD\'s 200 ms); rest = felt − max(wait, stt) − llm − tts\n');
-  console.log('turn | felt | engine | wait | stt | llm | tts | rest | heard');
-  const rests: number[] = [];
-  turns.forEach((turn, index) => {
-    const { metrics } = turn;
-    const rest = turn.feltMs - Math.max(turn.endpointMs, metrics.stt_final_delay_ms ?? 0) - (metrics.llm_first_token_ms ?? 0) - (metrics.tts_first_byte_ms ?? 0);
-    rests.push(rest);
-    console.log([String(index + 1).padStart(4), ms(turn.feltMs).padStart(4), ms(metrics.end_of_speech_to_first_audio_ms).padStart(6), ms(turn.endpointMs).padStart(4),
-      ms(metrics.stt_final_delay_ms).padStart(3), ms(metrics.llm_first_token_ms).padStart(3), ms(metrics.tts_first_byte_ms).padStart(3), ms(rest).padStart(4), turn.heard].join(' | '));
-  });
-  if (unmatched > 0) console.log(`(${unmatched} call(s) left out: their stored turns did not line up with the lines said)`);
+  const voices = measured.flatMap((result) => result.turns.filter((turn) => turn.feltMs !== undefined && turn.userTurns.length > 0).map((turn) => lines[turn.line]!.voice));
+  console.log(`\n== ${stack.name}: one web call, turn policy ${settings.endpointType} ${settings.endpointSensitivity}; model first piece after ${stack.delays.llmMs} ms ==`);
+  report(turns, voices);
+  if (unmatched > 0) console.log(`(${unmatched} line(s) left out: no reply, or their stored turns could not be found)`);
   const greetings = measured.flatMap((result) => (result.greetingMs === undefined ? [] : [result.greetingMs]));
-  console.log(`\nfelt p50 / p95: ${spread(turns.map((turn) => turn.feltMs))} (Pipecat 1.14, same stack and machine: 1191 / 1275 ms; target p50 <= 600 ms)`);
-  console.log(`engine end_of_speech_to_first_audio_ms p50 / p95: ${spread(turns.map((turn) => turn.metrics.end_of_speech_to_first_audio_ms ?? Number.NaN))}`);
-  console.log(`stt p50 / p95: ${spread(turns.map((turn) => turn.metrics.stt_final_delay_ms ?? Number.NaN))}; ` +
-    `llm: ${spread(turns.map((turn) => turn.metrics.llm_first_token_ms ?? Number.NaN))}; tts: ${spread(turns.map((turn) => turn.metrics.tts_first_byte_ms ?? Number.NaN))}; rest: ${spread(rests)}`);
-  console.log(`answer → first greeting audio: ${spread(greetings)} warm; ${ms(cold?.greetingMs)} ms cold (first call: Whisper and Piper start on first use)`);
-  if (bargeIn) {
-    const { rounds } = bargeIn;
-    console.log(`\nbarge-in, ${rounds.length} rounds, interrupt_sensitivity ${settings.interruptSensitivity}: the caller speaks over a reply that has played ${BARGE_IN_AFTER_MS} ms; ` +
-      'onset = its first voiced frame sent (target: stop within 200 ms)');
-    console.log(`onset → clear received p50 / p95 / max: ${spreadToMax(rounds.map((round) => round.clearMs))}`);
-    console.log(`onset → last reply frame received before the clear p50 / p95 / max: ${spreadToMax(rounds.map((round) => round.lastFrameMs))}`);
-    console.log(`rounds (clear / last frame, ms): ${rounds.map((round) => `${ms(round.clearMs)} / ${ms(round.lastFrameMs)}`).join(', ')}; ` +
+  console.log(`answer → first greeting audio: ${spread(greetings)} warm; ${ms(cold?.greetingMs)} ms cold`);
+  if (bargeIns > 0 && stack === offline) {
+    const { rounds } = await platform.ask<BargeInReply>({
+      type: 'barge-in',
+      plan: {
+        apiUrl: platform.apiUrl, token: platform.token, assistantId: platform.assistantId, opening: lines[0]!,
+        interruption: { text: 'Hold on, I have a question.', voice: 'espeak' }, rounds: bargeIns, afterMs: BARGE_IN_AFTER_MS,
+      },
+    });
+    console.log(`\nbarge-in, ${rounds.length} rounds, interrupt_sensitivity ${settings.interruptSensitivity}: the caller speaks over a reply that has played ${BARGE_IN_AFTER_MS} ms (target: clear within 200 ms of the first voiced frame)`);
+    console.log(`onset → clear received p50 / p95 / max: ${spreadToMax(rounds.map((round) => round.clearMs))}; ` +
+      `onset → last reply frame before it: ${spreadToMax(rounds.map((round) => round.lastFrameMs))}; ` +
       `reply frames after the clear while the caller spoke: ${rounds.reduce((sum, round) => sum + round.framesAfterClear, 0)}`);
   }
-  console.log(`machine load average ${os.loadavg()[0]!.toFixed(1)} on ${os.availableParallelism()} cores`);
-} finally {
-  await platform.close();
 }
+
+for (const name of stacks) await measure(name === 'hosted' ? hosted : offline);
+console.log(`\nmachine load average ${os.loadavg()[0]!.toFixed(1)} on ${os.availableParallelism()} cores`);

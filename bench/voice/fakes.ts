@@ -12,7 +12,7 @@ const delays = workerData as FakeDelays;
 const llm = await startFakeLlmServer({ latencyMs: delays.llmMs, chunkSize: 8 });
 llm.respond((request) => (request.tool_choice
   ? { toolCalls: [{ name: request.tool_choice.function.name, arguments: { status: true, summary: 'The caller asked questions.' } }] }
-  : { reply: delays.reply }));
+  : { reply: delays.reply, ...(delays.llmPieceMs ? { pieceDelayMs: delays.llmPieceMs } : {}) }));
 const deepgram = await startFakeDeepgramServer({ resultDelayMs: delays.sttResultMs, idleTimeoutMs: 60_000 });
 deepgram.respond(() => ({ text: delays.heard }));
 const speech = await startFakeSpeechServer({ firstByteDelayMs: delays.ttsFirstByteMs });

@@ -27,6 +27,10 @@ export interface BenchPlatform {
   apiUrl: string;
   token: string;
   assistantId: number;
+  /** The replica's MEDIA_MAX_CALLS. */
+  mediaMaxCalls: number;
+  /** Another assistant of the account, like the first with `fields` changed; its id. */
+  addAssistant(fields: Record<string, unknown>): Promise<number>;
   /** Sends a request to the callers' process and resolves with its answer. */
   ask<T extends CallerReply>(request: CallerRequest): Promise<T>;
   /** The stored turns of each call, by call id. */
@@ -64,24 +68,31 @@ export async function startBenchPlatform(options: {
   const running = await startPlatform({ config, logger, role: 'all' });
   const knex = running.database.knex;
   const user = await createUser(knex, { name: 'Bench', email: `bench-${randomUUID()}@example.test`, creditMicros: usdToMicros(100_000), creditKind: 'adjustment' });
+  // A plan of its own without a concurrent-call limit: what a bench of N calls measures is the media replica
+  // (MEDIA_MAX_CALLS), not the default plan's ten calls.
+  await knex('plans').insert({ id: `bench-${user.id}`, name: 'Bench', maxCallsInParallel: null });
+  await knex('users').where({ id: user.id }).update({ planId: `bench-${user.id}` });
   const { token } = await createApiKey(knex, user.id, 'bench');
   const request = apiRequest(apiUrl);
   const english = ((await request('GET', '/user/assistants/languages', { token })).body as { id: number; iso_2: string }[]).find((language) => language.iso_2 === 'en')?.id;
   const voices = (await request('GET', `/user/assistants/voices?mode=pipeline&language_id=${english}`, { token })).body as { id: number; name: string }[];
   const voice = voices.find(options.voice);
   if (!voice) throw new Error(`no catalog voice fits; the catalog has ${voices.map((entry) => entry.name).join(', ')}`);
-  const assistant = await createTestAssistant({ request }, { token }, {
+  const addAssistant = async (fields: Record<string, unknown>) => (await createTestAssistant({ request }, { token }, {
     voice_id: voice.id,
     initial_message: 'Hello, this is Parley. How can I help you today?',
     max_call_duration: 600,
-    ...options.assistant,
-  });
+    ...fields,
+  })).id;
+  const assistantId = await addAssistant(options.assistant ?? {});
 
   return {
     running,
     apiUrl,
     token,
-    assistantId: assistant.id,
+    assistantId,
+    mediaMaxCalls: config.media.maxCalls,
+    addAssistant,
     ask,
     async turnsOf(callIds) {
       const rows = await knex('calls').whereIn('id', callIds).select<{ id: number; turns: CallTurn[] | null }[]>('id', 'turns');

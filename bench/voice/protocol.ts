@@ -1,9 +1,14 @@
 /** The messages between a voice benchmark's platform process and its callers' process (callers.ts). */
+import type { CallerLine } from './caller-audio.ts';
+
+export type { CallerLine } from './caller-audio.ts';
 
 /** The fixed delays of the fake providers. */
 export interface FakeDelays {
   /** The language model's first token, from the request. */
   llmMs: number;
+  /** Between the model's pieces of 8 characters after the first. */
+  llmPieceMs?: number;
   /** The Deepgram fake's delay on each message. */
   sttResultMs: number;
   /** The speech fake's delay before its first audio byte. */
@@ -35,7 +40,9 @@ export interface CallPlan {
   maxTurns: number;
   /** The pause after the assistant's reply before the next line, drawn evenly between the two. */
   pauseMs: [number, number];
-  lines: string[];
+  lines: CallerLine[];
+  /** After a reply starts, wait this long for more turns (a fragment answered, the rest of the line) before the next line. */
+  settleMs?: number;
 }
 
 /**
@@ -46,8 +53,8 @@ export interface BargeInPlan {
   apiUrl: string;
   token: string;
   assistantId: number;
-  opening: string;
-  interruption: string;
+  opening: CallerLine;
+  interruption: CallerLine;
   rounds: number;
   afterMs: number;
 }
@@ -57,8 +64,12 @@ export type CallerRequest = { type: 'fakes'; delays: FakeDelays } | { type: 'run
 export interface TurnResult {
   /** Index of the line said. */
   line: number;
-  /** The caller's end of speech → the first reply audio frame received. */
-  feltMs: number;
+  /** The caller's end of speech → the first reply audio frame received after it. */
+  feltMs: number | undefined;
+  /** The caller's turns the platform committed from the line's start until its reply settled (`transcript` events). */
+  userTurns: string[];
+  /** Reply audio frames (with sound) received while the caller was still saying the line. */
+  replyWhileSpeaking: number;
 }
 
 export interface CallResult {

@@ -12,6 +12,10 @@
  * - any stop followed by a lower-case word (`approx. five`), which no sentence starts with.
  * A line break ends a sentence too (list items, paragraphs), and text without any of these is cut at the last
  * space before `maxLength` characters, so a run-on reply still reaches speech in bounded pieces.
+ *
+ * With `firstClause`, the first piece ends at its first clause boundary (`,`, `;` or `:` before a space) when
+ * there is one: a voice starts on "Sure," while the model is still writing the rest of the sentence, and a
+ * synthesizer that makes a sentence whole before its first sound (Piper) makes a short one sooner.
  */
 export class SentenceSplitter {
   private all = '';
@@ -27,9 +31,14 @@ export class SentenceSplitter {
   private stopStart = 0;
   private stopEnd = 0;
   private readonly maxLength: number;
+  /** Cut the first piece at a clause boundary; off once a piece has ended. */
+  private clauseCut: boolean;
+  /** Where a clause mark just scanned ends, if the next character may make it a boundary. */
+  private clauseEnd: number | undefined;
 
-  constructor(options: { maxLength?: number } = {}) {
+  constructor(options: { maxLength?: number; firstClause?: boolean } = {}) {
     this.maxLength = options.maxLength ?? 200;
+    this.clauseCut = options.firstClause === true;
   }
 
   /** Everything pushed so far. */
@@ -67,10 +76,12 @@ export class SentenceSplitter {
     if (end <= this.sentenceStart) return;
     this.ends.push(end);
     this.sentenceStart = end;
+    this.clauseCut = false;
   }
 
   private scan(code: number, index: number): void {
     if (index - this.sentenceStart >= this.maxLength) this.cut(index);
+    if (this.clauseCut) this.scanClause(code, index);
     switch (this.state) {
       case 'text':
         if (code === NEWLINE) this.close(index);
@@ -93,6 +104,16 @@ export class SentenceSplitter {
         this.scan(code, index);
         return;
     }
+  }
+
+  /** A clause mark followed by a space ends the first piece, if a word came before it (not the comma of `1,000`). */
+  private scanClause(code: number, index: number): void {
+    if (this.clauseEnd === index && isSpace(code) && /[\p{L}\p{N}]/u.test(this.all.slice(this.sentenceStart, index))) {
+      this.clauseEnd = undefined;
+      this.close(index);
+      return;
+    }
+    this.clauseEnd = code === 0x2c || code === 0x3b || code === 0x3a ? index + 1 : undefined;
   }
 
   private startStop(index: number): void {

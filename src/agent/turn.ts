@@ -48,6 +48,13 @@ export interface TurnOptions {
   signal: AbortSignal;
   /** Milliseconds on a monotonic clock, to time the tool calls. */
   now: () => number;
+  /** Hand out the reply's first clause as soon as it is complete (sentences.ts): for speech, not for text. */
+  firstClause?: boolean;
+  /**
+   * Tool calls wait for this before they run: a reply drafted while the caller pauses streams its words, but
+   * acts on nothing until the caller's turn is committed.
+   */
+  toolGate?: Promise<void>;
 }
 
 export interface TurnResult {
@@ -122,11 +129,12 @@ export class AgentTurn implements AsyncIterable<TurnEvent> {
   private endCall = false;
   private handoff: Handoff | undefined;
   /** The answer being written: text of the current round. */
-  private answer = new SentenceSplitter();
+  private answer: SentenceSplitter;
   private iterated = false;
 
   constructor(options: TurnOptions) {
     this.options = options;
+    this.answer = new SentenceSplitter({ firstClause: options.firstClause === true });
   }
 
   get result(): TurnResult {
@@ -173,11 +181,12 @@ export class AgentTurn implements AsyncIterable<TurnEvent> {
         throw new LanguageModelError('the language model returned an empty answer');
       }
       // Text before a round of calls is spoken or shown, but the answer is what comes after the calls.
-      if (!final) this.answer = new SentenceSplitter();
+      if (!final) this.answer = new SentenceSplitter({ firstClause: options.firstClause === true && !answer.text.trim() });
       for (let sentence = answer.next(); sentence !== undefined; sentence = answer.next()) yield { type: 'sentence', text: sentence };
       if (final) return;
 
       messages.push({ role: 'assistant', content: answer.text || null, toolCalls: calls });
+      if (options.toolGate) await untilAborted(options.toolGate, signal);
       const running = calls.map((call) => startCall(call, tools, options));
       for (const call of running) yield { type: 'tool_started', name: call.name, arguments: call.args };
       for (const [index, call] of running.entries()) {

@@ -63,9 +63,12 @@ export function readTextToSpeech(read: Reader): TextToSpeechConfig {
   };
 }
 
-/** Concurrent calls a replica holds by default: what its speech stack sustains on two cores (docs/decisions.md). */
-export function defaultMaxCalls(stt: SpeechToTextConfig, tts: TextToSpeechConfig): number {
-  if (tts.provider === 'local') return 6;
-  if (stt.provider === 'local' || tts.provider === 'espeak') return 16;
-  return 200;
+/**
+ * Concurrent calls a replica holds by default, per CPU core: what its speech stack sustains (docs/decisions.md,
+ * measured on two cores): 4 a core with the Piper voice, 8 with espeak-ng and local Whisper, 100 with hosted speech.
+ */
+export function defaultMaxCalls(stt: SpeechToTextConfig, tts: TextToSpeechConfig, cores: number): number {
+  if (tts.provider === 'local') return 4 * cores;
+  if (stt.provider === 'local' || tts.provider === 'espeak') return 8 * cores;
+  return 100 * cores;
 }

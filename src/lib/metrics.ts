@@ -63,9 +63,23 @@ export const lostMediaSessions = new Counter({
 
 export const turnLatency = new Histogram({
   name: 'parley_turn_latency_seconds',
-  help: "Per-turn latency of the assistant's replies, by component: end_of_speech_to_first_audio (what the caller feels), stt_final_delay, llm_first_token, tts_first_byte.",
+  help: "Per-turn latency of the assistant's replies, by component: end_of_speech_to_first_audio (what the caller feels), end_of_turn_decision, stt_final_delay, llm_first_token, tts_first_byte.",
   labelNames: ['component'] as const,
   buckets: TURN_BUCKETS,
+  registers: [],
+});
+
+export const turnModelScores = new Histogram({
+  name: 'parley_turn_model_score',
+  help: "The turn model's score of the caller's voice at the pause that ended each answered turn: 1 sounds finished.",
+  buckets: [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1],
+  registers: [],
+});
+
+export const preemptiveReplies = new Counter({
+  name: 'parley_preemptive_replies_total',
+  help: 'Replies drafted while the caller paused, by outcome: used (the turn was committed with those words) or discarded (the caller went on, or the words changed).',
+  labelNames: ['outcome'] as const,
   registers: [],
 });
 
@@ -105,7 +119,7 @@ export const campaignCallsPlaced = new Counter({
 });
 
 export type ProviderKind = 'stt' | 'tts' | 'llm' | 'realtime' | 'carrier';
-export type TurnComponent = 'end_of_speech_to_first_audio' | 'stt_final_delay' | 'llm_first_token' | 'tts_first_byte';
+export type TurnComponent = 'end_of_speech_to_first_audio' | 'end_of_turn_decision' | 'stt_final_delay' | 'llm_first_token' | 'tts_first_byte';
 
 /** The groups each role feeds; roles/metrics.ts adds those read at scrape time. */
 export const sipCallStatuses = new Counter({
@@ -125,7 +139,7 @@ export const sipGreetingDelay = new Histogram({
 export const metricGroups = {
   // The api's chats and generated replies ask the language model too.
   api: [httpRequests, httpRequestDuration, providerErrors],
-  media: [callsInProgress, callsRefused, unauthenticatedSockets, unauthenticatedSocketsClosed, lostMediaSessions, turnLatency, providerErrors],
+  media: [callsInProgress, callsRefused, unauthenticatedSockets, unauthenticatedSocketsClosed, lostMediaSessions, turnLatency, turnModelScores, preemptiveReplies, providerErrors],
   worker: [providerErrors, webhookDeliveries, webhookLag, webhookWakeups, campaignCallsPlaced, lostMediaSessions],
   sip: [sipCallStatuses, sipGreetingDelay],
 } satisfies Record<string, Metric[]>;
@@ -151,6 +165,7 @@ function metricName(metric: Metric): string {
 /** The turn metrics of the voice engine (voice/hooks.ts TurnMetrics) by the component label they are observed under. */
 export const TURN_COMPONENTS = {
   end_of_speech_to_first_audio_ms: 'end_of_speech_to_first_audio',
+  end_of_turn_decision_ms: 'end_of_turn_decision',
   stt_final_delay_ms: 'stt_final_delay',
   llm_first_token_ms: 'llm_first_token',
   tts_first_byte_ms: 'tts_first_byte',
@@ -167,7 +182,17 @@ export function turnObservations(metrics: Partial<Record<keyof typeof TURN_COMPO
     .map((key) => ({ component: TURN_COMPONENTS[key], seconds: (metrics[key] as number) / 1000 }));
 }
 
-/** Observes a committed turn's latencies (turnObservations). */
-export function observeTurn(metrics: Partial<Record<keyof typeof TURN_COMPONENTS, number>>): void {
+/** What a committed reply tells beside its latencies: the turn model's score, whether it was drafted and kept, drafts discarded. */
+interface TurnOutcome {
+  turn_model_score?: number;
+  preemptive?: number;
+  preemptive_discarded?: number;
+}
+
+/** Observes a committed turn's latencies (turnObservations), its turn model score and its drafts. */
+export function observeTurn(metrics: Partial<Record<keyof typeof TURN_COMPONENTS, number>> & TurnOutcome): void {
   for (const { component, seconds } of turnObservations(metrics)) turnLatency.observe({ component }, seconds);
+  if (typeof metrics.turn_model_score === 'number') turnModelScores.observe(metrics.turn_model_score);
+  if (metrics.preemptive) preemptiveReplies.inc({ outcome: 'used' });
+  if (metrics.preemptive_discarded) preemptiveReplies.inc({ outcome: 'discarded' }, metrics.preemptive_discarded);
 }

@@ -18,6 +18,7 @@ import type { SpeechToText } from './stt/types.ts';
 import { createTelephony } from './telephony/index.ts';
 import { createSipTrunkCarrier } from './telephony/sip-trunks.ts';
 import type { CarrierCalls, TelephonyProvider } from './telephony/types.ts';
+import type { TurnDetector } from './turn/types.ts';
 import type { VadFactory } from './vad/types.ts';
 
 /**
@@ -43,6 +44,11 @@ export interface Providers {
   tts: SpeechSynthesizers;
   /** Voice activity detection, one detector per call. */
   vad: VadFactory;
+  /**
+   * The turn model, which hears from the caller's voice whether they have finished speaking; undefined: the
+   * end of a turn is decided by the silence and the words alone.
+   */
+  turn: TurnDetector | undefined;
   /** The speech-to-speech model of REALTIME_* for `engine_type: multimodal`; undefined when none is configured. */
   realtime: RealtimeModel | undefined;
   /** Customers, cards and charges at PAYMENTS_PROVIDER (the sandbox unless Stripe is configured). */
@@ -87,6 +93,7 @@ export function createProviders(
     stt: overrides.stt ?? speech.stt,
     tts: overrides.tts ?? speech.tts,
     vad: overrides.vad ?? speech.vad,
+    turn: 'turn' in overrides ? overrides.turn : speech.turn,
     realtime: 'realtime' in overrides ? overrides.realtime : createRealtimeModel(config),
     payments: overrides.payments ?? createPayments(config.payments, database),
     telephony: overrides.telephony ?? createTelephony(config, database, secretBox),

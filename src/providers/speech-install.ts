@@ -8,7 +8,7 @@ import type { Logger } from '../logger.ts';
 const installScript = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'scripts', 'install-speech.sh');
 
 /** The files the offline stack runs on; all there means installed. */
-const requiredFiles = ['silero_vad.onnx', 'whisper-tiny.en/model.bin', 'piper/en_US-joe-medium/model.onnx', 'venv/bin/python'];
+const requiredFiles = ['silero_vad.onnx', 'whisper-tiny.en/model.bin', 'piper/en_US-joe-medium/model.onnx', 'smart-turn/smart-turn-v3.2-cpu.onnx', 'venv/bin/python'];
 
 /** Whether scripts/install-speech.sh has installed the offline stack into `dir`. */
 export function offlineSpeechInstalled(dir: string): boolean {

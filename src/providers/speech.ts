@@ -9,6 +9,8 @@ import { createEspeakTts } from './tts/espeak.ts';
 import { createHostedTextToSpeech } from './tts/hosted.ts';
 import { createPiperTts, defaultPiperVoice } from './tts/piper.ts';
 import type { TextToSpeech } from './tts/types.ts';
+import { createSmartTurn, SMART_TURN_MODEL } from './turn/smart-turn.ts';
+import type { TurnDetector } from './turn/types.ts';
 import { createThreadedSileroVad } from './vad/threaded.ts';
 import type { VadFactory } from './vad/types.ts';
 
@@ -26,6 +28,8 @@ export interface Speech {
   stt: SpeechToText;
   tts: SpeechSynthesizers;
   vad: VadFactory;
+  /** The turn model (Smart Turn v3.2), which hears from the caller's voice whether they have finished. */
+  turn: TurnDetector;
   /** Ends the worker processes and drops the voices built here; nothing has started before the first call. */
   close(): Promise<void>;
 }
@@ -71,11 +75,14 @@ export function createSpeech(config: Config, logger: Logger): Speech {
 
   const vad = createThreadedSileroVad({ modelPath: path.join(speech.dir, 'silero_vad.onnx'), threads: speech.vadThreads, logger });
   closers.push(() => vad.close?.());
+  const turn = createSmartTurn({ modelPath: path.join(speech.dir, SMART_TURN_MODEL), logger });
+  closers.push(() => turn.close?.());
 
   return {
     stt,
     tts: { forCode: (code) => synthesizers.get(code), default: defaultTts, codes: [...synthesizers.keys()] },
     vad,
+    turn,
     async close() {
       for (const close of closers.splice(0)) await close();
     },

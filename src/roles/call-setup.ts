@@ -59,7 +59,7 @@ export interface LoadedCall {
 export function createCallLoader(ctx: RoleContext, sessionUrl: () => string) {
   const { config, providers, logger } = ctx;
   const knex = ctx.database.knex;
-  // Every call's greeting after the first of its assistant and voice is heard at once (voice/spoken-lines.ts).
+  // Every call's greeting, goodbyes and fillers after the first of their assistant and voice are heard at once (voice/spoken-lines.ts).
   const spokenLines = new SpokenLineCache();
 
   /**
@@ -110,7 +110,7 @@ export function createCallLoader(ctx: RoleContext, sessionUrl: () => string) {
     const setup: CallSetup = {
       ...assistant,
       callId,
-      tts: spokenLines.speaking(assistant.tts ?? providers.tts.default, [openingLine(assistant.profile, call.variables), ...Object.values(GOODBYES)]),
+      tts: spokenLines.speaking(assistant.tts ?? providers.tts.default, [openingLine(assistant.profile, call.variables), ...Object.values(GOODBYES), ...assistant.settings.fillerPhrases]),
       variables: call.variables,
       maxSeconds,
       limitReason: call.maxDurationSeconds === null && call.limitReason === 'balance' ? 'balance_exhausted' : 'max_duration',

@@ -116,7 +116,7 @@ export function createCallGateway(ctx: RoleContext, sessionUrl: () => string): C
     let turnsStored: Promise<void> = Promise.resolve();
     const call = runCallSession({
       socket,
-      providers: { llm, stt: providers.stt, tts: providers.tts.default, vad: providers.vad, realtime: providers.realtime },
+      providers: { llm, stt: providers.stt, tts: providers.tts.default, vad: providers.vad, turn: providers.turn, realtime: providers.realtime },
       liveTranscript,
       logger,
       async load(start) {

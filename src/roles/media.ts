@@ -148,6 +148,7 @@ export async function start(ctx: RoleContext): Promise<MediaServer> {
     .catch((error: unknown) => ctx.logger.warn({ err: error }, 'could not end the calls an earlier run of this media gateway held'));
   // A replica is there to take calls: its synthesizer's voices load now, not while its first callees wait.
   ctx.providers.tts.default.warmUp?.().catch((error: unknown) => ctx.logger.warn({ err: error }, 'the synthesizer could not be warmed up'));
+  ctx.providers.turn?.warmUp?.().catch((error: unknown) => ctx.logger.warn({ err: error }, 'the turn model could not be warmed up'));
   const report = await reportMediaLines(knex, { maxCalls: ctx.config.media.maxCalls, liveCalls: calls.liveCalls, logger: ctx.logger });
   calls.watchLiveCalls(() => report.changed());
   const heartbeats = reportLiveSessions(knex, { liveCalls: calls.liveCallIds, logger: ctx.logger });

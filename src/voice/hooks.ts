@@ -13,18 +13,27 @@ export const END_REASONS = ['customer_hangup', 'assistant_end_call', 'max_durati
 export type EndReason = (typeof END_REASONS)[number];
 
 /**
- * Per-turn latencies in whole milliseconds, measured for the assistant's replies to the caller: none on the
- * caller's turns, and only those that could be measured (a greeting has no caller speech before it).
+ * Per-turn figures of the assistant's replies to the caller: latencies in whole milliseconds, the turn model's
+ * score and the drafts; none on the caller's turns, and only those that could be measured (a greeting has no
+ * caller speech before it).
  */
 export interface TurnMetrics {
   /** End of the caller's speech → the reply's first audio sent: the latency the caller feels. */
   end_of_speech_to_first_audio_ms?: number;
+  /** End of the caller's speech → the turn committed: the silence the turn policy waited. */
+  end_of_turn_decision_ms?: number;
   /** End of the caller's speech → the recognizer's final words of the turn. */
   stt_final_delay_ms?: number;
   /** The model request → its first token. */
   llm_first_token_ms?: number;
   /** The first synthesis request → its first audio. */
   tts_first_byte_ms?: number;
+  /** The turn model's score (0..1, three decimals) of the caller's voice at the pause that ended the turn. */
+  turn_model_score?: number;
+  /** 1 when the reply was drafted while the caller paused and kept when the turn was committed, else 0. */
+  preemptive?: number;
+  /** Drafts of the reply discarded during the caller's turn (they went on speaking, or their words changed). */
+  preemptive_discarded?: number;
 }
 
 /**

@@ -5,7 +5,7 @@
  */
 import type { CallLine, SupervisorTransfer } from '../agent/ports.ts';
 import { untilAborted } from '../lib/abort.ts';
-import type { AsyncQueue } from './async-queue.ts';
+import type { AsyncQueue } from '../lib/async-queue.ts';
 import { dtmfTones } from './audio/dtmf.ts';
 import { INTERNAL_SAMPLE_RATE } from './audio/frames.ts';
 import type { VoiceClock } from './clock.ts';

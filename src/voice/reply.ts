@@ -54,6 +54,8 @@ export async function speakReply(
     outcome.llmRequestedAt = clock.now();
     const turn = new AgentTurn({
       model: context.model, modelName: context.modelName, temperature: profile.temperature, ...turnInput, signal: handle.signal, now: context.ports.now,
+      firstClause: true,
+      ...(handle.held ? { toolGate: handle.released } : {}),
     });
     for await (const event of turn) {
       switch (event.type) {

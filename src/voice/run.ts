@@ -10,34 +10,20 @@ import type { AgentPorts } from '../agent/ports.ts';
 import type { AgentProfile } from '../agent/profile.ts';
 import { DomainError, ServiceUnavailableError } from '../lib/errors.ts';
 import type { Logger } from '../logger.ts';
-import type { LanguageModel } from '../providers/llm/types.ts';
-import type { RealtimeModel } from '../providers/realtime/types.ts';
-import type { SpeechToText } from '../providers/stt/types.ts';
 import type { TextToSpeech } from '../providers/tts/types.ts';
-import type { VadFactory } from '../providers/vad/types.ts';
 import { ambientMixer } from './audio/ambient.ts';
-import { FRAME_MS, INTERNAL_SAMPLE_RATE, samplesPerFrame } from './audio/frames.ts';
+import { INTERNAL_SAMPLE_RATE, samplesPerFrame } from './audio/frames.ts';
 import { CallRecorder, type RecordingSink } from './audio/recorder.ts';
 import { systemVoiceClock, type VoiceClock } from './clock.ts';
 import type { CallHooks, EndReason } from './hooks.ts';
 import type { PhoneLine } from './line.ts';
-import type { ReplyContext } from './reply.ts';
-import { Listener } from './pipeline.ts';
+import { pipelineSession, type VoiceProviders } from './pipeline.ts';
 import { REALTIME_OUTPUT_FRAMES, RealtimeCallSession } from './realtime/session.ts';
-import { CallSession, type SessionState } from './session.ts';
+import type { CallSession, SessionState } from './session.ts';
 import type { VoiceSettings } from './settings.ts';
-import { Speaker } from './speaker.ts';
 import { MediaStreamTransport, type StreamStart } from './transports/media-stream.ts';
 import { DEFAULT_LEAD_MS, OutputPacer } from './transports/pacer.ts';
 
-export interface VoiceProviders {
-  llm: LanguageModel;
-  stt: SpeechToText;
-  tts: TextToSpeech;
-  vad: VadFactory;
-  /** The speech-to-speech model for `engine_type: multimodal`; undefined when none is configured. */
-  realtime?: RealtimeModel | undefined;
-}
 
 /** What one call needs, loaded by the caller once the stream has started (its custom parameters name the call). */
 export interface CallSetup {
@@ -83,6 +69,8 @@ export interface EngineTuning {
   /** A tool running longer than this gets a spoken filler when fillers are on. */
   fillerAfterMs?: number;
 }
+
+export type { VoiceProviders } from './pipeline.ts';
 
 export interface RunCallOptions {
   socket: WebSocket;
@@ -160,7 +148,7 @@ export function runCallSession(options: RunCallOptions): RunningCall {
       endBeforeSession('customer_hangup');
       return;
     }
-    const { session: built, recorder } = buildSession(options, transport, setup, clock, logger);
+    const { session: built, recorder, pacer } = buildSession(options, transport, setup, clock, logger);
     session = built;
     // Started first, so that it hears what the caller said while the call loaded (the transport kept it).
     built.start();
@@ -170,7 +158,9 @@ export function runCallSession(options: RunCallOptions): RunningCall {
         if (!held) recorder?.inbound(frame);
         built.hear(frame);
       },
-      mark: (name) => built.markHeard(name),
+      mark: (name) => {
+        if (!pacer.isPending(name)) built.markHeard(name);
+      },
       dtmf: (digit) => {
         if (built.keypress) built.keypress(digit);
         else logger.debug({ digit }, 'a key pressed on a speech-to-speech call: ignored');
@@ -194,7 +184,7 @@ export function runCallSession(options: RunCallOptions): RunningCall {
 
 function buildSession(
   options: RunCallOptions, transport: MediaStreamTransport, setup: CallSetup, clock: VoiceClock, logger: Logger,
-): { session: ServedSession; recorder: CallRecorder | undefined } {
+): { session: ServedSession; recorder: CallRecorder | undefined; pacer: OutputPacer } {
   const { settings } = setup;
   const realtime = settings.mode === 'multimodal' ? options.providers.realtime : undefined;
   const recorder = settings.record && setup.recording ? new CallRecorder(setup.recording, { clock }) : undefined;
@@ -239,51 +229,10 @@ function buildSession(
       model: realtime, modelName: setup.modelName, settings, profile: setup.profile, ports: setup.ports, variables: setup.variables,
       pacer, maxCallMs: setup.maxSeconds * 1000, limitReason: setup.limitReason ?? 'max_duration', hooks, clock, logger, close,
     });
-    return { session, recorder };
+    return { session, recorder, pacer };
   }
-  /** The context an assistant's replies run in: its model, profile and tools, spoken in its voice. */
-  const replyContext = (assistant: AssistantSetup): ReplyContext => {
-    const voice = assistant.settings;
-    let fillers = 0;
-    return {
-      model: options.providers.llm,
-      modelName: assistant.modelName,
-      profile: assistant.profile,
-      ports: assistant.ports,
-      variables: setup.variables,
-      speaker: new Speaker({ tts: assistant.tts ?? options.providers.tts, pacer, settings: voice, clock, logger }),
-      clock,
-      logger,
-      fillerAfterMs: voice.fillers && voice.fillerPhrases.length > 0 ? options.tuning?.fillerAfterMs ?? FILLER_AFTER_MS : undefined,
-      nextFiller: () => voice.fillerPhrases[fillers++ % voice.fillerPhrases.length] ?? '',
-    };
-  };
-  const { assistants } = setup;
-  const session = new CallSession({
-    settings,
-    reply: replyContext(setup),
-    createListener: (handlers) => new Listener({ stt: options.providers.stt, vad: options.providers.vad, settings, clock, logger, handlers }),
-    clearOutput: () => pacer.clear(),
-    pendingOutputMs: () => pacer.pendingFrames * FRAME_MS + leadMs,
-    maxCallMs: setup.maxSeconds * 1000,
-    limitReason: setup.limitReason ?? 'max_duration',
-    screen: setup.screen === true,
-    hooks,
-    clock,
-    logger,
-    close,
-    ...(setup.phone ? { phone: setup.phone } : {}),
-    ...(assistants
-      ? {
-        assistants: {
-          check: (assistantId) => assistants.check(assistantId),
-          async takeOver(assistantId) {
-            const next = await assistants.load(assistantId);
-            return { settings: next.settings, reply: replyContext(next) };
-          },
-        },
-      }
-      : {}),
+  const session = pipelineSession({
+    providers: options.providers, setup, pacer, leadMs, fillerAfterMs: options.tuning?.fillerAfterMs ?? FILLER_AFTER_MS, hooks, clock, logger, close,
   });
-  return { session, recorder };
+  return { session, recorder, pacer };
 }

@@ -6,7 +6,7 @@ import type { Logger } from '../logger.ts';
 import type { VoiceClock } from './clock.ts';
 import type { CallHooks, EndReason } from './hooks.ts';
 import type { AssistantLine, PhoneLine } from './line.ts';
-import type { Listener, ListenerHandlers } from './pipeline.ts';
+import type { Listener, ListenerHandlers } from './listening/listener.ts';
 import type { ReplyContext } from './reply.ts';
 import type { VoiceSettings } from './settings.ts';
 
@@ -22,15 +22,25 @@ export { MARK_GRACE_MS } from './speech.ts';
 
 export type SessionState = 'listening' | 'thinking' | 'speaking' | 'ended';
 
+/** The call's outbound audio as the session steers it (transports/pacer.ts). */
+export interface SessionOutput {
+  /** Drops the queued audio and tells the far side to drop its own. */
+  clear(): void;
+  /** Stops the audio where the caller is (they spoke over it), keeping what they have not heard, until resume() or clear(). */
+  hold(): void;
+  resume(): void;
+  readonly holding: boolean;
+  /** How long the audio queued and on its way takes to play. */
+  pendingMs(): number;
+}
+
 /** What a session is made of; the entry point (run.ts) builds it. */
 export interface SessionParts {
   /** The speaking assistant's settings and reply context: another assistant's once it has taken the call over. */
   settings: VoiceSettings;
   reply: ReplyContext;
   createListener: (handlers: ListenerHandlers) => Listener;
-  /** Clears the queued audio and tells the far side to drop its own. */
-  clearOutput: () => void;
-  pendingOutputMs: () => number;
+  output: SessionOutput;
   maxCallMs: number;
   /** What the limit is: the assistant's longest call, or what the balance pays for; the goodbye says which. */
   limitReason: 'max_duration' | 'balance_exhausted';

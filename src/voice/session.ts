@@ -3,19 +3,24 @@
  * (listening, thinking, speaking), and runs one utterance of the assistant at a time through a SpeechHandle;
  * its lifecycle (session-lifecycle.ts) keeps the timers (silence, re-engagement, the call's time limit) and
  * the ending. Barge-in is a method call: `interrupt()` stops the handle (model request, tools and synthesis
- * through its one signal) and clears the audio queued here and at the far side.
+ * through its one signal) and clears the audio queued here and at the far side. When the caller starts speaking
+ * over the assistant the audio is held at once (the far side drops what it has) and the utterance stopped for
+ * good only once the caller's words come: a cough or a knock (a turn without words) lets it go on from where
+ * the caller stopped hearing it. Replies to the caller's words are drafted at their pause (session-drafts.ts).
  */
 import type { HistoryEntry } from '../agent/turn-input.ts';
 import { openingLine, voicemailLine } from '../agent/turn-input.ts';
 import type { EndReason, TurnMetrics } from './hooks.ts';
-import type { Listener, SpeechProgress, UserTurn } from './pipeline.ts';
+import type { Listener, SpeechProgress, UserTurn } from './listening/listener.ts';
 import type { SessionLine } from './line.ts';
 import { SessionLifecycle } from './session-lifecycle.ts';
 import { speakReply, speakText, type ReplyOutcome } from './reply.ts';
+import { DraftReplies, type Draft } from './session-drafts.ts';
 import { Handover } from './session-handover.ts';
 import type { SessionParts, SessionState } from './session-parts.ts';
 import type { SpeechTimings } from './speaker.ts';
-import { MARK_GRACE_MS, SpeechHandle } from './speech.ts';
+import { SpeechHandle, untilHeard } from './speech.ts';
+import { replyMetrics } from './turn-record.ts';
 import { shouldInterrupt } from './turns/barge-in.ts';
 import { Keypad } from './turns/keypad.ts';
 import type { Verdict } from './voicemail/judge.ts';
@@ -39,6 +44,11 @@ export class CallSession {
   private current: Utterance | undefined;
   /** The caller's speech while the assistant had the floor, and whether it interrupted. */
   private overlap: { interrupted: boolean } | undefined;
+  /** The utterance whose audio is held because the caller spoke over it, and since when. */
+  private held: { utterance: Utterance; at: number } | undefined;
+  private readonly drafts: DraftReplies;
+  /** Counts the caller's pauses, so a draft that waited for the utterance before it knows whether it is still wanted. */
+  private pauses = 0;
   private readonly handover: Handover;
   private utterances = 0;
   private readonly line: SessionLine;
@@ -59,6 +69,7 @@ export class CallSession {
       silent: () => !this.floorHeld && !this.handover.active && !this.current,
       reengage: (instruction) => this.life.guard(this.reply({ history: this.history.slice(), message: instruction })),
       release: () => {
+        this.drafts.close();
         this.handover.cancel();
         this.listener?.close();
         this.line.keypad.close();
@@ -80,6 +91,7 @@ export class CallSession {
       armSilence: () => this.life.armSilence(),
     });
     this.screening = parts.screen ? new AnswerScreening({ clock: parts.clock, onVerdict: (verdict) => this.judged(verdict) }) : undefined;
+    this.drafts = new DraftReplies((text, handle) => speakReply(this.parts.reply, handle, { history: this.history.slice(), message: text }, this.line));
   }
 
   /** Thinking until the current utterance's first audio goes out, speaking from then on. */
@@ -96,6 +108,12 @@ export class CallSession {
       speechStarted: (at) => this.speechStarted(at),
       speechEnded: (at) => this.screening?.speechEnded(at),
       progress: (speech) => this.progress(speech),
+      wantsWords: () => this.wantsWords(),
+      draft: (text) => this.draft(text, ++this.pauses),
+      discardDraft: () => {
+        this.pauses++;
+        this.drafts.discard();
+      },
       turn: (turn) => this.userTurn(turn),
     });
     this.life.startLimit();
@@ -128,12 +146,14 @@ export class CallSession {
     this.current?.handle.markHeard(name);
   }
 
-  /** Stops the assistant's current utterance at once. */
+  /** Stops the assistant's current utterance at once (at the time its audio was held, when it was). */
   interrupt(): void {
     const utterance = this.current;
     if (!utterance || utterance.handle.interrupted) return;
-    utterance.handle.interrupt(this.parts.clock.now());
-    this.parts.clearOutput();
+    const at = this.held?.utterance === utterance ? this.held.at : this.parts.clock.now();
+    this.held = undefined;
+    utterance.handle.interrupt(at);
+    this.parts.output.clear();
   }
 
   /**
@@ -158,15 +178,50 @@ export class CallSession {
 
   private progress(speech: SpeechProgress): void {
     this.screening?.heard(speech.text);
+    // Audio held for the caller stops for good once they say words: it was not a cough.
+    if (this.held && speech.words > 0) this.interrupt();
     const { overlap, current } = this;
     if (!overlap || overlap.interrupted || !current?.interruptible || current.handle.interrupted) return;
     if (shouldInterrupt(this.parts.settings, speech)) {
       overlap.interrupted = true;
-      this.interrupt();
+      this.held = { utterance: current, at: this.parts.clock.now() };
+      this.parts.output.hold();
+      if (speech.words > 0) this.interrupt();
     }
   }
 
+  /** Words before the caller pauses matter when they may stop the assistant or tell a machine's greeting. */
+  private wantsWords(): boolean {
+    const speaking = this.current !== undefined && !this.current.handle.interrupted;
+    const judging = this.screening !== undefined && this.screening.answeredBy === undefined;
+    return this.held !== undefined || (speaking && this.parts.settings.minInterruptWords !== null) || judging;
+  }
+
+  /**
+   * The caller paused with words: the reply is drafted and held, unless anything else holds the floor. An
+   * utterance the caller interrupted is committed first, so the draft sees what of it was heard.
+   */
+  private draft(text: string, pause: number): void {
+    const overheard = this.overlap && !this.overlap.interrupted;
+    const { current } = this;
+    if (this.floorHeld || this.handover.active || overheard || (current && !current.handle.interrupted) || pause !== this.pauses) return;
+    if (current) void current.committed.then(() => this.draft(text, pause));
+    else this.drafts.draft(text, this.history.length);
+  }
+
+  /** A turn without words (a cough, a knock): nothing to answer; audio held for it goes on where the caller left it. */
+  private falseStart(): void {
+    this.overlap = undefined;
+    this.drafts.discard();
+    const held = this.held;
+    this.held = undefined;
+    if (held && held.utterance === this.current && !held.utterance.handle.interrupted) this.parts.output.resume();
+    if (!this.current) this.life.armSilence();
+  }
+
   private userTurn(turn: UserTurn): void {
+    this.pauses++;
+    if (!turn.text) return this.falseStart();
     this.life.callerSpoke(this.parts.clock.now());
     const overlap = this.overlap;
     this.overlap = undefined;
@@ -176,10 +231,14 @@ export class CallSession {
     if (heard) this.life.report({ role: 'user', text: turn.text, startedAt: turn.startedAt, endedAt: turn.speechEndedAt, interrupted: false, metrics: {} });
     // The first turn of an outbound call is judged before it is answered: a machine's greeting is never answered.
     this.screening?.turnEnded(turn.text);
-    if (!heard || this.floorHeld) return;
+    const drafted = this.drafts.take(turn.text, this.history.length);
+    if (!heard || this.floorHeld) {
+      drafted.draft?.handle.abandon(new Error('The turn is not answered.'));
+      return;
+    }
     const history = this.history.slice();
     this.history.push({ role: 'user', content: turn.text });
-    this.life.guard(this.reply({ history, message: turn.text }, turn));
+    this.life.guard(this.reply({ history, message: turn.text }, turn, true, drafted));
   }
 
   /**
@@ -197,51 +256,56 @@ export class CallSession {
     this.life.guard(this.reply({ history, message: text }, undefined, this.current?.interruptible !== false));
   }
 
-  private async reply(input: { history: HistoryEntry[]; message: string }, turn?: UserTurn, interruptCurrent = true): Promise<void> {
+  /** Answers `input`; `drafted`: the reply drafted at the caller's pause, when it answers this turn, and the drafts discarded. */
+  private async reply(
+    input: { history: HistoryEntry[]; message: string }, turn?: UserTurn, interruptCurrent = true, drafted: { draft: Draft | undefined; discarded: number } = { draft: undefined, discarded: 0 },
+  ): Promise<void> {
     const previous = this.current;
     if (previous) {
       if (interruptCurrent) this.interrupt();
       await previous.committed;
     }
-    if (this.floorHeld) return;
+    const { draft, discarded } = drafted;
+    if (this.floorHeld) {
+      draft?.handle.abandon(new Error('The call is ending.'));
+      return;
+    }
     let outcome: ReplyOutcome | undefined;
     await this.utter(this.parts.settings.allowInterruptions, async (handle) => {
-      outcome = await speakReply(this.parts.reply, handle, input, this.line);
+      outcome = await (draft ? draft.outcome : speakReply(this.parts.reply, handle, input, this.line));
       return outcome.timings;
-    }, (timings) => ({
-      ...(turn && timings.firstFrameSentAt !== undefined ? { end_of_speech_to_first_audio_ms: timings.firstFrameSentAt - turn.speechEndedAt } : {}),
-      ...(turn ? { stt_final_delay_ms: turn.transcribedAt - turn.speechEndedAt } : {}),
-      ...(outcome?.firstTokenAt !== undefined && outcome.llmRequestedAt !== undefined ? { llm_first_token_ms: outcome.firstTokenAt - outcome.llmRequestedAt } : {}),
-    }));
+    }, (timings) => replyMetrics(timings, outcome, turn && { ...turn, preemptive: draft !== undefined, discarded }), draft?.handle);
     if (outcome?.handoff) await this.handover.run(outcome.handoff);
     else if (outcome?.endCall) await this.hangUp('assistant_end_call');
   }
 
   private say(text: string, options: { interruptible: boolean }): Promise<void> {
-    return this.utter(options.interruptible, (handle) => speakText(this.parts.reply.speaker, handle, text), () => ({}));
+    return this.utter(options.interruptible, (handle) => speakText(this.parts.reply.speaker, handle, text), (timings) => replyMetrics(timings, undefined, undefined));
   }
 
-  /** Runs one utterance to its end (heard or interrupted) and commits what the caller heard. */
+  /** Runs one utterance to its end (heard or interrupted) and commits what the caller heard; `drafted`: a held draft it releases. */
   private async utter(
     interruptible: boolean,
     run: (handle: SpeechHandle) => Promise<SpeechTimings>,
     metricsOf: (timings: SpeechTimings) => TurnMetrics,
+    drafted?: SpeechHandle,
   ): Promise<void> {
     const { clock } = this.parts;
-    const handle = new SpeechHandle(`u${++this.utterances}`);
+    const id = `u${++this.utterances}`;
+    const handle = drafted ?? new SpeechHandle(id);
     let commit: () => void = () => undefined;
     const utterance: Utterance = { handle, interruptible, committed: new Promise((resolve) => { commit = resolve; }) };
     this.current = utterance;
     this.life.cancelSilence();
     const startedAt = clock.now();
+    drafted?.release(id);
     try {
       const timings = await run(handle);
-      await this.untilHeard(handle);
+      await untilHeard(handle, clock, this.parts.output);
       const text = handle.heardText(clock.now());
       if (text) {
         this.history.push({ role: 'assistant', content: text });
         const metrics = metricsOf(timings);
-        if (timings.ttsFirstChunkAt !== undefined && timings.ttsRequestedAt !== undefined) metrics.tts_first_byte_ms = timings.ttsFirstChunkAt - timings.ttsRequestedAt;
         this.life.report({ role: 'assistant', text, startedAt, endedAt: clock.now(), interrupted: handle.interrupted, metrics });
       }
     } finally {
@@ -249,17 +313,6 @@ export class CallSession {
       this.life.anyoneSpokeAt = clock.now();
       commit();
       this.life.armSilence();
-    }
-  }
-
-  /** Waits for the marks of everything sent, or for the time it should take plus a grace when marks are lost. */
-  private async untilHeard(handle: SpeechHandle): Promise<void> {
-    const { clock } = this.parts;
-    const timer = clock.setTimeout(() => handle.abandon(new Error('Marks did not come back.')), this.parts.pendingOutputMs() + MARK_GRACE_MS);
-    try {
-      await handle.finished();
-    } finally {
-      timer.cancel();
     }
   }
 
@@ -278,13 +331,12 @@ export class CallSession {
     if (verdict.answeredBy !== 'machine' || this.life.ending) return;
     const { settings, reply } = this.parts;
     const message = settings.endCallOnVoicemail ? '' : voicemailLine(reply.profile, reply.variables, settings.voicemailMessage);
-    this.life.guard(message ? this.leaveMessage(message) : this.hangUp('voicemail'));
-  }
-
-  private async leaveMessage(message: string): Promise<void> {
-    await this.quiet();
-    await this.screening?.messageCue();
-    await this.hangUp('voicemail', message);
+    const leave = async () => {
+      await this.quiet();
+      await this.screening?.messageCue();
+      await this.hangUp('voicemail', message);
+    };
+    this.life.guard(message ? leave() : this.hangUp('voicemail'));
   }
 
   /** Stops the silence timer and what is being said, once it is committed. */

@@ -8,8 +8,9 @@ import type { Logger } from '../logger.ts';
 import { providerErrors } from '../lib/metrics.ts';
 import type { TextToSpeech } from '../providers/tts/types.ts';
 import { FRAME_MS, INTERNAL_SAMPLE_RATE, samplesPerFrame } from './audio/frames.ts';
-import { Resampler } from './audio/resampler.ts';
-import { AsyncQueue } from './async-queue.ts';
+import { Resampler } from '../lib/audio/resampler.ts';
+import { untilAborted } from '../lib/abort.ts';
+import { AsyncQueue } from '../lib/async-queue.ts';
 import type { VoiceClock } from './clock.ts';
 import type { VoiceSettings } from './settings.ts';
 import type { SentenceTrack, SpeechHandle } from './speech.ts';
@@ -130,7 +131,7 @@ export class Speaker {
    * handle is interrupted; `done` resolves once the last frame and mark are queued (the handle is sealed then).
    */
   utterance(handle: SpeechHandle): { sentences: AsyncQueue<SpeechItem>; done: Promise<SpeechTimings> } {
-    const sentences = new AsyncQueue<SpeechItem>(handle.signal);
+    const sentences = new AsyncQueue<SpeechItem>({ signal: handle.signal });
     const timings: SpeechTimings = { ttsRequestedAt: undefined, ttsFirstChunkAt: undefined, firstFrameSentAt: undefined };
     const done = this.play(handle, sentences, timings).then(() => {
       handle.seal();
@@ -151,9 +152,11 @@ export class Speaker {
       return new Prepared(track, item.samples);
     };
     let upcoming = start();
+    // A held draft synthesizes its first sentence while it waits; nothing is queued for the caller before.
+    await untilAborted(handle.released, handle.signal).catch(() => undefined);
     for (;;) {
       const current = await upcoming;
-      if (!current) return;
+      if (!current || handle.signal.aborted) return;
       upcoming = start();
       await this.playSentence(handle, current, timings);
     }

@@ -3,8 +3,13 @@
  * utterance runs on (the agent turn's model request and tools, each synthesis request, the queued audio), so
  * `interrupt()` stops all of it at once. It keeps per sentence what was sent and whether its mark came back,
  * so the history keeps only what the caller heard.
+ *
+ * A handle may be made held: a draft of a reply, prepared while the caller pauses. Its model request and
+ * synthesis run, but nothing goes to the caller and no tool runs until `release()` (the caller's turn is
+ * committed); a draft that is not wanted is abandoned, and has left no trace.
  */
 import { FRAME_MS } from './audio/frames.ts';
+import type { VoiceClock } from './clock.ts';
 
 /** How long past its expected end a sentence's mark may take before the engine stops waiting for it. */
 export const MARK_GRACE_MS = 1500;
@@ -32,7 +37,7 @@ export class SpeechInterruptedError extends Error {
 }
 
 export class SpeechHandle {
-  readonly id: string;
+  private name: string;
   private readonly controller = new AbortController();
   readonly sentences: SentenceTrack[] = [];
   /** The clock time of the interruption. */
@@ -41,12 +46,37 @@ export class SpeechHandle {
   private onSettled: (() => void) | undefined;
   private readonly done: Promise<void>;
   private sealed = false;
+  private release_: (() => void) | undefined;
+  /** Resolves once the utterance may be heard and act: at once, or for a held draft at `release()`. */
+  readonly released: Promise<void>;
 
-  constructor(id: string) {
-    this.id = id;
+  constructor(id: string, options: { held?: boolean } = {}) {
+    this.name = id;
     this.done = new Promise((resolve) => {
       this.onSettled = resolve;
     });
+    this.released = options.held ? new Promise((resolve) => { this.release_ = resolve; }) : Promise.resolve();
+  }
+
+  get id(): string {
+    return this.name;
+  }
+
+  /** Whether the utterance is held (a draft not yet committed). */
+  get held(): boolean {
+    return this.release_ !== undefined;
+  }
+
+  /**
+   * Lets a held draft be heard, under the name of the utterance it becomes: its marks, none sent while it was
+   * held, are named after it.
+   */
+  release(id: string): void {
+    this.name = id;
+    this.sentences.forEach((track, index) => { track.mark = `${id}.${index + 1}`; });
+    const release = this.release_;
+    this.release_ = undefined;
+    release?.();
   }
 
   get signal(): AbortSignal {
@@ -142,5 +172,22 @@ export class SpeechHandle {
     if (this.settled) return;
     this.settled = true;
     this.onSettled?.();
+  }
+}
+
+/**
+ * Waits for the marks of everything the handle sent, or for the time it should take plus a grace when marks are
+ * lost; audio held for the caller (they spoke over it) is not late.
+ */
+export async function untilHeard(handle: SpeechHandle, clock: VoiceClock, output: { readonly holding: boolean; pendingMs(): number }): Promise<void> {
+  let timer: { cancel(): void } | undefined;
+  const arm = () => {
+    timer = clock.setTimeout(() => (output.holding ? arm() : handle.abandon(new Error('Marks did not come back.'))), output.pendingMs() + MARK_GRACE_MS);
+  };
+  arm();
+  try {
+    await handle.finished();
+  } finally {
+    timer?.cancel();
   }
 }

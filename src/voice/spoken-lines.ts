@@ -1,5 +1,5 @@
 /**
- * The audio of the lines an assistant says word for word on every call (its opening line, the engine's
+ * The audio of the lines an assistant says word for word on every call (its opening line, its fillers, the engine's
  * goodbyes), kept by a media replica once synthesized and replayed after: a greeting starts as soon as the call
  * is up instead of after a synthesis (Piper's first sentence takes 150-500 ms alone, seconds on a loaded
  * machine, while the callee waits in silence). Calls that ask for a line while it is being synthesized hear
@@ -7,7 +7,7 @@
  * together). Kept by synthesizer, voice, language, speed and text, at most `maxBytes` of audio, the least
  * recently heard dropped first. A synthesis that is stopped (every call hearing it gone) or fails is not kept.
  */
-import { ChunkQueue } from '../providers/tts/chunk-queue.ts';
+import { AsyncQueue } from '../lib/async-queue.ts';
 import type { SynthesisRequest, SynthesizedSpeech, TextToSpeech } from '../providers/tts/types.ts';
 
 interface Kept {
@@ -20,7 +20,7 @@ interface Kept {
 interface Making {
   sampleRate: number;
   chunks: Int16Array[];
-  listeners: Set<ChunkQueue>;
+  listeners: Set<AsyncQueue<Int16Array>>;
   stop: AbortController;
 }
 
@@ -103,8 +103,8 @@ export class SpokenLineCache {
 }
 
 /** Kept chunks, as a synthesis hands them over; dropped at once when the signal aborts. */
-function replay(chunks: Int16Array[], signal: AbortSignal): ChunkQueue {
-  const queue = new ChunkQueue();
+function replay(chunks: Int16Array[], signal: AbortSignal): AsyncQueue<Int16Array> {
+  const queue = new AsyncQueue<Int16Array>();
   if (!signal.aborted) for (const chunk of chunks) queue.push(chunk);
   queue.end();
   signal.addEventListener('abort', () => queue.clear(), { once: true });
@@ -112,8 +112,8 @@ function replay(chunks: Int16Array[], signal: AbortSignal): ChunkQueue {
 }
 
 /** The line being made, from its first chunk, as it comes; a call that leaves stops the synthesis if it was the last. */
-function listen(making: Making, signal: AbortSignal): ChunkQueue {
-  const queue = new ChunkQueue();
+function listen(making: Making, signal: AbortSignal): AsyncQueue<Int16Array> {
+  const queue = new AsyncQueue<Int16Array>();
   for (const chunk of making.chunks) queue.push(chunk);
   making.listeners.add(queue);
   const leave = () => {

@@ -83,7 +83,8 @@ function badQuery(query: URLSearchParams): string | undefined {
  * A local server speaking Deepgram's live transcription protocol (`/v1/listen`): `Token` auth and query
  * checked at the handshake (401 and 400 with `dg-error`, like the service), linear16 audio judged by loudness
  * in audio time, `SpeechStarted`, interim `Results`, a final with `speech_final` after `endpointing` ms of
- * silence, `UtteranceEnd` after `utterance_end_ms`, `Metadata` and a normal close on `CloseStream`, and a
+ * silence (at once on `Finalize`, marked `from_finalize`), `UtteranceEnd` after `utterance_end_ms`, `Metadata`
+ * and a normal close on `CloseStream`, and a
  * 1011 close when nothing arrives for `idleTimeoutMs` (Deepgram's 10 s, NET-0001).
  */
 export async function startFakeDeepgramServer(options: {
@@ -194,7 +195,7 @@ export async function startFakeDeepgramServer(options: {
       if (!outboxTimer) outboxTimer = setTimeout(flush, Math.max(due - performance.now(), 0));
     };
 
-    const results = (text: string, isFinal: boolean, speechFinal: boolean, confidence: number) => {
+    const results = (text: string, isFinal: boolean, speechFinal: boolean, confidence: number, fromFinalize = false) => {
       const startMs = speech?.startMs ?? nowMs;
       const words = text ? text.split(/\s+/) : [];
       const span = (nowMs - startMs) / Math.max(words.length, 1);
@@ -219,16 +220,19 @@ export async function startFakeDeepgramServer(options: {
           }],
         },
         metadata: { request_id: requestId, model_info: { name: query.get('model') ?? 'general', version: 'fake', arch: 'fake' }, model_uuid: requestId },
-        from_finalize: false,
+        from_finalize: fromFinalize,
       });
     };
 
-    const finalizeSpeech = (speechFinal: boolean) => {
-      if (!speech) return;
+    const finalizeSpeech = (speechFinal: boolean, fromFinalize = false) => {
+      if (!speech) {
+        if (fromFinalize) results('', true, false, 0, true);
+        return;
+      }
       const pick = speech.pick;
       const heard = pick && speech.voicedMs >= (pick.utterance.minSpeechMs ?? 0);
       if (pick && !heard && pick.queued) queue.unshift(pick.utterance);
-      results(heard ? pick.utterance.text : '', true, speechFinal, pick?.utterance.confidence ?? 0.98);
+      results(heard ? pick.utterance.text : '', true, speechFinal, pick?.utterance.confidence ?? 0.98, fromFinalize);
       if (heard && utteranceEndMs !== undefined) pendingUtteranceEnd = { lastWordEndMs: speech.lastVoiceMs };
       speech = undefined;
     };
@@ -292,6 +296,8 @@ export async function startFakeDeepgramServer(options: {
         // recorded as `invalid`
       }
       connection.controls.push(type);
+      // Finalize: the audio so far is settled at once, as a final marked `from_finalize`.
+      if (type === 'Finalize') return finalizeSpeech(false, true);
       if (type !== 'CloseStream') return;
       closing = true;
       finalizeSpeech(false);

@@ -8,7 +8,7 @@ import { createTestAssistant } from '../support/assistants.ts';
 import { connectMediaStream, L16_16K, type MediaStreamClient } from '../support/media-stream-client.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { schemaViolations } from '../support/response-schema.ts';
-import { energyVad, tone, toneStt, toneTts } from '../support/speech-doubles.ts';
+import { energyVad, scriptedTurnModel, tone, toneStt, toneTts } from '../support/speech-doubles.ts';
 import { createTestUser, type TestUser } from '../support/users.ts';
 
 const LINES = 2;
@@ -40,7 +40,8 @@ describe('calls on the media role', () => {
       media: true,
       env: { LLM_BASE_URL: llm.baseUrl, LLM_API_KEY: 'test', REALTIME_URL: realtime.url, REALTIME_API_KEY: 'test-realtime-key', MEDIA_MAX_CALLS: String(LINES) },
       // The catalogs offer espeak-ng's voices (always part of the speech stack); the tone double speaks for every voice.
-      providers: { stt: toneStt({ [QUESTION.pitch]: QUESTION.text }), vad: energyVad(), tts: { forCode: () => tts, default: tts, codes: ['espeak'] } },
+      // The turn model is a double too: Smart Turn's score of a tone is no one's business.
+      providers: { stt: toneStt({ [QUESTION.pitch]: QUESTION.text }), vad: energyVad(), turn: scriptedTurnModel(0.9), tts: { forCode: () => tts, default: tts, codes: ['espeak'] } },
     });
     owner = await createTestUser(platform.database.knex, { balanceUsd: 5 });
   }, 60_000);
@@ -161,7 +162,8 @@ describe('calls on the media role', () => {
     for (const turn of [question!, answer!]) expect(Date.parse(turn.started_at) - turn.start_offset_ms).toBe(row.answeredAt.getTime());
     expect(question!.metrics).toEqual({});
     expect(answer!.metrics).toEqual({
-      end_of_speech_to_first_audio_ms: expect.any(Number), stt_final_delay_ms: expect.any(Number), llm_first_token_ms: expect.any(Number), tts_first_byte_ms: expect.any(Number),
+      end_of_speech_to_first_audio_ms: expect.any(Number), end_of_turn_decision_ms: expect.any(Number), preemptive: expect.any(Number), preemptive_discarded: expect.any(Number), stt_final_delay_ms: expect.any(Number), llm_first_token_ms: expect.any(Number), tts_first_byte_ms: expect.any(Number),
+      turn_model_score: 0.9,
     });
     expect(answer!.metrics.end_of_speech_to_first_audio_ms).toBeGreaterThan(0);
   });

@@ -8,7 +8,7 @@ import type { SandboxCarrier } from '../../src/simulators/sandbox-carrier/carrie
 import { PAGE_RATE } from '../../src/simulators/sandbox-carrier/softphones.ts';
 import { CalleeVoice } from '../../src/simulators/sandbox-carrier/voice.ts';
 import { NOT_IN_SERVICE } from '../../src/resources/carrier-callbacks/inbound.ts';
-import { decodeMulaw, encodeMulaw } from '../../src/voice/audio/mulaw.ts';
+import { decodeMulaw, encodeMulaw } from '../../src/lib/audio/mulaw.ts';
 import { parseInboundMessage } from '../../src/voice/serializers/twilio.ts';
 import { listenOnLoopback, type LoopbackServer } from '../support/ports.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';

@@ -165,7 +165,10 @@ describe.skipIf(!speechInstalled)('Silero VAD (onnxruntime, one model for every 
       const heard: VadEvent[] = [];
       const detector = factory.create(options, (event) => heard.push(event));
       for (let at = 0; at < audio.length; at += frameSamples) detector.push(audio.subarray(at, at + frameSamples));
+      // Until the thread answers, the audio pushed is unjudged: no pause is longer than what it has heard.
+      expect(detector.pendingMs?.()).toBeCloseTo((audio.length / 16000) * 1000, 0);
       await vi.waitFor(() => expect(timesOf(heard)).toEqual(expected), { timeout: 5000 });
+      await vi.waitFor(() => expect(detector.pendingMs?.()).toBe(0), { timeout: 5000 });
     } finally {
       await factory.close?.();
     }

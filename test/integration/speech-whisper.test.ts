@@ -4,15 +4,36 @@ import { createLogger } from '../../src/logger.ts';
 import { SpeechProviderError } from '../../src/providers/stt/types.ts';
 import { createWhisperLocal } from '../../src/providers/stt/whisper-local.ts';
 import { createPiperTts } from '../../src/providers/tts/piper.ts';
-import { Resampler } from '../../src/voice/audio/resampler.ts';
+import { Resampler } from '../../src/lib/audio/resampler.ts';
 import { speechDir, speechInstalled, spokenPcm } from '../support/speech.ts';
 
 const logger = createLogger({ log: { level: 'silent', pretty: false } });
 const options = (signal = new AbortController().signal) => ({ language: 'en-US', sampleRate: 16000, signal });
 
+const piper = createPiperTts({ voicesDir: path.join(speechDir, 'piper'), instances: 1, logger });
+
+/** `text` in the Piper voice, at 16 kHz with 200 ms of silence around it, as the engine hears a web caller. */
+async function piperPcm(text: string): Promise<Int16Array> {
+  const speech = piper.synthesize({ text, voice: 'en_US-joe-medium', language: 'en-US', speed: 1, signal: new AbortController().signal });
+  const resampler = new Resampler(speech.sampleRate, 16000);
+  const parts: Int16Array[] = [new Int16Array(3200)];
+  for await (const chunk of speech.chunks) parts.push(resampler.process(chunk));
+  parts.push(new Int16Array(3200));
+  const audio = new Int16Array(parts.reduce((sum, part) => sum + part.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    audio.set(part, at);
+    at += part.length;
+  }
+  return audio;
+}
+
 describe.skipIf(!speechInstalled)('Whisper tiny.en in local worker processes', () => {
   const whisper = createWhisperLocal({ speechDir, workers: 2, queueLimit: 2, logger });
-  afterAll(() => whisper.close());
+  afterAll(async () => {
+    piper.close();
+    await whisper.close();
+  });
 
   it('starts no worker until the first utterance', () => {
     expect(whisper.workerPids()).toEqual([]);
@@ -25,22 +46,38 @@ describe.skipIf(!speechInstalled)('Whisper tiny.en in local worker processes', (
     expect(text.toLowerCase()).toContain('tuesday');
   });
 
-  it('transcribes the Piper voice, as the engine would hear it at 16 kHz', async () => {
-    const piper = createPiperTts({ voicesDir: path.join(speechDir, 'piper'), instances: 1, logger });
-    const speech = piper.synthesize({ text: 'I would like to book an appointment for Tuesday at three.', voice: 'en_US-joe-medium', language: 'en-US', speed: 1, signal: new AbortController().signal });
-    const resampler = new Resampler(speech.sampleRate, 16000);
-    const parts: Int16Array[] = [new Int16Array(3200)];
-    for await (const chunk of speech.chunks) parts.push(resampler.process(chunk));
-    piper.close();
-    parts.push(new Int16Array(3200));
-    const audio = new Int16Array(parts.reduce((sum, part) => sum + part.length, 0));
-    let at = 0;
-    for (const part of parts) {
-      audio.set(part, at);
-      at += part.length;
-    }
-    const { text } = await whisper.transcribe(audio, options());
+  it('transcribes the Piper voice, as the engine would hear it at 16 kHz', { timeout: 60_000 }, async () => {
+    const { text } = await whisper.transcribe(await piperPcm('I would like to book an appointment for Tuesday at three.'), options());
     expect(text.toLowerCase()).toMatch(/i would like to book an appointment for tuesday at (three|3)/);
+  });
+
+  it('says what was said once: short answers come back whole, without repetition or a continuation', async () => {
+    for (const answer of ['Not today.', 'Sounds good.', 'Yes.', 'No thanks.']) {
+      const { text } = await whisper.transcribe(await piperPcm(answer), options());
+      expect(text).toBe(answer);
+    }
+  });
+
+  it('hears nothing in silence', async () => {
+    expect((await whisper.transcribe(new Int16Array(16000), options())).text).toBe('');
+  });
+
+  it('runs a provisional transcription only on a worker no final needs, and never queues one', async () => {
+    const pair = createWhisperLocal({ speechDir, workers: 2, queueLimit: 8, logger });
+    try {
+      const audio = await spokenPcm('One two three four five six', { silenceMs: 100 });
+      await Promise.all([pair.transcribe(audio, options()), pair.transcribe(audio, options())]);
+      const provisional = () => pair.transcribe(audio, { ...options(), priority: 'provisional' });
+      // Both workers idle: a guess takes one, and the other stays for a final.
+      const guess = provisional();
+      await expect(provisional()).rejects.toThrow(/busy/);
+      const final = pair.transcribe(audio, options());
+      await expect(provisional()).rejects.toThrow(/busy/);
+      expect((await final).text.toLowerCase()).toMatch(/six|6/);
+      expect((await guess).text.toLowerCase()).toMatch(/six|6/);
+    } finally {
+      await pair.close();
+    }
   });
 
   it('replaces a worker that dies, retrying its utterance on another', async () => {

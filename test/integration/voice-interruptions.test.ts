@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { MULAW_8K } from '../support/media-stream-client.ts';
+import { tone } from '../support/speech-doubles.ts';
 import { roles, say, startVoiceHarness, UTTERANCES } from '../support/voice-harness.ts';
 
 type Harness = Awaited<ReturnType<typeof startVoiceHarness>>;
@@ -23,7 +24,8 @@ describe('barge-in on a call', { timeout: 15_000 }, () => {
     const clear = call.client.received.find((message) => message.event === 'clear');
     expect(clear).toBeDefined();
     expect(clear!.at - onset).toBeLessThan(200);
-    expect(harness.llm.aborted).toHaveLength(1);
+    // The model goes on until the caller's words show it was no cough; then it is aborted.
+    await call.client.waitFor(() => harness!.llm.aborted.length === 1, 3000, 'the model to be aborted');
     await call.client.waitFor(() => call.turns.length === 4, 5000, 'the second reply');
     const cut = call.turns[1]!;
     expect(cut).toMatchObject({ role: 'assistant', interrupted: true });
@@ -34,6 +36,26 @@ describe('barge-in on a call', { timeout: 15_000 }, () => {
     // Nothing of the cut reply played after the clear, beyond the lead already on its way.
     const soundAfter = call.client.playedSound.filter((at) => at > clear!.at + 120 && at < clear!.at + 300);
     expect(soundAfter).toHaveLength(0);
+  });
+
+  it('goes on with the reply after a false start: a noise without words holds the audio, then resumes it', async () => {
+    harness = await startVoiceHarness({ settings: { waitForCustomer: true } });
+    const reply = 'Let me tell you about our menu. We have pasta and pizza. We have salads and soups. We have desserts every day.';
+    harness.llm.script({ text: reply });
+    const call = await harness.call(MULAW_8K);
+    await say(call, 'hours');
+    await call.client.waitFor(() => call.client.playedSound.length > 20, 5000, 'the reply to be playing');
+    // A knock: loud enough to be speech for a moment, a sound no recognizer makes words of.
+    const onset = await call.client.say(tone(1500, 250));
+    const clear = call.client.received.find((message) => message.event === 'clear' && message.at >= onset);
+    expect(clear, 'the audio held while the noise lasted').toBeDefined();
+    await call.client.waitFor(() => call.turns.length === 2, 10_000, 'the reply to finish');
+    // The reply went on after the noise, to its end: nothing was aborted, nothing answered.
+    expect(call.client.playedSound.some((at) => at > clear!.at + 300)).toBe(true);
+    expect(roles(call)).toEqual(['user: What are your opening hours?', `assistant: ${reply}`]);
+    expect(call.turns[1]!.interrupted).toBe(false);
+    expect(harness.llm.aborted).toHaveLength(0);
+    expect(harness.llm.requests).toHaveLength(1);
   });
 
   it('lets a backchannel pass without interrupting when min interrupt words apply', async () => {

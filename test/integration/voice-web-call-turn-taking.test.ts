@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { workflowIds } from '../../src/temporal/names.ts';
 import { GOODBYES, REENGAGE_INSTRUCTION } from '../../src/voice/session.ts';
 import type { CallTurn } from '../../src/voice/hooks.ts';
+import { incompleteSilenceMs } from '../../src/voice/turns/turn-policy.ts';
 import { startFakeLlmServer, type ChatCompletionRequest, type FakeLlmServer, type FakeTurn } from '../fakes/llm-server.ts';
 import { createTestAssistant } from '../support/assistants.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
@@ -10,10 +11,10 @@ import { createTestUser, type TestUser } from '../support/users.ts';
 import { placeWebCall, transcriptLines, transcriptOf } from '../support/web-call.ts';
 
 /**
- * Turn-taking on the embedded default speech stack (Silero VAD, Whisper tiny.en, the catalog's offline
- * voice) through the media gateway, with a scripted caller speaking espeak-ng lines and the fake language
- * model: the caller barging in on a reply, the call's time limit, and the assistant re-engaging a silent
- * caller. The timers are seconds, written to the assistant's row below the API's minimums (20 s for
+ * Turn-taking on the embedded default speech stack (Silero VAD, Whisper tiny.en, Smart Turn, the catalog's
+ * offline voice) through the media gateway, with a scripted caller speaking espeak-ng lines and the fake language
+ * model: the caller barging in on a reply, a caller pausing mid-number, a short answer, the call's time limit,
+ * and the assistant re-engaging a silent caller. The timers are seconds, written to the assistant's row below the API's minimums (20 s for
  * max_call_duration, 7 s for re_engagement_interval) so the file runs in seconds.
  */
 describe.skipIf(!speechInstalled)(`turn-taking on a web call over the offline speech stack${speechInstalled ? '' : ` (${speechSkipReason})`}`, () => {
@@ -38,6 +39,8 @@ describe.skipIf(!speechInstalled)(`turn-taking on a web call over the offline sp
       if (said === REENGAGE_INSTRUCTION.toLowerCase()) return { reply: 'Are you still there?' };
       if (/question|hold/.test(said)) return { reply: 'Of course. What would you like to know?' };
       if (/table/.test(said)) return { reply: 'Certainly. For what time?' };
+      if (/card|number/.test(said)) return { reply: 'Thank you, I have your card number.' };
+      if (/^(yes|yeah)[.!]?$/.test(said)) return { reply: 'Great, then it is booked.' };
       return { reply: 'Good. How can I help you?' };
     });
     platform = await startTestPlatform({ worker: true, media: true, env: { LLM_BASE_URL: llm.baseUrl, LLM_API_KEY: 'test' } });
@@ -139,6 +142,56 @@ describe.skipIf(!speechInstalled)(`turn-taking on a web call over the offline sp
     // Billed no further than the call's limit: the goodbye said past it is free.
     expect(call.maxSeconds).toBe(5);
     expect(Number(call.totalCostMicros)).toBe(Math.ceil((call.maxSeconds * Number(call.pricePerMinuteMicros)) / 60));
+  }, 60_000);
+
+  it('answers a caller who pauses mid-number once, after the whole number, and the draft of the fragment leaves no trace', async () => {
+    const assistant = await createTestAssistant(platform, owner, { wait_for_customer: true, post_call_evaluation: false });
+    const requestsBefore = llm.requests.length;
+    const { callId, caller } = await placeWebCall(platform, owner, assistant.id);
+    // A number read in two groups, with a pause of 700 ms between them, as people read numbers.
+    const first = await spokenPcm('My card number is four four five six,', { silenceMs: 100 });
+    const second = await spokenPcm('seven eight nine zero.', { silenceMs: 200 });
+    const pause = new Int16Array((700 * 16000) / 1000);
+    const said = new Int16Array(first.length + pause.length + second.length);
+    said.set(first, 0);
+    said.set(second, first.length + pause.length);
+    await caller.say(said);
+
+    const lines = await transcriptOf(caller, 2);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(transcriptLines(caller)).toEqual(lines);
+    expect(lines).toEqual([expect.stringMatching(/^user: .*(4\s*4\s*5\s*6|four four).*(7|seven)/i), 'assistant: Thank you, I have your card number.']);
+    // The reply the caller heard was asked with the whole number; a draft of a part of it alone went nowhere.
+    const answered = llm.requests.slice(requestsBefore).filter((request) => /7|seven/.test(lastUserText(request)));
+    expect(answered.length).toBeGreaterThanOrEqual(1);
+    caller.stop();
+    expect((await caller.closed).code).toBe(1000);
+
+    await platform.temporal.client.workflow.getHandle(workflowIds.call(callId)).result();
+    const call = await platform.database.knex('calls').where({ id: callId }).first();
+    expect((call.turns as CallTurn[]).map((turn) => turn.role)).toEqual(['user', 'assistant']);
+    expect(call.transcript.split('\n')).toHaveLength(2);
+    expect((call.turns as CallTurn[])[1]!.metrics.preemptive).toBe(1);
+    // One charge, for the call's seconds: a draft costs nothing.
+    const charges = await platform.database.knex('balance_transactions').where({ idempotencyKey: `call-${callId}` });
+    expect(charges).toHaveLength(1);
+    expect(Number(charges[0].amountMicros)).toBe(-Number(call.totalCostMicros));
+  }, 60_000);
+
+  it('answers a short "Yes." after a short silence, with the reply drafted at the pause', async () => {
+    const assistant = await createTestAssistant(platform, owner, { wait_for_customer: true, post_call_evaluation: false });
+    const { callId, caller } = await placeWebCall(platform, owner, assistant.id);
+    await caller.say(await spokenPcm('Yes.', { silenceMs: 200 }));
+    expect(await transcriptOf(caller, 2)).toEqual([expect.stringMatching(/^user: (yes|yeah)/i), 'assistant: Great, then it is booked.']);
+    caller.stop();
+    await platform.temporal.client.workflow.getHandle(workflowIds.call(callId)).result();
+    const call = await platform.database.knex('calls').where({ id: callId }).first();
+    const { metrics } = (call.turns as CallTurn[])[1]!;
+    // Judged finished by the turn model and the words: not the wait of an unfinished thought (how long it takes,
+    // the complete wait plus what the recognizer and the turn model take on a busy machine, is the bench's figure).
+    expect(metrics.turn_model_score).toBeGreaterThan(0.5);
+    expect(metrics.end_of_turn_decision_ms).toBeLessThan(incompleteSilenceMs(0.5));
+    expect(metrics.preemptive).toBe(1);
   }, 60_000);
 
   it('re-engages a silent caller after the interval, and goes on with the conversation when the caller answers', async () => {

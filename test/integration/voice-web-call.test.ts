@@ -73,6 +73,9 @@ describe.skipIf(!speechInstalled)(`a web call on the offline speech stack${speec
 
     const heard = caller.playedSound.length;
     await caller.say(await spokenPcm('No, that is all. Thank you, goodbye.', { silenceMs: 200 }));
+    let hungUp = false;
+    void caller.closed.then(() => (hungUp = true));
+    await caller.waitFor(() => hungUp, 30_000, `the assistant to hang up after ${JSON.stringify(lines(caller))}`);
     const closed = await caller.closed;
     expect(closed.code).toBe(1000);
     expect(caller.playedSound.length).toBeGreaterThan(heard);

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { VOICEMAIL_GREETING } from '../../src/simulators/sandbox-carrier/callees.ts';
 import { beep } from '../../src/simulators/sandbox-carrier/voice.ts';
-import { decodeMulaw, encodeMulaw } from '../../src/voice/audio/mulaw.ts';
-import { Resampler } from '../../src/voice/audio/resampler.ts';
+import { decodeMulaw, encodeMulaw } from '../../src/lib/audio/mulaw.ts';
+import { Resampler } from '../../src/lib/audio/resampler.ts';
 import { BeepDetector, type BeepEvent } from '../../src/voice/voicemail/beep.ts';
 import { speechInstalled, speechSkipReason, spokenPcm } from '../support/speech.ts';
 

@@ -6,6 +6,7 @@
 import type { ChatEvent, ChatRequest, LanguageModel, ToolCall } from '../../src/providers/llm/types.ts';
 import type { SegmentSpeechToText, StreamingSpeechToText, TranscriptEvent } from '../../src/providers/stt/types.ts';
 import type { SynthesisRequest, TextToSpeech } from '../../src/providers/tts/types.ts';
+import type { TurnDetector } from '../../src/providers/turn/types.ts';
 import type { VadFactory, VadOptions } from '../../src/providers/vad/types.ts';
 
 /** A sine tone of `ms` at `frequency`, PCM16 at 16 kHz. */
@@ -89,7 +90,10 @@ export function pitchOf(samples: Int16Array, rate = 16000): number {
   return (crossings / 2) * (rate / (last - first));
 }
 
-/** A segment recognizer that maps a tone's pitch to words: the nearest pitch of `words` within 10 %. */
+/**
+ * A segment recognizer that maps each tone's pitch to words (the nearest pitch of `words` within 10 %): a
+ * segment holding several tones apart by silence (a turn with a pause in it) is heard as their words in order.
+ */
 export function toneStt(words: Record<number, string>, delayMs = 20): SegmentSpeechToText & { heard: string[]; languages: string[] } {
   const heard: string[] = [];
   const languages: string[] = [];
@@ -101,7 +105,7 @@ export function toneStt(words: Record<number, string>, delayMs = 20): SegmentSpe
     async transcribe(audio, options) {
       languages.push(options.language);
       await new Promise((resolve) => setTimeout(resolve, delayMs));
-      const text = textFor(words, audio);
+      const text = tonesOf(audio).map((tone) => textFor(words, tone)).filter(Boolean).join(' ');
       heard.push(text);
       return { text };
     },
@@ -175,6 +179,42 @@ function joinFrames(frames: Int16Array[]): Int16Array {
     offset += frame.length;
   }
   return joined;
+}
+
+/** The stretches of sound in `audio` that at least 100 ms of quiet sets apart. */
+function tonesOf(audio: Int16Array, rate = 16000): Int16Array[] {
+  const tones: Int16Array[] = [];
+  const gap = rate / 10;
+  let start = -1;
+  let lastLoud = -1;
+  for (let i = 0; i <= audio.length; i++) {
+    const loud = i < audio.length && Math.abs(audio[i]!) > 500;
+    if (loud) {
+      if (start < 0) start = i;
+      lastLoud = i;
+    } else if (start >= 0 && (i === audio.length || i - lastLoud > gap)) {
+      tones.push(audio.subarray(start, lastLoud + 1));
+      start = -1;
+    }
+  }
+  return tones;
+}
+
+/** A turn model that scores every pause by the queue given, then `fallback`; it answers after `delayMs`. */
+export function scriptedTurnModel(fallback = 0.9, delayMs = 10): TurnDetector & { scores: number[]; heard: Int16Array[] } {
+  const scores: number[] = [];
+  const heard: Int16Array[] = [];
+  return {
+    name: 'scripted-turn',
+    scores,
+    heard,
+    async score(audio, signal) {
+      heard.push(audio);
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+      signal.throwIfAborted();
+      return scores.shift() ?? fallback;
+    },
+  };
 }
 
 function textFor(words: Record<number, string>, audio: Int16Array): string {

@@ -10,6 +10,7 @@ import type { AgentProfile } from '../../src/agent/profile.ts';
 import { createLogger } from '../../src/logger.ts';
 import type { ChatMessage } from '../../src/providers/llm/types.ts';
 import type { RealtimeModel } from '../../src/providers/realtime/types.ts';
+import type { TurnDetector } from '../../src/providers/turn/types.ts';
 import type { CallTurn, EndReason } from '../../src/voice/hooks.ts';
 import type { PhoneLine } from '../../src/voice/line.ts';
 import { runCallSession, type CallSetup, type RunningCall } from '../../src/voice/run.ts';
@@ -52,6 +53,8 @@ export interface HarnessOptions {
   ttsMsPerChar?: number;
   /** A streaming recognizer instead of the segment one. */
   streamingStt?: boolean;
+  /** The turn model; none (the policy decides by silence and words) by default. */
+  turn?: TurnDetector;
   /** How long the segment recognizer takes per utterance (a loaded machine's Whisper). */
   sttDelayMs?: number;
   /** `load` fails with this instead of setting the call up. */
@@ -110,7 +113,7 @@ export async function startVoiceHarness(options: HarnessOptions = {}) {
     };
     const running = runCallSession({
       socket,
-      providers: { llm: llm.model, stt: options.streamingStt ? streaming : stt, tts, vad, realtime: options.realtime },
+      providers: { llm: llm.model, stt: options.streamingStt ? streaming : stt, tts, vad, turn: options.turn, realtime: options.realtime },
       logger,
       tuning: { fillerAfterMs: options.fillerAfterMs ?? 300 },
       hooks: {

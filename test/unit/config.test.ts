@@ -29,8 +29,10 @@ describe('loadConfig', () => {
   });
 
   it('speaks offline by default from .tools/speech, and refuses an unknown speech provider', () => {
-    const defaults = loadConfig({});
+    const defaults = loadConfig({}, 2);
     expect(defaults.speech).toEqual({ dir: path.resolve('.tools/speech'), whisperWorkers: 2, whisperQueueLimit: 32, piperInstances: 2, vadThreads: 1 });
+    // The speech pools are sized from the cores: a Whisper process and a Piper voice each.
+    expect(loadConfig({}, 4).speech).toMatchObject({ whisperWorkers: 4, piperInstances: 4 });
     expect([defaults.stt.provider, defaults.tts.provider]).toEqual(['local', 'local']);
     const espeak = loadConfig({ SPEECH_DIR: '/opt/speech', TTS_PROVIDER: 'espeak', STT_LOCAL_WORKERS: '3', VAD_THREADS: '2' });
     expect(espeak.speech).toMatchObject({ dir: '/opt/speech', whisperWorkers: 3, vadThreads: 2 });
@@ -104,16 +106,17 @@ describe('loadConfig', () => {
   });
 
   it('puts the media gateway on its own port of the public host, with the matching WebSocket scheme', () => {
-    expect(loadConfig({}).media).toEqual({ port: 8081, publicUrl: 'ws://localhost:8081', internalUrl: undefined, maxCalls: 6 });
+    expect(loadConfig({}, 2).media).toEqual({ port: 8081, publicUrl: 'ws://localhost:8081', internalUrl: undefined, maxCalls: 8 });
     expect(loadConfig({ PUBLIC_URL: 'https://voice.example.com', MEDIA_PORT: '9443' }).media.publicUrl).toBe('wss://voice.example.com:9443');
     expect(loadConfig({ MEDIA_PUBLIC_URL: 'wss://media.example.com/' }).media.publicUrl).toBe('wss://media.example.com');
     expect(loadConfig({ MEDIA_INTERNAL_URL: 'http://10.0.0.7:8081/' }).media.internalUrl).toBe('http://10.0.0.7:8081');
   });
 
   it('holds as many calls per replica as its speech stack sustains, unless told otherwise', () => {
-    expect(loadConfig({}).media.maxCalls).toBe(6);
-    expect(loadConfig({ TTS_PROVIDER: 'espeak' }).media.maxCalls).toBe(16);
-    expect(loadConfig({ STT_PROVIDER: 'deepgram', DEEPGRAM_API_KEY: 'k', TTS_PROVIDER: 'elevenlabs', ELEVENLABS_API_KEY: 'k' }).media.maxCalls).toBe(200);
+    expect(loadConfig({}, 2).media.maxCalls).toBe(8);
+    expect(loadConfig({}, 8).media.maxCalls).toBe(32);
+    expect(loadConfig({ TTS_PROVIDER: 'espeak' }, 2).media.maxCalls).toBe(16);
+    expect(loadConfig({ STT_PROVIDER: 'deepgram', DEEPGRAM_API_KEY: 'k', TTS_PROVIDER: 'elevenlabs', ELEVENLABS_API_KEY: 'k' }, 2).media.maxCalls).toBe(200);
     expect(loadConfig({ MEDIA_MAX_CALLS: '40' }).media.maxCalls).toBe(40);
     expect(configError({ MEDIA_MAX_CALLS: '0' }).variable).toBe('MEDIA_MAX_CALLS');
   });

@@ -81,4 +81,24 @@ describe('SentenceSplitter', () => {
     expect(split('')).toEqual([]);
     expect(split('  \n ')).toEqual([]);
   });
+
+  it('with firstClause, ends the first piece at its first clause boundary, then splits by sentences', () => {
+    const firstClause = (text: string, size: number) => {
+      const splitter = new SentenceSplitter({ firstClause: true });
+      const out: string[] = [];
+      for (let at = 0; at < text.length; at += size) {
+        splitter.push(text.slice(at, at + size));
+        for (let piece = splitter.next(); piece !== undefined; piece = splitter.next()) out.push(piece);
+      }
+      splitter.end();
+      for (let piece = splitter.next(); piece !== undefined; piece = splitter.next()) out.push(piece);
+      return out;
+    };
+    for (const size of [1, 3, 100]) {
+      expect(firstClause('Sure, I can help with that. Is there anything else, perhaps?', size)).toEqual(['Sure,', 'I can help with that.', 'Is there anything else, perhaps?']);
+      expect(firstClause('We have 1,000 seats; all free.', size)).toEqual(['We have 1,000 seats;', 'all free.']);
+      expect(firstClause('Yes. Okay, then.', size)).toEqual(['Yes.', 'Okay, then.']);
+      expect(firstClause('Note: it is late.', size)).toEqual(['Note:', 'it is late.']);
+    }
+  });
 });

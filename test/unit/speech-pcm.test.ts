@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { errorDetail, isRetryableStatus, pcm16Samples } from '../../src/providers/speech-http.ts';
-import { wavFile } from '../../src/providers/stt/openai-transcription.ts';
+import { wavFile } from '../../src/lib/audio/wav.ts';
 
 async function samplesOf(chunks: Uint8Array[]): Promise<number[]> {
   const out: number[] = [];

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { bytesPerFrame, samplesPerFrame } from '../../src/voice/audio/frames.ts';
-import { decodeMulaw, encodeMulaw } from '../../src/voice/audio/mulaw.ts';
-import { pcm16FromBytes, pcm16ToBytes } from '../../src/voice/audio/pcm16.ts';
+import { decodeMulaw, encodeMulaw } from '../../src/lib/audio/mulaw.ts';
+import { pcm16FromBytes, pcm16ToBytes } from '../../src/lib/audio/pcm.ts';
 
 const allCodes = Uint8Array.from({ length: 256 }, (_, code) => code);
 

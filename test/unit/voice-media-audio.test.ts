@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeMulaw, encodeMulaw } from '../../src/voice/audio/mulaw.ts';
+import { decodeMulaw, encodeMulaw } from '../../src/lib/audio/mulaw.ts';
 import { MediaStreamAudio } from '../../src/voice/serializers/media-audio.ts';
 import { MediaStreamMessageError } from '../../src/voice/serializers/twilio.ts';
 

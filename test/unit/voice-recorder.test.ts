@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ambientMixer } from '../../src/voice/audio/ambient.ts';
-import { wavHeader } from '../../src/lib/wav.ts';
+import { wavHeader } from '../../src/lib/audio/wav.ts';
 import { INTERNAL_SAMPLE_RATE } from '../../src/voice/audio/frames.ts';
 import { CallRecorder } from '../../src/voice/audio/recorder.ts';
 import { AMBIENT_SOUNDS } from '../../src/voice/settings.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Resampler } from '../../src/voice/audio/resampler.ts';
+import { Resampler } from '../../src/lib/audio/resampler.ts';
 
 /** `seconds` of a sine of `frequency` Hz and peak `amplitude` sampled at `rate`. */
 function sine(frequency: number, rate: number, seconds: number, amplitude = 10_000): Int16Array {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { decodeMulaw, encodeMulaw } from '../../src/voice/audio/mulaw.ts';
-import { Resampler } from '../../src/voice/audio/resampler.ts';
+import { decodeMulaw, encodeMulaw } from '../../src/lib/audio/mulaw.ts';
+import { Resampler } from '../../src/lib/audio/resampler.ts';
 import { BeepDetector, type BeepEvent } from '../../src/voice/voicemail/beep.ts';
 
 const RATE = 16000;

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import WebSocket from 'ws';
-import { EventQueue } from './event-queue.ts';
+import { AsyncQueue } from '../../lib/async-queue.ts';
 import { OPENAI_SAMPLE_RATE, encodeAudio, sessionUpdate, translate, type ServerEvent, type WireError } from './openai-wire.ts';
 import { RealtimeProviderError, type RealtimeConnection, type RealtimeEvent, type RealtimeModel, type RealtimeSessionOptions } from './types.ts';
 
@@ -87,7 +87,7 @@ export class OpenAiRealtimeModel implements RealtimeModel {
 
 class OpenAiRealtimeConnection implements RealtimeConnection {
   readonly sampleRate = OPENAI_SAMPLE_RATE;
-  readonly events: EventQueue<RealtimeEvent>;
+  readonly events: AsyncQueue<RealtimeEvent>;
   /** Resolves once the provider confirmed the session's configuration; rejects with why it did not. */
   readonly opened: Promise<void>;
   private readonly socket: WebSocket;
@@ -106,7 +106,7 @@ class OpenAiRealtimeConnection implements RealtimeConnection {
     this.socket = socket;
     this.signal = session.signal;
     this.maxBufferedBytes = options.maxBufferedBytes;
-    this.events = new EventQueue(EVENT_HIGH_WATER, { pause: () => socket.pause(), resume: () => socket.resume() });
+    this.events = new AsyncQueue({ flow: { highWater: EVENT_HIGH_WATER, lowWater: EVENT_HIGH_WATER / 4, pause: () => socket.pause(), resume: () => socket.resume() } });
     const { promise, resolve, reject } = Promise.withResolvers<void>();
     this.opened = promise;
     this.settle = { resolve, reject };

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { WebSocket } from 'ws';
 import type { Logger } from '../../logger.ts';
 import { errorDetail, statusError } from '../speech-http.ts';
-import { EventQueue } from './event-queue.ts';
+import { AsyncQueue } from '../../lib/async-queue.ts';
 import { SpeechProviderError, type StreamingSpeechToText, type TranscriptEvent, type TranscriptionOptions, type TranscriptionStream } from './types.ts';
 
 export interface DeepgramOptions {
@@ -30,6 +30,7 @@ type Settings = Required<DeepgramOptions>;
 interface DeepgramMessage {
   type?: string;
   is_final?: boolean;
+  from_finalize?: boolean;
   speech_final?: boolean;
   channel?: { alternatives?: { transcript?: string; confidence?: number }[] };
   request_id?: string;
@@ -63,7 +64,7 @@ export class DeepgramSpeechToText implements StreamingSpeechToText {
 }
 
 class DeepgramStream implements TranscriptionStream {
-  readonly events: EventQueue<TranscriptEvent>;
+  readonly events: AsyncQueue<TranscriptEvent>;
   private readonly settings: Settings;
   private readonly signal: AbortSignal;
   private readonly socket: WebSocket;
@@ -82,7 +83,7 @@ class DeepgramStream implements TranscriptionStream {
   constructor(settings: Settings, options: TranscriptionOptions) {
     this.settings = settings;
     this.signal = options.signal;
-    this.events = new EventQueue(() => this.stop());
+    this.events = new AsyncQueue({ onLeave: () => this.stop() });
     const query = new URLSearchParams({
       encoding: 'linear16',
       sample_rate: String(options.sampleRate),
@@ -129,6 +130,11 @@ class DeepgramStream implements TranscriptionStream {
       this.dropped = 0;
     }
     this.send(bytes);
+  }
+
+  finalize(): void {
+    if (this.finished || this.closing || this.socket.readyState !== WebSocket.OPEN) return;
+    this.send(JSON.stringify({ type: 'Finalize' }));
   }
 
   close(): void {
@@ -192,9 +198,10 @@ class DeepgramStream implements TranscriptionStream {
     const alternative = message.channel?.alternatives?.[0];
     const text = alternative?.transcript?.trim() ?? '';
     if (message.is_final) {
-      if (text) {
+      // The answer to a Finalize settles the words even when it has none: nothing was pending.
+      if (text || message.from_finalize) {
         const confidence = alternative?.confidence;
-        this.events.push(typeof confidence === 'number' ? { type: 'final', text, confidence } : { type: 'final', text });
+        this.events.push({ type: 'final', text, ...(typeof confidence === 'number' && text ? { confidence } : {}), ...(message.from_finalize ? { flushed: true } : {}) });
         this.inUtterance = true;
       }
       if (message.speech_final) this.endUtterance();
@@ -242,13 +249,13 @@ class DeepgramStream implements TranscriptionStream {
   private stop(): void {
     if (this.finished) return;
     this.finish();
-    this.events.discard();
+    this.events.clear();
   }
 
   private fail(error: SpeechProviderError): void {
     if (this.finished) return;
     this.finish();
-    this.events.fail(error);
+    this.events.end(error);
   }
 
   private finish(): void {

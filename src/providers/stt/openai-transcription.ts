@@ -1,31 +1,7 @@
 import { Agent, FormData } from 'undici';
+import { wavFile } from '../../lib/audio/wav.ts';
 import { postSpeech } from '../speech-http.ts';
 import { SpeechProviderError, type SegmentSpeechToText, type Transcript, type TranscriptionOptions } from './types.ts';
-
-/** A RIFF/WAVE file of PCM16 mono samples: the 44-byte header, then the samples little-endian. */
-export function wavFile(samples: Int16Array, sampleRate: number): Uint8Array<ArrayBuffer> {
-  const dataBytes = samples.length * 2;
-  const file = new Uint8Array(44 + dataBytes);
-  const view = new DataView(file.buffer);
-  const ascii = (offset: number, text: string) => {
-    for (let i = 0; i < text.length; i++) file[offset + i] = text.charCodeAt(i);
-  };
-  ascii(0, 'RIFF');
-  view.setUint32(4, 36 + dataBytes, true);
-  ascii(8, 'WAVE');
-  ascii(12, 'fmt ');
-  view.setUint32(16, 16, true);
-  view.setUint16(20, 1, true); // PCM
-  view.setUint16(22, 1, true); // mono
-  view.setUint32(24, sampleRate, true);
-  view.setUint32(28, sampleRate * 2, true); // bytes per second
-  view.setUint16(32, 2, true); // bytes per frame
-  view.setUint16(34, 16, true); // bits per sample
-  ascii(36, 'data');
-  view.setUint32(40, dataBytes, true);
-  for (let i = 0; i < samples.length; i++) view.setInt16(44 + i * 2, samples[i]!, true);
-  return file;
-}
 
 export interface OpenAiTranscriptionOptions {
   /** An OpenAI-compatible base URL ending in `/v1`. */

@@ -15,6 +15,17 @@ export interface TranscriptionOptions {
   signal: AbortSignal;
 }
 
+/**
+ * How soon a segment's words are needed: `final` when a turn waits for them (the caller has stopped), `provisional`
+ * for words while the caller still speaks, which a recognizer shared by many calls serves after every final.
+ */
+export type TranscriptionPriority = 'final' | 'provisional';
+
+export interface SegmentOptions extends TranscriptionOptions {
+  /** `final` when not given. */
+  priority?: TranscriptionPriority;
+}
+
 export interface Transcript {
   text: string;
   /** 0..1 where the recognizer reports it. */
@@ -25,8 +36,11 @@ export interface Transcript {
 export type TranscriptEvent =
   /** A guess at the words so far of the current utterance; replaced by the next partial or the final. */
   | { type: 'partial'; text: string }
-  /** Settled words: they will not change. An utterance may end in several finals. */
-  | { type: 'final'; text: string; confidence?: number }
+  /**
+   * Settled words: they will not change. An utterance may end in several finals. `flushed`: the answer to a
+   * `finalize()` (each gets one, in order), empty when nothing was pending.
+   */
+  | { type: 'final'; text: string; confidence?: number; flushed?: boolean }
   /** The recognizer's own endpointing heard the utterance end (Deepgram `UtteranceEnd` / `speech_final`). */
   | { type: 'utterance_end' };
 
@@ -35,6 +49,11 @@ export interface TranscriptionStream {
   write(frame: Int16Array): void;
   /** Events until the stream closes; ends after `close()` once the last final is out, or throws SpeechProviderError. */
   events: AsyncIterable<TranscriptEvent>;
+  /**
+   * Asks for the finals of everything heard so far at once, instead of after the recognizer's own endpointing
+   * (Deepgram's `Finalize`): the caller has paused. Answered by a final, empty when nothing was pending.
+   */
+  finalize?(): void;
   /** Asks for the last finals and ends the stream gracefully. */
   close(): void;
 }
@@ -49,8 +68,14 @@ export interface StreamingSpeechToText {
 export interface SegmentSpeechToText {
   kind: 'segment';
   name: string;
-  /** The words of one utterance (PCM16 at `options.sampleRate`). */
-  transcribe(audio: Int16Array, options: TranscriptionOptions): Promise<Transcript>;
+  /**
+   * Whether hearing the same growing segment again every few hundred milliseconds is cheap (a local model), so
+   * the engine re-decodes it while the caller speaks; a hosted recognizer, paid per request, is asked only once
+   * the caller pauses.
+   */
+  incremental?: boolean;
+  /** The words of one utterance (PCM16 at `options.sampleRate`), decoded on its own: never conditioned on earlier text. */
+  transcribe(audio: Int16Array, options: SegmentOptions): Promise<Transcript>;
 }
 
 export type SpeechToText = StreamingSpeechToText | SegmentSpeechToText;

@@ -1,12 +1,16 @@
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import type { Logger } from '../../logger.ts';
-import { SpeechProviderError, type SegmentSpeechToText, type Transcript, type TranscriptionOptions } from './types.ts';
+import { SpeechProviderError, type SegmentOptions, type SegmentSpeechToText, type Transcript, type TranscriptionPriority } from './types.ts';
 import { WhisperProcess, type WorkerReply } from './whisper-process.ts';
 
 export interface WhisperLocalOptions {
-  /** SPEECH_DIR: holds `venv/` and `whisper-tiny.en/` (scripts/install-speech.sh). */
+  /** SPEECH_DIR: holds `venv/` and the models (scripts/install-speech.sh). */
   speechDir: string;
+  /** The model's folder in `speechDir`; `whisper-tiny.en` by default. */
+  model?: string;
+  /** The language the workers hear (ISO 639-1); `en` by default. Requests in another language are refused. */
+  language?: string;
   workers: number;
   /** Utterances that may wait for a worker; one more is refused at once. */
   queueLimit: number;
@@ -24,6 +28,7 @@ export interface WhisperLocal extends SegmentSpeechToText {
 
 interface Job {
   audio: Int16Array;
+  priority: TranscriptionPriority;
   signal: AbortSignal;
   attempts: number;
   resolve: (transcript: Transcript) => void;
@@ -38,13 +43,18 @@ const sampleRate = 16000;
 const maxFailedStarts = 3;
 
 /**
- * Whisper tiny.en in a pool of Python worker processes (whisper_worker.py), one utterance each at a time.
- * Nothing starts until the first utterance. A worker that dies is replaced as soon as there is work for it;
- * the utterance it had is retried once on another. Requests wait in a bounded queue, and one whose signal
- * aborts leaves it at once.
+ * A Whisper model (tiny.en by default) in a pool of Python worker processes (whisper_worker.py), one
+ * utterance each at a time. Nothing starts until the first utterance. A worker that dies is replaced as soon
+ * as there is work for it; the utterance it had is retried once on another. Finals (a turn waiting for its
+ * words) wait in a bounded queue, in order; one whose signal aborts leaves it at once. A provisional request (a
+ * guess at words still being said) never waits: it runs only when no final is waiting and it leaves a worker
+ * idle for the next final (or the pool has one worker and it is idle), and is refused at once otherwise, so
+ * guesses never stand between a caller who has stopped and their words.
  */
 export function createWhisperLocal(options: WhisperLocalOptions): WhisperLocal {
   const { logger } = options;
+  const model = options.model ?? 'whisper-tiny.en';
+  const language = options.language ?? 'en';
   const requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
   const workers: WhisperProcess[] = [];
   const queue: Job[] = [];
@@ -56,7 +66,8 @@ export function createWhisperLocal(options: WhisperLocalOptions): WhisperLocal {
     const worker = new WhisperProcess({
       python: path.join(options.speechDir, 'venv', 'bin', 'python'),
       script: workerScript,
-      modelDir: path.join(options.speechDir, 'whisper-tiny.en'),
+      modelDir: path.join(options.speechDir, model),
+      language,
       onExit: workerExited,
     });
     workers.push(worker);
@@ -80,7 +91,7 @@ export function createWhisperLocal(options: WhisperLocalOptions): WhisperLocal {
       clearTimeout(current.timer);
       worker.takeInFlight();
       if (failedStart) current.job.attempts -= 1;
-      if (current.job.attempts < 2 && !current.job.signal.aborted) queue.unshift(current.job);
+      if (current.job.attempts < 2 && !current.job.signal.aborted) enqueue(current.job, true);
       else finish(current.job, undefined, new SpeechProviderError('the Whisper worker ended during the utterance', { retryable: true }));
     }
     if (failedStarts >= maxFailedStarts) {
@@ -91,6 +102,15 @@ export function createWhisperLocal(options: WhisperLocalOptions): WhisperLocal {
       return;
     }
     dispatch();
+  }
+
+  /** Puts a job in its place: after the finals waiting (first among them when `first`), or last. */
+  function enqueue(job: Job, first = false): void {
+    const finals = queue.findIndex((waiting) => waiting.priority !== 'final');
+    const endOfFinals = finals < 0 ? queue.length : finals;
+    if (job.priority === 'final') queue.splice(first ? 0 : endOfFinals, 0, job);
+    else if (first) queue.splice(endOfFinals, 0, job);
+    else queue.push(job);
   }
 
   function finish(job: Job, transcript: Transcript | undefined, error?: unknown): void {
@@ -124,7 +144,7 @@ export function createWhisperLocal(options: WhisperLocalOptions): WhisperLocal {
         (reply: WorkerReply | undefined) => {
           clearTimeout(timer);
           running.delete(worker);
-          if (reply) logger.debug({ audioMs: reply.audio_ms, cpuMs: reply.cpu_ms, ms: reply.ms }, 'whisper transcribed an utterance');
+          if (reply) logger.debug({ audioMs: reply.audio_ms, cpuMs: reply.cpu_ms, ms: reply.ms, priority: job.priority, guard: reply.guard }, 'whisper transcribed an utterance');
           if (reply && !job.signal.aborted) finish(job, { text: reply.text });
           dispatch();
         },
@@ -144,14 +164,22 @@ export function createWhisperLocal(options: WhisperLocalOptions): WhisperLocal {
     kind: 'segment',
     name: 'whisper-local',
 
-    transcribe(audio: Int16Array, request: TranscriptionOptions): Promise<Transcript> {
+    incremental: true,
+
+    transcribe(audio: Int16Array, request: SegmentOptions): Promise<Transcript> {
       if (closed) return Promise.reject(new SpeechProviderError('the Whisper pool is closed', { retryable: false }));
       if (request.signal.aborted) return Promise.reject(request.signal.reason as Error);
       if (request.sampleRate !== sampleRate) {
         return Promise.reject(new SpeechProviderError(`Whisper takes ${sampleRate} Hz audio, got ${request.sampleRate} Hz`, { retryable: false }));
       }
-      if (!/^en\b/i.test(request.language)) {
-        return Promise.reject(new SpeechProviderError(`the local Whisper model (tiny.en) hears only English, not ${request.language}`, { retryable: false }));
+      if (request.language.split('-')[0]?.toLowerCase() !== language) {
+        return Promise.reject(new SpeechProviderError(`the local Whisper model (${model}) hears only ${language}, not ${request.language}`, { retryable: false }));
+      }
+      if (request.priority === 'provisional') {
+        const idle = workers.filter((worker) => worker.alive && worker.isReady && !worker.busy && !running.has(worker)).length;
+        if (queue.length > 0 || idle < Math.min(2, options.workers)) {
+          return Promise.reject(new SpeechProviderError('the Whisper workers are busy: a provisional transcription is skipped', { retryable: true }));
+        }
       }
       if (queue.length >= options.queueLimit) {
         return Promise.reject(new SpeechProviderError(
@@ -162,6 +190,7 @@ export function createWhisperLocal(options: WhisperLocalOptions): WhisperLocal {
       return new Promise<Transcript>((resolve, reject) => {
         const job: Job = {
           audio,
+          priority: request.priority ?? 'final',
           signal: request.signal,
           attempts: 0,
           resolve,
@@ -174,7 +203,7 @@ export function createWhisperLocal(options: WhisperLocalOptions): WhisperLocal {
           },
         };
         request.signal.addEventListener('abort', job.onAbort, { once: true });
-        queue.push(job);
+        enqueue(job);
         dispatch();
       });
     },

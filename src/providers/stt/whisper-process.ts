@@ -8,12 +8,18 @@ export interface WorkerReply {
   cpu_ms: number;
   ms: number;
   frames: number;
+  /** Whisper's probability that the utterance holds no speech. */
+  no_speech_prob: number;
+  /** What the worker dropped from the model's output: `past_end`, `no_speech`, `annotation`, `repetition`. */
+  guard: string[];
 }
 
 export interface WhisperProcessOptions {
   python: string;
   script: string;
   modelDir: string;
+  /** ISO 639-1: the language the worker hears. */
+  language: string;
   /** Called once when the process has ended, for whatever reason; `error` is its stderr's tail. */
   onExit: (process: WhisperProcess, error: string) => void;
 }
@@ -26,8 +32,9 @@ interface InFlight {
 const stderrTailBytes = 2000;
 
 /**
- * One Python Whisper worker: a child process that takes one utterance at a time on stdin and answers one
- * JSON line. It knows nothing of queues or retries; the pool (whisper-local.ts) decides those.
+ * One Python Whisper worker: a child process of one model and one language that takes one utterance at a time
+ * on stdin and answers one JSON line. It knows nothing of queues or retries; the pool (whisper-local.ts)
+ * decides those.
  */
 export class WhisperProcess {
   /** Resolves when the model is loaded; rejects if the process ends first. */
@@ -39,7 +46,7 @@ export class WhisperProcess {
   private loaded = false;
 
   constructor(options: WhisperProcessOptions) {
-    this.child = spawn(options.python, [options.script, options.modelDir], {
+    this.child = spawn(options.python, [options.script, options.modelDir, options.language], {
       // One thread each: the pool scales by processes, and the box has few cores to share with the calls.
       env: { ...process.env, THREADS: '1', OMP_NUM_THREADS: '1', PYTHONUNBUFFERED: '1' },
       stdio: ['pipe', 'pipe', 'pipe'],

@@ -1,21 +1,33 @@
 """Whisper speech-to-text worker, one of a pool that src/providers/stt/whisper-local.ts supervises.
 
-    python whisper_worker.py <model-dir>      (env THREADS: CPU threads, default 1)
+    python whisper_worker.py <model-dir> <language>      (env THREADS: CPU threads, default 1)
+
+The model (a CTranslate2 Whisper folder) and the language (an ISO 639-1 code, e.g. `en`) are the worker's
+parameters: a pool runs workers of one model for one language. An English-only model (`*.en`) takes only `en`.
 
 Protocol on stdin/stdout, one request at a time:
   in:  a 4-byte little-endian byte count, then that many bytes of PCM16 mono at 16 kHz (one utterance);
-  out: one JSON line per request, {"text", "audio_ms", "cpu_ms", "ms", "frames"} or {"error"}.
+  out: one JSON line per request, {"text", "audio_ms", "cpu_ms", "ms", "frames", "no_speech_prob", "guard"}
+       or {"error"}; `guard` names what was dropped from the model's output, if anything.
 A line {"ready": true} is written once the model is loaded. The worker ends at end of input.
 
 The features are Whisper's log-mel spectrogram, computed here from its definition (25 ms Hann windows every
 10 ms, 80 Slaney mel bands to 8 kHz, log10 clamped 8 decades below the peak, scaled to about [-1, 1]), so
-the venv needs only CTranslate2 and numpy. The encoder sees a window just longer than the utterance
-instead of Whisper's fixed 30 s: a quarter of the CPU for the same words on short utterances.
+the venv needs only CTranslate2 and numpy. The encoder sees a window just longer than the utterance instead
+of Whisper's fixed 30 s (a fifth of the CPU on a short answer), padded with silence as Whisper pads its own.
+
+Each utterance is decoded on its own, never conditioned on earlier text, and with timestamps: they tell where
+the words the model writes lie in the audio, so words placed after the audio's end (a continuation the short
+window invites) are dropped. Two guards remain for what the timestamps miss: a tail repeating the utterance's
+own words is cut, and an utterance the model judges to hold no speech (Whisper's no-speech probability with a
+low average log-probability, as in its reference decoder) comes back empty. Sound annotations ("(coughs)",
+"[BLANK_AUDIO]") are not words and are dropped too.
 """
 
 import json
 import math
 import os
+import re
 import sys
 import time
 
@@ -26,13 +38,20 @@ SAMPLE_RATE = 16000
 N_FFT = 400
 HOP = 160
 N_MELS = 80
-# Whisper's encoder takes at most 30 s, 3000 feature frames.
+# Whisper's encoder takes at most 30 s, 3000 feature frames; shorter windows go down to 6 s.
 MAX_FRAMES = 3000
 MIN_FRAMES = 600
-# Output tokens allowed per second of audio: speech carries ~3-4; the cap stops a short window's repetition
-# loops, which otherwise run to the model's 448-token limit. CTranslate2 4.8's Whisper `max_length` gave at
-# most half its value in tokens (measured: 24 gave 12), hence the factor 2 where it is passed.
+SECONDS_PER_TIMESTAMP = 0.02
+# Output tokens allowed per second of audio (speech carries 3-4 words a second) plus the timestamps: a bound on
+# a runaway decode. CTranslate2 4.8's Whisper `max_length` gave at most half its value in tokens (measured:
+# 24 gave 12), hence the factor 2 where it is passed.
 TOKENS_PER_SECOND = 5
+# Whisper's reference decoder calls a segment silent at these two (openai/whisper, transcribe.py defaults).
+NO_SPEECH_PROB = 0.6
+LOW_LOGPROB = -1.0
+# Words of a timestamped segment that starts this close to the audio's end (or later) are a continuation.
+END_MARGIN_SECONDS = 0.1
+ANNOTATION = re.compile(r"\s*(\[[^\]]*\]|\([^)]*\)|\*[^*]*\*)\s*")
 
 
 def slaney_hz_to_mel(hz):
@@ -96,36 +115,107 @@ def byte_decoder():
     return table
 
 
+def words_of(text):
+    return [re.sub(r"[^\w']", "", word.lower()) for word in text.split()]
+
+
+def cut_repetition(text):
+    """
+    The text without a tail that repeats its own words: a phrase said again at the end ("Yes. Yes.", "Not
+    today. Not today.") once it starts a new sentence or runs to three words, and any run of one phrase three
+    times or more. "Bye bye" and "four four" are what people say, and stay.
+    """
+    words = text.split()
+    keys = words_of(text)
+    count = len(words)
+    for start in range(1, count):
+        tail = keys[start:]
+        for origin in range(0, start):
+            if keys[origin:origin + len(tail)] != tail:
+                continue
+            sentence_break = re.search(r"[.!?,]$", words[start - 1]) is not None
+            if len(tail) >= 3 or sentence_break:
+                return " ".join(words[:start]).rstrip(",")
+    for size in range(1, count // 3 + 1):
+        for start in range(0, count - 3 * size + 1):
+            unit = keys[start:start + size]
+            if keys[start + size:start + 2 * size] == unit and keys[start + 2 * size:start + 3 * size] == unit:
+                end = start + size
+                while keys[end:end + size] == unit:
+                    end += size
+                return " ".join(words[:start + size] + words[end:])
+    return text
+
+
 class Transcriber:
-    def __init__(self, model_dir, threads):
+    def __init__(self, model_dir, language, threads):
         self.model = ctranslate2.models.Whisper(model_dir, device="cpu", compute_type="int8", intra_threads=threads, inter_threads=1)
         with open(os.path.join(model_dir, "vocabulary.txt"), encoding="utf-8") as vocabulary:
             self.tokens = vocabulary.read().split("\n")
-        self.end_of_text = self.tokens.index("<|endoftext|>")
-        self.prompt = [self.tokens.index("<|startoftranscript|>"), self.tokens.index("<|notimestamps|>")]
+        ids = {token: index for index, token in enumerate(self.tokens)}
+        self.end_of_text = ids["<|endoftext|>"]
+        self.first_timestamp = ids["<|0.00|>"]
+        # A multilingual model is told the language and the task; an English-only one takes neither.
+        if self.model.is_multilingual:
+            if f"<|{language}|>" not in ids:
+                raise ValueError(f"the model has no language {language}")
+            self.prompt = [ids["<|startoftranscript|>"], ids[f"<|{language}|>"], ids["<|transcribe|>"]]
+        elif language != "en":
+            raise ValueError(f"the model hears only English, not {language}")
+        else:
+            self.prompt = [ids["<|startoftranscript|>"]]
         self.bytes = byte_decoder()
 
     def decode(self, ids):
         raw = bytes(self.bytes[char] for token in ids if token < self.end_of_text for char in self.tokens[token])
         return raw.decode("utf-8", errors="replace").strip()
 
+    def spoken(self, ids, seconds):
+        """The text of the segments that start inside the audio, and whether any were dropped."""
+        kept, segment, start, dropped = [], [], 0.0, False
+        for token in ids + [self.end_of_text]:
+            if token < self.end_of_text:
+                segment.append(token)
+                continue
+            if token >= self.first_timestamp and not segment:
+                start = (token - self.first_timestamp) * SECONDS_PER_TIMESTAMP
+                continue
+            if segment:
+                if start < seconds - END_MARGIN_SECONDS:
+                    kept.extend(segment)
+                else:
+                    dropped = True
+                segment = []
+        return self.decode(kept), dropped
+
     def transcribe(self, pcm):
         audio = np.frombuffer(pcm, dtype="<i2").astype(np.float32) / 32768.0
-        if audio.size < N_FFT:
-            audio = np.pad(audio, (0, N_FFT - audio.size))
-        features = log_mel(audio)[:, :MAX_FRAMES]
-        frames = window_frames(features.shape[1])
-        features = np.pad(features, ((0, 0), (0, frames - features.shape[1])))
         seconds = audio.size / SAMPLE_RATE
+        audio = audio[: MAX_FRAMES * HOP]
+        frames = window_frames(audio.size // HOP)
+        # Silence after the utterance, in the waveform: the features of the padding are those of silence.
+        features = log_mel(np.pad(audio, (0, frames * HOP - audio.size)))[:, :frames]
         result = self.model.generate(
             ctranslate2.StorageView.from_array(np.ascontiguousarray(features[None])),
             [self.prompt],
             beam_size=1,
-            max_length=2 * (int(math.ceil(seconds * TOKENS_PER_SECOND)) + 2),
+            max_length=2 * (int(math.ceil(seconds * TOKENS_PER_SECOND)) + 4),
             suppress_blank=True,
             suppress_tokens=[-1],
-        )
-        return self.decode(result[0].sequences_ids[0]), frames
+            return_scores=True,
+            return_no_speech_prob=True,
+        )[0]
+        text, past_end = self.spoken(result.sequences_ids[0], seconds)
+        guards = ["past_end"] if past_end else []
+        if result.no_speech_prob > NO_SPEECH_PROB and result.scores[0] < LOW_LOGPROB:
+            return "", frames, result.no_speech_prob, guards + ["no_speech"]
+        words = ANNOTATION.sub(" ", text).strip()
+        if words != text:
+            guards.append("annotation")
+        once = cut_repetition(words)
+        if once != words:
+            guards.append("repetition")
+        return once, frames, result.no_speech_prob, guards
 
 
 def read_exactly(stream, size):
@@ -144,7 +234,7 @@ def reply(message):
 
 
 def main():
-    transcriber = Transcriber(sys.argv[1], int(os.environ.get("THREADS", "1")))
+    transcriber = Transcriber(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else "en", int(os.environ.get("THREADS", "1")))
     reply({"ready": True})
     stdin = sys.stdin.buffer
     while True:
@@ -157,7 +247,7 @@ def main():
             return
         started, cpu_started = time.monotonic(), time.process_time()
         try:
-            text, frames = transcriber.transcribe(pcm[: size - size % 2])
+            text, frames, no_speech, guards = transcriber.transcribe(pcm[: size - size % 2])
         except Exception as error:  # one bad utterance must not end the worker
             reply({"error": f"{type(error).__name__}: {error}"})
             continue
@@ -167,6 +257,8 @@ def main():
             "cpu_ms": round((time.process_time() - cpu_started) * 1000, 1),
             "ms": round((time.monotonic() - started) * 1000, 1),
             "frames": frames,
+            "no_speech_prob": round(no_speech, 3),
+            "guard": guards,
         })
 
 

@@ -4,7 +4,7 @@
  * electric-piano tone over a low pad, played twice, the second time an octave higher. It is served as a
  * telephone-rate WAV (8 kHz, 16-bit mono) that carriers play in a loop while the caller waits.
  */
-import { wavHeader } from '../../lib/wav.ts';
+import { wavHeader } from '../../lib/audio/wav.ts';
 
 export const HOLD_MUSIC_SAMPLE_RATE = 8000;
 

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { SpeechProviderError } from '../stt/types.ts';
-import { ChunkQueue } from './chunk-queue.ts';
+import { AsyncQueue } from '../../lib/async-queue.ts';
+import { WavStream } from '../../lib/audio/wav.ts';
 import type { SynthesisRequest, SynthesizedSpeech, TextToSpeech } from './types.ts';
 
 export interface EspeakOptions {
@@ -19,66 +20,6 @@ const highWaterChunks = 16;
 const voicePattern = /^[a-z]{2,3}(?:-[a-z0-9]+)*(?:\+[a-z0-9]+)?$/i;
 
 /**
- * Reads a streamed WAV: the RIFF header, then every byte after the `data` chunk's header is PCM (espeak-ng
- * writes a placeholder length, as a stream cannot know it). Checks the format is what was promised.
- */
-class WavStream {
-  private header: Buffer | undefined = Buffer.alloc(0);
-  private odd: Buffer | undefined;
-
-  /** The samples in `bytes`, or an error when the header is not mono PCM16 at the expected rate. */
-  push(bytes: Buffer): Int16Array | Error {
-    let data = bytes;
-    if (this.header) {
-      this.header = Buffer.concat([this.header, bytes]);
-      const parsed = parseHeader(this.header);
-      if (parsed === undefined) return new Int16Array(0);
-      if (parsed instanceof Error) return parsed;
-      data = this.header.subarray(parsed);
-      this.header = undefined;
-    }
-    if (this.odd) {
-      data = Buffer.concat([this.odd, data]);
-      this.odd = undefined;
-    }
-    if (data.length % 2 === 1) {
-      this.odd = Buffer.from(data.subarray(data.length - 1));
-      data = data.subarray(0, data.length - 1);
-    }
-    // Copied into an aligned buffer of its own: the chunk outlives the pipe's buffer and needs 2-byte alignment.
-    const samples = new Int16Array(data.length / 2);
-    Buffer.from(samples.buffer).set(data);
-    return samples;
-  }
-}
-
-/** The offset of the PCM data, undefined while the header is incomplete, or an Error for another format. */
-function parseHeader(header: Buffer): number | Error | undefined {
-  if (header.length < 12) return undefined;
-  if (header.toString('latin1', 0, 4) !== 'RIFF' || header.toString('latin1', 8, 12) !== 'WAVE') return new Error('espeak-ng did not write a WAV');
-  let at = 12;
-  let format = false;
-  while (header.length >= at + 8) {
-    const id = header.toString('latin1', at, at + 4);
-    const size = header.readUInt32LE(at + 4);
-    if (id === 'data') {
-      if (!format) return new Error('the WAV has no fmt chunk before its data');
-      return at + 8;
-    }
-    if (header.length < at + 8 + size) return undefined;
-    if (id === 'fmt ') {
-      const [audioFormat, channels, rate, bits] = [header.readUInt16LE(at + 8), header.readUInt16LE(at + 10), header.readUInt32LE(at + 12), header.readUInt16LE(at + 22)];
-      if (audioFormat !== 1 || channels !== 1 || bits !== 16 || rate !== sampleRate) {
-        return new Error(`espeak-ng wrote format ${audioFormat}, ${channels} channels, ${bits} bits at ${rate} Hz; expected mono PCM16 at ${sampleRate} Hz`);
-      }
-      format = true;
-    }
-    at += 8 + size + (size % 2);
-  }
-  return undefined;
-}
-
-/**
  * espeak-ng, one child process per sentence: it starts in a few milliseconds and writes the whole sentence
  * in about as many, so the first chunk comes almost at once. The text goes in on stdin, never as an argument.
  */
@@ -90,14 +31,14 @@ export function createEspeakTts(options: EspeakOptions = {}): TextToSpeech {
     defaultVoice: 'en-us',
     synthesize(request: SynthesisRequest): SynthesizedSpeech {
       if (!voicePattern.test(request.voice)) {
-        const queue = new ChunkQueue();
+        const queue = new AsyncQueue<Int16Array>();
         queue.end(new SpeechProviderError(`"${request.voice}" is not an espeak-ng voice`, { retryable: false }));
         return { sampleRate, chunks: queue };
       }
       const rate = Math.round(Math.min(2, Math.max(0.5, request.speed)) * wordsPerMinute);
       const child = spawn(command, ['--stdout', '-v', request.voice, '-s', String(rate)], { stdio: ['pipe', 'pipe', 'pipe'] });
-      const queue = new ChunkQueue({ highWater: highWaterChunks, pause: () => child.stdout.pause(), resume: () => child.stdout.resume() });
-      const wav = new WavStream();
+      const queue = new AsyncQueue<Int16Array>({ flow: { highWater: highWaterChunks, pause: () => child.stdout.pause(), resume: () => child.stdout.resume() } });
+      const wav = new WavStream(sampleRate);
       let stderr = '';
       const onAbort = () => {
         child.kill('SIGKILL');
@@ -110,8 +51,8 @@ export function createEspeakTts(options: EspeakOptions = {}): TextToSpeech {
         const samples = wav.push(bytes);
         if (samples instanceof Error) {
           child.kill('SIGKILL');
-          queue.end(new SpeechProviderError(samples.message, { retryable: false }));
-        } else {
+          queue.end(new SpeechProviderError(`espeak-ng: ${samples.message}`, { retryable: false }));
+        } else if (samples.length > 0) {
           queue.push(samples);
         }
       });

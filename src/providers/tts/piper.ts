@@ -1,10 +1,10 @@
 import { access } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from '../../logger.ts';
-import { floatToPcm16 } from '../pcm.ts';
+import { AsyncQueue } from '../../lib/async-queue.ts';
+import { floatToPcm16 } from '../../lib/audio/pcm.ts';
 import { sherpa, type SherpaOfflineTts } from '../sherpa.ts';
 import { SpeechProviderError } from '../stt/types.ts';
-import { ChunkQueue } from './chunk-queue.ts';
 import type { SynthesisRequest, SynthesizedSpeech, TextToSpeech } from './types.ts';
 
 /** The Piper voice of the embedded default (the catalog's `Joe (Piper)`), installed by scripts/install-speech.sh. */
@@ -148,7 +148,7 @@ export function createPiperTts(options: PiperOptions): PiperTts {
     return pool;
   }
 
-  async function speak(request: SynthesisRequest, queue: ChunkQueue): Promise<void> {
+  async function speak(request: SynthesisRequest, queue: AsyncQueue<Int16Array>): Promise<void> {
     if (closed) throw new SpeechProviderError('the Piper voices are closed', { retryable: false });
     if (!/^[A-Za-z0-9_-]+$/.test(request.voice)) throw new SpeechProviderError(`"${request.voice}" is not a Piper voice id`, { retryable: false });
     const pool = poolFor(request.voice);
@@ -161,7 +161,7 @@ export function createPiperTts(options: PiperOptions): PiperTts {
         speed: request.speed,
         onProgress: ({ samples }) => {
           if (request.signal.aborted || closed) return 0;
-          queue.push(floatToPcm16(samples));
+          if (samples.length > 0) queue.push(floatToPcm16(samples));
           return 1;
         },
       });
@@ -175,7 +175,7 @@ export function createPiperTts(options: PiperOptions): PiperTts {
     code: 'piper',
     defaultVoice: defaultPiperVoice,
     synthesize(request: SynthesisRequest): SynthesizedSpeech {
-      const queue = new ChunkQueue();
+      const queue = new AsyncQueue<Int16Array>();
       const onAbort = () => queue.clear();
       request.signal.addEventListener('abort', onAbort, { once: true });
       if (request.signal.aborted) queue.clear();

@@ -3,7 +3,7 @@
  * own streaming rules (speech above the threshold, silence below it less 0.15, each held long enough), with
  * the utterance's audio kept for a segment recognizer. Pure: the model runs elsewhere (silero-streams.ts).
  */
-import { floatToPcm16 } from '../pcm.ts';
+import { floatToPcm16 } from '../../lib/audio/pcm.ts';
 import type { VadEvent, VadOptions } from './types.ts';
 
 /** Silero VAD v5 judges 512-sample windows (32 ms) at 16 kHz. */

@@ -5,7 +5,7 @@
  * running them one by one, and a session (about 20 MB) is held once instead of once per call.
  */
 import { createRequire } from 'node:module';
-import { pcm16ToFloat } from '../pcm.ts';
+import { pcm16ToFloat } from '../../lib/audio/pcm.ts';
 import { SILERO_RATE, SILERO_WINDOW, SpeechSegmenter } from './segmenter.ts';
 import type { VadEvent, VadOptions } from './types.ts';
 

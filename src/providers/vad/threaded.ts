@@ -56,6 +56,8 @@ interface ThreadedDetector {
   listener: (event: VadEvent) => void;
   /** Samples dropped since its last frame was sent. */
   skipped: number;
+  /** Samples sent (or dropped) whose batch the thread has not answered. */
+  pending: number;
 }
 
 class VadThread {
@@ -66,6 +68,8 @@ class VadThread {
   private flushScheduled = false;
   /** When each batch posted and not yet answered was posted, oldest first: the thread answers in order. */
   private unanswered: number[] = [];
+  /** The samples of each detector in each unanswered batch, in the same order. */
+  private unansweredSamples: Map<number, number>[] = [];
   private framesDropped = 0;
   private closing = false;
   /** Until its model has loaded a thread is slow, not behind: nothing is dropped while it loads. */
@@ -82,11 +86,12 @@ class VadThread {
   }
 
   open(id: number, options: VadOptions, listener: (event: VadEvent) => void): VoiceActivityDetector {
-    const detector: ThreadedDetector = { options, listener, skipped: 0 };
+    const detector: ThreadedDetector = { options, listener, skipped: 0, pending: 0 };
     this.detectors.set(id, detector);
     this.post({ type: 'open', id, options });
     return {
       push: (frame) => this.push(id, detector, frame),
+      pendingMs: () => (detector.pending * 1000) / options.sampleRate,
       close: () => {
         if (!this.detectors.delete(id)) return;
         this.post({ type: 'close', id });
@@ -105,12 +110,15 @@ class VadThread {
     if (!this.detectors.has(id)) return;
     if (this.ready && this.unanswered.length > 0 && performance.now() - (this.unanswered[0] as number) > this.maxBacklogMs) {
       detector.skipped += frame.length;
+      // Unheard, not silent: a pause is not long until the thread has caught up.
+      detector.pending += frame.length;
       if (this.framesDropped++ % 500 === 0) {
         this.options.logger.warn({ framesDropped: this.framesDropped, detectors: this.detectors.size }, 'the voice activity thread is behind real time; dropping frames');
       }
       return;
     }
     this.batch.push({ id, frame: frame.slice(), skipped: detector.skipped });
+    detector.pending += frame.length;
     detector.skipped = 0;
     if (!this.flushScheduled) {
       this.flushScheduled = true;
@@ -127,8 +135,10 @@ class VadThread {
     const lengths = new Int32Array(batch.length);
     const skipped = new Int32Array(batch.length);
     const samples = new Int16Array(batch.reduce((sum, item) => sum + item.frame.length, 0));
+    const perDetector = new Map<number, number>();
     let offset = 0;
     batch.forEach((item, i) => {
+      perDetector.set(item.id, (perDetector.get(item.id) ?? 0) + item.frame.length + item.skipped);
       ids[i] = item.id;
       lengths[i] = item.frame.length;
       skipped[i] = item.skipped;
@@ -136,6 +146,7 @@ class VadThread {
       offset += item.frame.length;
     });
     this.unanswered.push(performance.now());
+    this.unansweredSamples.push(perDetector);
     this.post({ type: 'audio', ids, lengths, skipped, samples }, [ids.buffer, lengths.buffer, skipped.buffer, samples.buffer]);
   }
 
@@ -156,6 +167,8 @@ class VadThread {
       this.worker = undefined;
       this.ready = false;
       this.unanswered = [];
+      this.unansweredSamples = [];
+      for (const detector of this.detectors.values()) detector.pending = 0;
       if (this.detectors.size === 0) return;
       // The live calls keep listening on a new thread, their detectors fresh: what was mid-utterance is lost.
       this.options.logger.warn({ code, detectors: this.detectors.size }, 'the voice activity thread stopped; starting another');
@@ -178,6 +191,10 @@ class VadThread {
       return;
     }
     this.unanswered.shift();
+    for (const [id, samples] of this.unansweredSamples.shift() ?? []) {
+      const detector = this.detectors.get(id);
+      if (detector) detector.pending = Math.max(detector.pending - samples, 0);
+    }
     for (const { id, event } of message.events) this.detectors.get(id)?.listener(event);
   }
 }

@@ -27,6 +27,11 @@ export type VadEvent =
  */
 export interface VoiceActivityDetector {
   push(frame: Int16Array): void;
+  /**
+   * Milliseconds of the audio pushed that the detector has not judged yet (a detector on a busy thread
+   * answers late); absent or 0: it has judged all of it. A pause is only as long as the audio judged silent.
+   */
+  pendingMs?(): number;
   /** Releases what the detector holds; nothing reaches the listener afterwards. */
   close(): void;
 }

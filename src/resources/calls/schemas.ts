@@ -47,10 +47,14 @@ const CallTurn = Type.Object({
   interrupted: Type.Boolean({ description: "The caller cut the assistant off; always false on the caller's turns." }),
   metrics: Type.Object({
     end_of_speech_to_first_audio_ms: Type.Optional(Milliseconds("End of the caller's speech to the reply's first audio sent: the latency the caller feels.")),
+    end_of_turn_decision_ms: Type.Optional(Milliseconds("End of the caller's speech to the end of their turn decided: the silence the turn policy waited.")),
     stt_final_delay_ms: Type.Optional(Milliseconds("End of the caller's speech to the recognizer's final words.")),
     llm_first_token_ms: Type.Optional(Milliseconds("The language model's request to its first token.")),
     tts_first_byte_ms: Type.Optional(Milliseconds("The first synthesis request to its first audio.")),
-  }, { additionalProperties: false, description: "Latencies of an assistant's reply, in whole milliseconds; only those measured (none on the caller's turns)." }),
+    turn_model_score: Type.Optional(Type.Number({ minimum: 0, maximum: 1, description: "The turn model's score of the caller's voice at the pause that ended the turn (1: sounds finished), three decimals." })),
+    preemptive: Type.Optional(Type.Integer({ enum: [0, 1], description: '1 when the reply was drafted while the caller paused and kept once the turn ended.' })),
+    preemptive_discarded: Type.Optional(Type.Integer({ minimum: 0, description: 'Drafts of the reply discarded during the turn: the caller went on, or their words changed.' })),
+  }, { additionalProperties: false, description: "Figures of an assistant's reply: latencies in whole milliseconds, the turn model's score and the drafts; only those measured (none on the caller's turns)." }),
 }, { additionalProperties: false, title: 'CallTurn' });
 
 const JsonObject = Type.Record(Type.String(), Type.Unknown());

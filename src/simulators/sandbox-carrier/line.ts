@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import WebSocket from 'ws';
-import { decodeMulaw, encodeMulaw } from '../../voice/audio/mulaw.ts';
+import { decodeMulaw, encodeMulaw } from '../../lib/audio/mulaw.ts';
 
 /** The carrier's audio: 8 kHz mu-law, 20 ms frames of 160 samples, as on the phone network. */
 export const LINE_RATE = 8000;

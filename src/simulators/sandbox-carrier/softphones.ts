@@ -2,7 +2,7 @@ import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import type { WebSocket } from 'ws';
 import { pause } from '../../lib/abort.ts';
 import type { Logger } from '../../logger.ts';
-import { Resampler } from '../../voice/audio/resampler.ts';
+import { Resampler } from '../../lib/audio/resampler.ts';
 import { LINE_RATE, type Line } from './line.ts';
 
 /** The page's audio: 16 kHz PCM16, little-endian, both ways (web-call.js's worklets capture and play it). */

@@ -1,4 +1,4 @@
-import { Resampler } from '../../voice/audio/resampler.ts';
+import { Resampler } from '../../lib/audio/resampler.ts';
 import { createEspeakTts } from '../../providers/tts/espeak.ts';
 import { LINE_RATE } from './line.ts';
 

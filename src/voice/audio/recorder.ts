@@ -8,7 +8,7 @@
  * end"); `finish` hands the sink the final header for the same 44 bytes, to patch in where it can seek.
  */
 import type { VoiceClock } from '../clock.ts';
-import { wavHeader } from '../../lib/wav.ts';
+import { wavHeader } from '../../lib/audio/wav.ts';
 import { INTERNAL_SAMPLE_RATE } from './frames.ts';
 
 export interface RecordingSink {

@@ -6,7 +6,7 @@
  * An item is heard when its mark comes back, or, should the mark be lost, once its audio must have played.
  */
 import { FRAME_MS, INTERNAL_SAMPLE_RATE, samplesPerFrame } from '../audio/frames.ts';
-import { Resampler } from '../audio/resampler.ts';
+import { Resampler } from '../../lib/audio/resampler.ts';
 import type { VoiceClock } from '../clock.ts';
 import { MARK_GRACE_MS } from '../session.ts';
 import type { OutputPacer } from '../transports/pacer.ts';

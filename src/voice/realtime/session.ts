@@ -13,7 +13,7 @@ import { dialogueTools, openingLine } from '../../agent/turn-input.ts';
 import { providerErrors } from '../../lib/metrics.ts';
 import type { RealtimeConnection, RealtimeEvent, RealtimeModel } from '../../providers/realtime/types.ts';
 import { INTERNAL_SAMPLE_RATE } from '../audio/frames.ts';
-import { Resampler } from '../audio/resampler.ts';
+import { Resampler } from '../../lib/audio/resampler.ts';
 import type { EndReason } from '../hooks.ts';
 import { SessionLifecycle, type LifecycleParts } from '../session-lifecycle.ts';
 import type { SessionState } from '../session-parts.ts';

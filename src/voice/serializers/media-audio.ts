@@ -4,9 +4,9 @@
  * on the way out, with a resampler per direction so that chunk boundaries stay seamless.
  */
 import { INTERNAL_SAMPLE_RATE, samplesPerFrame } from '../audio/frames.ts';
-import { decodeMulaw, encodeMulaw } from '../audio/mulaw.ts';
-import { pcm16FromBytes, pcm16ToBytes } from '../audio/pcm16.ts';
-import { Resampler } from '../audio/resampler.ts';
+import { decodeMulaw, encodeMulaw } from '../../lib/audio/mulaw.ts';
+import { pcm16FromBytes, pcm16ToBytes } from '../../lib/audio/pcm.ts';
+import { Resampler } from '../../lib/audio/resampler.ts';
 import { MediaStreamMessageError, type MediaFormat } from './twilio.ts';
 
 /** Converts one stream's payloads to and from PCM16 at the internal rate; stateful, one per stream. */

@@ -3,6 +3,10 @@
  * the far side plays smoothly while a `clear` drops at most the lead. Each frame's due time is reckoned from
  * the start of the run (start + n·20 ms), not from the last timer, so timer lateness never accumulates into
  * drift. The queue is bounded: a writer waits for room, which slows synthesis to the pace of speech.
+ *
+ * Output can be held (the caller started speaking over it): the far side is told to drop what it has, and the
+ * frames it had not played yet, with the marks sent after them, go back to the front of the queue. Resumed, it
+ * goes on from the very frame the caller stopped hearing; cleared, it is gone.
  */
 import { FRAME_MS } from '../audio/frames.ts';
 import type { VoiceClock } from '../clock.ts';
@@ -31,6 +35,9 @@ type Item =
   | { kind: 'frame'; samples: Int16Array; onSent: ((dueAt: number) => void) | undefined }
   | { kind: 'mark'; name: string };
 
+/** What went out recently: frames the far side may not have played yet, and the marks between them. */
+type Sent = { item: Item; dueAt: number };
+
 export const DEFAULT_LEAD_MS = 80;
 
 export class OutputPacer {
@@ -47,6 +54,8 @@ export class OutputPacer {
   private timer: { cancel(): void } | undefined;
   private waiters: (() => void)[] = [];
   private closed = false;
+  private held = false;
+  private recent: Sent[] = [];
 
   constructor(output: PacedOutput, options: PacerOptions) {
     this.output = output;
@@ -61,6 +70,19 @@ export class OutputPacer {
   /** Frames queued and not yet sent. */
   get pendingFrames(): number {
     return this.queuedFrames;
+  }
+
+  /**
+   * Whether the mark is still queued: not sent, or queued again by hold(). The far side answers a `clear` by
+   * returning its pending marks at once, for audio it never played; such an echo is not the mark being heard.
+   */
+  isPending(name: string): boolean {
+    return this.queue.some((item) => item.kind === 'mark' && item.name === name);
+  }
+
+  /** Whether output is held (hold() until resume() or clear()). */
+  get holding(): boolean {
+    return this.held;
   }
 
   /**
@@ -84,13 +106,39 @@ export class OutputPacer {
     if (!this.timer) this.schedule(0);
   }
 
-  /** Drops the queue and tells the far side to drop what it holds; the next frame starts a new run. */
+  /** Drops the queue and tells the far side to drop what it holds (held output has already told it); the next frame starts a new run. */
   clear(): void {
     this.queue.length = 0;
     this.queuedFrames = 0;
     this.nextDue = undefined;
-    if (!this.closed) this.output.clear();
+    this.recent = [];
+    if (!this.closed && !this.held) this.output.clear();
+    this.held = false;
     this.wake();
+  }
+
+  /**
+   * Stops sending the queued audio and tells the far side to drop what it holds; the frames it had not played
+   * by now (their onSent has been told; it is not told again) and the marks after them are queued again first.
+   */
+  hold(): void {
+    if (this.held || this.closed) return;
+    this.held = true;
+    const now = this.clock.now();
+    const unplayed = this.recent.findIndex((sent) => sent.item.kind === 'frame' && sent.dueAt > now);
+    const back = unplayed < 0 ? [] : this.recent.slice(unplayed).map(({ item }) => (item.kind === 'frame' ? { ...item, onSent: undefined } : item));
+    this.recent = [];
+    this.queue.unshift(...back);
+    this.queuedFrames += back.filter((item) => item.kind === 'frame').length;
+    this.nextDue = undefined;
+    this.output.clear();
+  }
+
+  /** Sends again what hold() kept, from the frame the far side stopped at. */
+  resume(): void {
+    if (!this.held) return;
+    this.held = false;
+    if (!this.closed && !this.timer) this.schedule(0);
   }
 
   close(): void {
@@ -114,8 +162,10 @@ export class OutputPacer {
     // After an underrun or a clear the far side has nothing left: the next frame plays now.
     if (this.nextDue === undefined || this.nextDue < now - FRAME_MS) this.nextDue = now;
     this.sendMarks();
+    // Frames whose time has passed have been played: only those ahead of now could be taken back.
+    while (this.recent.length > 0 && (this.recent[0] as Sent).dueAt <= now - FRAME_MS) this.recent.shift();
     while (this.nextDue <= now + this.leadMs) {
-      const item = this.queue.shift() as Extract<Item, { kind: 'frame' }> | undefined;
+      const item = (this.held ? undefined : this.queue.shift()) as Extract<Item, { kind: 'frame' }> | undefined;
       let samples: Int16Array;
       if (item) {
         this.queuedFrames--;
@@ -128,19 +178,22 @@ export class OutputPacer {
       }
       this.background?.(samples);
       this.output.frame(samples, this.nextDue);
+      if (item) this.recent.push({ item, dueAt: this.nextDue });
       item?.onSent?.(this.nextDue);
       this.nextDue += FRAME_MS;
       // A mark goes right after the last frame before it: it takes no time to play.
       this.sendMarks();
     }
     this.wake();
-    if (this.queue.length > 0 || this.background) this.schedule(this.nextDue - this.leadMs - now);
+    if ((this.queue.length > 0 && !this.held) || this.background) this.schedule(this.nextDue - this.leadMs - now);
   }
 
   private sendMarks(): void {
+    if (this.held) return;
     for (let head = this.queue[0]; head?.kind === 'mark'; head = this.queue[0]) {
       this.queue.shift();
       this.output.mark(head.name);
+      this.recent.push({ item: head, dueAt: this.nextDue ?? this.clock.now() });
     }
   }
 

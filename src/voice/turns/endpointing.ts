@@ -16,13 +16,18 @@
 const MIN_AI_SILENCE_MS = 250;
 const MAX_AI_SILENCE_MS = 2500;
 
-/** Words after which a speaker has not finished: conjunctions, prepositions, articles, hesitations. */
-const TRAILING_WORDS = new Set([
-  'and', 'but', 'or', 'so', 'because', 'if', 'then', 'that', 'which', 'who', 'when', 'while', 'although',
-  'to', 'of', 'for', 'with', 'in', 'on', 'at', 'from', 'about', 'by', 'into',
-  'the', 'a', 'an', 'my', 'your', 'our', 'their', 'this', 'these', 'those',
-  'um', 'uh', 'er', 'erm', 'hmm', 'like', 'i', "i'm", 'is', 'are', 'was', 'were', 'be', 'have', 'has',
-]);
+/**
+ * Words after which a speaker has not finished, by language (ISO 639-1): conjunctions, prepositions, articles,
+ * hesitations. A language without a list is judged by its punctuation alone.
+ */
+const TRAILING_WORDS: Record<string, ReadonlySet<string>> = {
+  en: new Set([
+    'and', 'but', 'or', 'so', 'because', 'if', 'then', 'that', 'which', 'who', 'when', 'while', 'although',
+    'to', 'of', 'for', 'with', 'in', 'on', 'at', 'from', 'about', 'by', 'into',
+    'the', 'a', 'an', 'my', 'your', 'our', 'their', 'this', 'these', 'those',
+    'um', 'uh', 'er', 'erm', 'hmm', 'like', 'i', "i'm", 'is', 'are', 'was', 'were', 'be', 'have', 'has',
+  ]),
+};
 
 /** The silence after speech that ends a turn under the `vad` policy. */
 export function vadSilenceMs(sensitivity: number): number {
@@ -32,22 +37,26 @@ export function vadSilenceMs(sensitivity: number): number {
 
 export type Completeness = 'complete' | 'incomplete' | 'unknown';
 
-/** How finished the words of a turn sound, by their last word and punctuation. */
-export function completeness(transcript: string): Completeness {
+/**
+ * How finished the words of a turn sound, by their punctuation and, with `language` (BCP 47), their last word
+ * (with null, by the recognizer's punctuation alone).
+ */
+export function completeness(transcript: string, language: string | null = 'en'): Completeness {
   const text = transcript.trim();
   if (!text) return 'unknown';
   // Numbers are words too: "my number is 4 5 6 7" ends on 7, not on "is".
   const lastWord = /([\p{L}\p{N}']+)[^\p{L}\p{N}']*$/u.exec(text)?.[1]?.toLowerCase();
-  if (/(?:,|-|—|\.\.\.|…)$/.test(text) || (lastWord !== undefined && TRAILING_WORDS.has(lastWord))) return 'incomplete';
+  const trailing = language === null ? undefined : TRAILING_WORDS[language.split('-')[0]?.toLowerCase() ?? ''];
+  if (/(?:,|-|—|\.\.\.|…)$/.test(text) || (lastWord !== undefined && trailing?.has(lastWord))) return 'incomplete';
   if (/[.!?]["')\]]*$/.test(text)) return 'complete';
   return 'unknown';
 }
 
 /** The silence after speech that ends a turn, given the policy and the words heard so far. */
-export function endOfTurnSilenceMs(policy: { endpointType: 'vad' | 'ai'; endpointSensitivity: number }, transcript: string): number {
+export function endOfTurnSilenceMs(policy: { endpointType: 'vad' | 'ai'; endpointSensitivity: number; sttLanguage?: string }, transcript: string): number {
   const silence = vadSilenceMs(policy.endpointSensitivity);
   if (policy.endpointType === 'vad') return silence;
-  switch (completeness(transcript)) {
+  switch (completeness(transcript, policy.sttLanguage)) {
     case 'complete':
       return Math.max(Math.round(silence / 2), MIN_AI_SILENCE_MS);
     case 'incomplete':

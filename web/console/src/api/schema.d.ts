@@ -2976,9 +2976,14 @@ export interface operations {
                                 interrupted: boolean;
                                 metrics: {
                                     end_of_speech_to_first_audio_ms?: number;
+                                    end_of_turn_decision_ms?: number;
                                     llm_first_token_ms?: number;
+                                    /** @enum {integer} */
+                                    preemptive?: 0 | 1;
+                                    preemptive_discarded?: number;
                                     stt_final_delay_ms?: number;
                                     tts_first_byte_ms?: number;
+                                    turn_model_score?: number;
                                 };
                                 /** @enum {string} */
                                 role: "assistant" | "user" | "handover";
@@ -3101,9 +3106,14 @@ export interface operations {
                             interrupted: boolean;
                             metrics: {
                                 end_of_speech_to_first_audio_ms?: number;
+                                end_of_turn_decision_ms?: number;
                                 llm_first_token_ms?: number;
+                                /** @enum {integer} */
+                                preemptive?: 0 | 1;
+                                preemptive_discarded?: number;
                                 stt_final_delay_ms?: number;
                                 tts_first_byte_ms?: number;
+                                turn_model_score?: number;
                             };
                             /** @enum {string} */
                             role: "assistant" | "user" | "handover";
