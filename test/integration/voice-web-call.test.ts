@@ -72,7 +72,8 @@ describe.skipIf(!speechInstalled)(`a web call on the offline speech stack${speec
     expect(await hearReply(caller)).toBe('assistant: Sure, Tuesday at three works. Is there anything else?');
 
     const heard = caller.playedSound.length;
-    await caller.say(await spokenPcm('No, that is all. Thank you, goodbye.', { silenceMs: 200 }));
+    // One sentence: a full stop and a pause end a turn, and the model would answer its first half.
+    await caller.say(await spokenPcm('No thank you, goodbye.', { silenceMs: 200 }));
     let hungUp = false;
     void caller.closed.then(() => (hungUp = true));
     await caller.waitFor(() => hungUp, 30_000, `the assistant to hang up after ${JSON.stringify(lines(caller))}`);

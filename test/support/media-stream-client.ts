@@ -141,6 +141,10 @@ export async function connectMediaStream(url: string, format: MediaFormat): Prom
   const closed = new Promise<{ code: number; reason: string }>((resolve) => {
     socket.once('close', (code, reason) => {
       clearTimeout(timer);
+      // Speech the far end hung up on is over: what was still to be said is never sent.
+      speech.length = 0;
+      for (const resolve of sayDone) resolve();
+      sayDone = [];
       for (const waiter of waiters) waiter();
       resolve({ code, reason: reason.toString() });
     });
