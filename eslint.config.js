@@ -183,6 +183,15 @@ export default tseslint.config(
     },
   },
   {
+    // A folder two deep in lib/ (lib/languages/reading/) takes its parent folder's types; still nothing above lib/.
+    files: ['src/lib/*/*/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', {
+        patterns: [{ regex: '^(\\.\\./){3}', message: 'lib/ imports nothing from the rest of src/ (DESIGN section 3): take what it needs as arguments.' }],
+      }],
+    },
+  },
+  {
     // Reading the environment is pure: config.ts uses its own config/ folder and lib/, nothing above them.
     files: ['src/config.ts'],
     rules: {

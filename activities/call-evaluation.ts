@@ -18,6 +18,8 @@ interface EvaluatedRow {
   systemPrompt: string | null;
   postCallSchema: EvaluationField[] | null;
   modelName: string | null;
+  /** The assistant's language by name (`German`); null without one. */
+  language?: string | null;
 }
 
 /** A record the post-call evaluation fills: a call, or a conversation that went quiet. */
@@ -30,11 +32,12 @@ export interface EvaluatedRecord {
   subject: 'phone call' | 'chat conversation';
 }
 
-/** The assistant's side of an evaluation, joined from the record's `assistant_id` (`a`) to its model (`m`). */
+/** The assistant's side of an evaluation, joined from the record's `assistant_id` (`a`) to its model (`m`) and language (`l`). */
 export function evaluationColumns(knex: Knex, table: 'calls' | 'conversations', id: number) {
   return knex(`${table} as r`)
     .leftJoin('assistants as a', 'a.id', 'r.assistant_id')
     .leftJoin('language_models as m', 'm.id', 'a.llm_model_id')
+    .leftJoin('languages as l', 'l.id', 'a.language_id')
     .where('r.id', id);
 }
 
@@ -60,6 +63,7 @@ export async function evaluateRecord(deps: EvaluationDependencies, record: Evalu
       transcript: row.transcript,
       schema: row.postCallSchema,
       subject: record.subject,
+      language: row.language ?? null,
       ...(signal ? { signal } : {}),
     });
     await knex(record.table).where({ id: record.id }).update({ evaluation: JSON.stringify(evaluation), updatedAt: knex.fn.now() });
@@ -78,6 +82,6 @@ export function evaluateCallRecord(deps: EvaluationDependencies, callId: number,
     id: callId,
     subject: 'phone call',
     read: () => evaluationColumns(deps.knex, 'calls', callId)
-      .first<EvaluatedRow | undefined>('r.transcript', 'a.system_prompt', 'a.post_call_schema', 'm.provider_model as model_name'),
+      .first<EvaluatedRow | undefined>('r.transcript', 'a.system_prompt', 'a.post_call_schema', 'm.provider_model as model_name', 'l.name as language'),
   }, signal);
 }

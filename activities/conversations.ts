@@ -118,8 +118,8 @@ export function createConversationActivities(deps: EvaluationDependencies & Webh
         subject: 'chat conversation',
         read: async () => {
           const assistant = await evaluationColumns(knex, 'conversations', conversationId)
-            .first<{ systemPrompt: string | null; postCallSchema: EvaluationField[] | null; modelName: string | null } | undefined>(
-              'a.system_prompt', 'a.post_call_schema', 'm.provider_model as model_name',
+            .first<{ systemPrompt: string | null; postCallSchema: EvaluationField[] | null; modelName: string | null; language: string | null } | undefined>(
+              'a.system_prompt', 'a.post_call_schema', 'm.provider_model as model_name', 'l.name as language',
             );
           if (!assistant) return undefined;
           return { ...assistant, transcript: callTranscript((await messagesOf(knex, conversationId)).map((message) => ({ role: message.role, text: message.content }))) };

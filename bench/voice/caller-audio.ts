@@ -19,6 +19,8 @@ export interface CallerLine {
   voice: CallerVoice;
   /** The length of the pause at `|`. */
   pauseMs?: number;
+  /** espeak-ng's voice for the line (`de` for German); its American English by default. Piper speaks English only. */
+  espeakVoice?: string;
 }
 
 const FRAME_SAMPLES = 320;
@@ -34,8 +36,8 @@ export function spokenText(line: CallerLine): string {
   return line.text.replace(/\s*\|\s*/g, ' ').trim();
 }
 
-async function speak(text: string, voice: CallerVoice): Promise<Int16Array> {
-  if (voice === 'espeak') return spokenPcm(text, { silenceMs: 100 });
+async function speak(text: string, voice: CallerVoice, espeakVoice: string | undefined): Promise<Int16Array> {
+  if (voice === 'espeak') return spokenPcm(text, { silenceMs: 100, ...(espeakVoice ? { voice: espeakVoice } : {}) });
   piper ??= createPiperTts({ voicesDir: path.resolve(process.env.SPEECH_DIR ?? '.tools/speech', 'piper'), instances: 1, logger: createLogger({ log: { level: 'silent', pretty: false } }) });
   const speech = piper.synthesize({ text, voice: defaultPiperVoice, language: 'en-US', speed: 1, signal: new AbortController().signal });
   const resampler = new Resampler(speech.sampleRate, 16000);
@@ -74,7 +76,7 @@ function gaps(samples: Int16Array): [number, number][] {
 
 /** The line as the caller says it. */
 export async function callerAudio(line: CallerLine): Promise<Int16Array> {
-  let samples = await speak(spokenText(line), line.voice);
+  let samples = await speak(spokenText(line), line.voice, line.espeakVoice);
   const mark = line.text.indexOf('|');
   if (mark >= 0 && line.pauseMs !== undefined) {
     // The gap nearest where the mark falls in the text, between the first and the last word.

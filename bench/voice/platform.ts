@@ -43,8 +43,10 @@ export async function startBenchPlatform(options: {
   delays: FakeDelays;
   /** Environment of the platform beyond ports, data directory and the fakes' URLs (providers, limits). */
   env: (urls: FakeUrls) => Record<string, string>;
-  /** Picks the assistant's voice from the catalog's pipeline voices in English. */
+  /** Picks the assistant's voice from the catalog's pipeline voices of its language. */
   voice: (voice: { id: number; name: string }) => boolean;
+  /** The assistant's language (ISO 639-1); English by default. */
+  language?: string;
   assistant?: Record<string, unknown>;
   /** Takes the platform's log lines (JSON) instead of stdout. */
   log?: { write(line: string): void };
@@ -74,12 +76,14 @@ export async function startBenchPlatform(options: {
   await knex('users').where({ id: user.id }).update({ planId: `bench-${user.id}` });
   const { token } = await createApiKey(knex, user.id, 'bench');
   const request = apiRequest(apiUrl);
-  const english = ((await request('GET', '/user/assistants/languages', { token })).body as { id: number; iso_2: string }[]).find((language) => language.iso_2 === 'en')?.id;
-  const voices = (await request('GET', `/user/assistants/voices?mode=pipeline&language_id=${english}`, { token })).body as { id: number; name: string }[];
+  const languageId = ((await request('GET', '/user/assistants/languages', { token })).body as { id: number; iso_2: string }[])
+    .find((language) => language.iso_2 === (options.language ?? 'en'))?.id;
+  const voices = (await request('GET', `/user/assistants/voices?mode=pipeline&language_id=${languageId}`, { token })).body as { id: number; name: string }[];
   const voice = voices.find(options.voice);
   if (!voice) throw new Error(`no catalog voice fits; the catalog has ${voices.map((entry) => entry.name).join(', ')}`);
   const addAssistant = async (fields: Record<string, unknown>) => (await createTestAssistant({ request }, { token }, {
     voice_id: voice.id,
+    language_id: languageId,
     initial_message: 'Hello, this is Parley. How can I help you today?',
     max_call_duration: 600,
     ...fields,

@@ -66,6 +66,8 @@ export async function evaluateTranscript(
     schema: readonly EvaluationField[];
     /** What was had: a `phone call` (the default) or a `chat conversation`. */
     subject?: string;
+    /** The language it was held in, by its English name (`German`): the evaluation's text is written in it. */
+    language?: string | null;
     signal?: AbortSignal;
   },
 ): Promise<Evaluation> {
@@ -75,6 +77,8 @@ export async function evaluateTranscript(
     `You evaluate a finished ${subject} between an AI assistant ("AI") and a customer ("Customer").`,
     `Call ${functionName} once with your evaluation of the ${subject}. Judge only from the transcript.`,
     input.instructions.trim() ? `The assistant's instructions for the ${subject} were:\n${input.instructions.trim()}` : '',
+    // The summary is read by the people who held the call: in their language, not the instructions'.
+    input.language && input.language !== 'English' ? `The ${subject} was held in ${input.language}: write every text value of the evaluation in ${input.language}.` : '',
   ].filter(Boolean).join('\n\n');
   let call: ToolCall | undefined;
   for await (const event of model.stream({

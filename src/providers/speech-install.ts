@@ -10,9 +10,14 @@ const installScript = path.resolve(path.dirname(fileURLToPath(import.meta.url)),
 /** The files the offline stack runs on; all there means installed. */
 const requiredFiles = ['silero_vad.onnx', 'whisper-tiny.en/model.bin', 'piper/en_US-joe-medium/model.onnx', 'smart-turn/smart-turn-v3.2-cpu.onnx', 'venv/bin/python'];
 
-/** Whether scripts/install-speech.sh has installed the offline stack into `dir`. */
+/** Whether scripts/install-speech.sh has installed the offline stack into `dir` (English calls). */
 export function offlineSpeechInstalled(dir: string): boolean {
   return requiredFiles.every((file) => fs.existsSync(path.join(dir, file)));
+}
+
+/** Whether it has also installed the multilingual Whisper base, which hears the other languages. */
+export function multilingualSpeechInstalled(dir: string): boolean {
+  return fs.existsSync(path.join(dir, 'whisper-base', 'model.bin'));
 }
 
 /** Whether this configuration listens or speaks with the offline stack. */
@@ -28,9 +33,12 @@ function usesOfflineSpeech(config: Config): boolean {
  */
 export function ensureSpeechInstalled(config: Config, logger: Logger): void {
   if (!usesOfflineSpeech(config)) return;
-  if (offlineSpeechInstalled(config.speech.dir)) return;
-  logger.info({ speechDir: config.speech.dir }, 'the offline speech stack is missing: running scripts/install-speech.sh (once, about 400 MB)');
-  const result = spawnSync('bash', [installScript], { stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, SPEECH_DIR: config.speech.dir } });
+  const { dir, multilingual } = config.speech;
+  if (offlineSpeechInstalled(dir) && (!multilingual || multilingualSpeechInstalled(dir))) return;
+  logger.info({ speechDir: dir }, 'the offline speech stack is missing: running scripts/install-speech.sh (once, about 550 MB)');
+  const result = spawnSync('bash', [installScript], {
+    stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, SPEECH_DIR: dir, SPEECH_MULTILINGUAL: multilingual ? '1' : '0' },
+  });
   if (result.status !== 0) {
     logger.warn({ speechDir: config.speech.dir }, 'scripts/install-speech.sh failed (see above): calls cannot listen or speak until it succeeds; chats are not affected');
   }

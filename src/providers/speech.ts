@@ -1,10 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config.ts';
+import { PACKED_LANGUAGES } from '../lib/languages/index.ts';
 import type { Logger } from '../logger.ts';
 import { createHostedSpeechToText } from './stt/hosted.ts';
 import type { SpeechToText } from './stt/types.ts';
-import { createWhisperLocal } from './stt/whisper-local.ts';
+import { createLocalRecognizer } from './stt/whisper-languages.ts';
 import { createEspeakTts } from './tts/espeak.ts';
 import { createHostedTextToSpeech } from './tts/hosted.ts';
 import { createPiperTts, defaultPiperVoice } from './tts/piper.ts';
@@ -46,7 +47,10 @@ export function createSpeech(config: Config, logger: Logger): Speech {
 
   let stt = createHostedSpeechToText(config, logger);
   if (!stt) {
-    const whisper = createWhisperLocal({ speechDir: speech.dir, workers: speech.whisperWorkers, queueLimit: speech.whisperQueueLimit, logger });
+    const whisper = createLocalRecognizer({
+      speechDir: speech.dir, workers: speech.whisperWorkers, queueLimit: speech.whisperQueueLimit, multilingual: PACKED_LANGUAGES,
+      multilingualInstall: speech.multilingual, logger,
+    });
     closers.push(() => whisper.close());
     stt = whisper;
   }

@@ -103,6 +103,7 @@ export function apiRoutes(deps: ApiRouteDeps): RouteDefinition[] {
     knex, logger, now: guards.clock, deliverReceipt: (delivery: { deliveryId: number; userId: number; assistantId: number }) => startWebhookDelivery(temporal, delivery, READ_RECEIPT_POLICY),
   };
   let document: Record<string, unknown> = {};
+  const offered = offeredSpeech(config, deps.providers);
   const routes = [
     ...healthRoutes({ knex, temporal, embeddings: describeEmbeddings(config) }),
     ...docsRoutes(() => document),
@@ -112,13 +113,13 @@ export function apiRoutes(deps: ApiRouteDeps): RouteDefinition[] {
     ...apiKeyRoutes({ knex }),
     ...whiteLabelRoutes({ knex, config, now: guards.clock }),
     ...toolRoutes({ knex, secrets }),
-    ...catalogRoutes({ knex, offered: offeredSpeech(config, deps.providers) }),
+    ...catalogRoutes({ knex, offered }),
     ...phoneNumberAssignmentRoutes({ knex }),
     // Before the owned-number routes, whose `/user/phone-numbers/{id}` would otherwise capture `sip-trunks`.
     ...sipTrunkRoutes({ knex, secrets, clock: guards.clock }),
     ...ownedNumberRoutes({ knex, region: config.region, tellRelease: (id) => tellRelease(temporal, logger, id) }),
     ...phoneNumberPurchaseRoutes({ knex, temporal, telephony: deps.providers.telephony, payments: deps.providers.payments, subscriptionPeriod: config.subscriptionPeriod }),
-    ...assistantRoutes({ knex, secrets, publicUrl: config.publicUrl }),
+    ...assistantRoutes({ knex, secrets, publicUrl: config.publicUrl, offered }),
     ...folderRoutes({ knex, publicUrl: config.publicUrl }),
     ...labelRoutes({ knex, publicUrl: config.publicUrl }),
     ...webhookRoutes({ knex, secrets, temporal, publicUrl: config.publicUrl, now: guards.clock }),
@@ -196,5 +197,7 @@ function offeredSpeech(config: Config, providers: Providers): OfferedSpeech {
     synthesizers: providers.tts.codes,
     transcribers: [config.stt.provider === 'local' ? 'whisper' : config.stt.provider],
     realtime: providers.realtime !== undefined,
+    heard: providers.stt.kind === 'segment' ? providers.stt.hears : undefined,
+    offlineRecognizer: config.stt.provider === 'local',
   };
 }

@@ -4,7 +4,8 @@ import { NotFoundError, RejectedError } from '../lib/errors.ts';
 import { assistantPorts } from '../resources/assistants/ports.ts';
 import { loadAgentProfile } from '../resources/assistants/profile.ts';
 import { loadVoiceSettings } from '../resources/assistants/voice-profile.ts';
-import { GOODBYES } from '../voice/session.ts';
+import { readingAloud } from '../voice/reading-aloud.ts';
+import { goodbyesIn } from '../voice/session.ts';
 import type { AssistantSetup, CallSetup } from '../voice/run.ts';
 import { SpokenLineCache } from '../voice/spoken-lines.ts';
 import { openRecordingSink } from './call-recording.ts';
@@ -74,7 +75,7 @@ export function createCallLoader(ctx: RoleContext, sessionUrl: () => string) {
     ]);
     if (!profile || !stored) return undefined;
     const served = stored.synthesizer ? providers.tts.forCode(stored.synthesizer) : undefined;
-    const tts = served ?? providers.tts.default;
+    const tts = readingAloud(served ?? providers.tts.default);
     if (!served && stored.synthesizer) logger.warn({ assistantId, synthesizer: stored.synthesizer }, 'the assistant\'s synthesizer is not configured here: speaking with the default voice');
     const settings = { ...stored, voiceId: served && stored.voiceId ? stored.voiceId : tts.defaultVoice };
     return {
@@ -110,7 +111,7 @@ export function createCallLoader(ctx: RoleContext, sessionUrl: () => string) {
     const setup: CallSetup = {
       ...assistant,
       callId,
-      tts: spokenLines.speaking(assistant.tts ?? providers.tts.default, [openingLine(assistant.profile, call.variables), ...Object.values(GOODBYES), ...assistant.settings.fillerPhrases]),
+      tts: spokenLines.speaking(assistant.tts ?? providers.tts.default, [openingLine(assistant.profile, call.variables), ...Object.values(goodbyesIn(assistant.settings.ttsLanguage)), ...assistant.settings.fillerPhrases]),
       variables: call.variables,
       maxSeconds,
       limitReason: call.maxDurationSeconds === null && call.limitReason === 'balance' ? 'balance_exhausted' : 'max_duration',

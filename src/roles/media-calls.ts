@@ -10,7 +10,7 @@ import { findWebCallToken, redeemWebCallToken } from '../resources/web-calls/ser
 import { signalAnsweredBy, signalCallAnswered, signalCallEnded } from '../temporal/call-signals.ts';
 import { closeFrameFor } from '../voice/close-codes.ts';
 import { END_REASONS, type EndReason } from '../voice/hooks.ts';
-import { GOODBYES } from '../voice/session.ts';
+import { goodbyesIn } from '../voice/session.ts';
 import { runCallSession, type RunningCall } from '../voice/run.ts';
 import type { StreamStart } from '../voice/transports/media-stream.ts';
 import { callsInProgress, callsRefused, observeTurn } from '../lib/metrics.ts';
@@ -55,6 +55,8 @@ export function createCallGateway(ctx: RoleContext, sessionUrl: () => string): C
   const { config, providers, logger } = ctx;
   const knex = ctx.database.knex;
   const live = new Map<number, RunningCall>();
+  // The language each live call is spoken in, for the goodbye of a hang-up its workflow asks for.
+  const languages = new Map<number, string>();
   const liveCallsWatchers: (() => void)[] = [];
   const liveCallsChanged = () => liveCallsWatchers.forEach((watcher) => watcher());
   const load = createCallLoader(ctx, sessionUrl);
@@ -126,6 +128,7 @@ export function createCallGateway(ctx: RoleContext, sessionUrl: () => string): C
         live.set(callId, call);
         liveCallsChanged();
         loaded = await load(callId, from);
+        languages.set(callId, loaded.setup.settings.ttsLanguage);
         return loaded.setup;
       },
       hooks: {
@@ -139,7 +142,7 @@ export function createCallGateway(ctx: RoleContext, sessionUrl: () => string): C
               reservedSeconds: loaded.reservedSeconds,
               maxSeconds: loaded.maxSeconds,
               extend: () => extendCallReservation(knex, id),
-              runOut: () => void call.hangUp('balance_exhausted', GOODBYES.balance_exhausted),
+              runOut: () => void call.hangUp('balance_exhausted', goodbyesIn(languages.get(id)).balance_exhausted),
               logger: logger.child({ callId: id }),
             });
           }
@@ -168,6 +171,7 @@ export function createCallGateway(ctx: RoleContext, sessionUrl: () => string): C
           const id = callId;
           const endedAt = new Date();
           live.delete(id);
+          languages.delete(id);
           liveCallsChanged();
           // The workflow builds the transcript from the stored turns as soon as it hears of the end: the last
           // turn (often the goodbye) must be on the row first.
@@ -214,7 +218,7 @@ export function createCallGateway(ctx: RoleContext, sessionUrl: () => string): C
     void readReason(request).then((reason) => {
       response.writeHead(204).end();
       // A time limit or an empty balance is said to the caller; any other end is a plain hang-up.
-      const farewell = reason === 'max_duration' || reason === 'balance_exhausted' ? GOODBYES[reason] : undefined;
+      const farewell = reason === 'max_duration' || reason === 'balance_exhausted' ? goodbyesIn(languages.get(Number(match[1])))[reason] : undefined;
       return call.hangUp(reason, farewell);
     }).catch((error: unknown) => logger.error({ err: error }, 'hang-up request failed'));
   };

@@ -8,7 +8,7 @@
 import type { Logger } from '../logger.ts';
 import type { VoiceClock } from './clock.ts';
 import type { CallHooks, EndReason } from './hooks.ts';
-import { GOODBYES, REENGAGE_INSTRUCTION } from './session-parts.ts';
+import { goodbyesIn, reengageInstructionIn } from './session-parts.ts';
 import type { VoiceSettings } from './settings.ts';
 import { callTurn, type AnswerTime, type MeasuredTurn } from './turn-record.ts';
 import { nextSilenceAction } from './turns/silence.ts';
@@ -70,7 +70,7 @@ export class SessionLifecycle {
   /** The call's time limit runs from now; at its end the goodbye says which limit it was. */
   startLimit(): void {
     const { parts } = this;
-    this.limitTimer = parts.clock.setTimeout(() => this.guard(this.hangUp(parts.limitReason, GOODBYES[parts.limitReason])), parts.maxCallMs);
+    this.limitTimer = parts.clock.setTimeout(() => this.guard(this.hangUp(parts.limitReason, goodbyesIn(parts.settings.ttsLanguage)[parts.limitReason])), parts.maxCallMs);
   }
 
   /** The caller spoke or pressed a key at `at`. */
@@ -125,8 +125,8 @@ export class SessionLifecycle {
     const next = nextSilenceAction(settings, { callerSpokeAt: this.callerSpokeAt, anyoneSpokeAt: this.anyoneSpokeAt });
     this.silenceTimer = clock.setTimeout(() => {
       if (this.ending || !this.host.silent()) return;
-      if (next.action === 'end') this.guard(this.hangUp('silence_timeout', GOODBYES.silence_timeout));
-      else this.host.reengage(settings.reengagementPrompt ?? REENGAGE_INSTRUCTION);
+      if (next.action === 'end') this.guard(this.hangUp('silence_timeout', goodbyesIn(settings.ttsLanguage).silence_timeout));
+      else this.host.reengage(settings.reengagementPrompt ?? reengageInstructionIn(settings.ttsLanguage));
     }, next.at - clock.now());
   }
 

@@ -2,6 +2,7 @@
  * What a CallSession is made of and says on its own: the parts the entry point (run.ts) builds it from, and
  * the fixed sentences of the engine.
  */
+import { languagePack, type GoodbyeReason } from '../lib/languages/index.ts';
 import type { Logger } from '../logger.ts';
 import type { VoiceClock } from './clock.ts';
 import type { CallHooks, EndReason } from './hooks.ts';
@@ -10,14 +11,19 @@ import type { Listener, ListenerHandlers } from './listening/listener.ts';
 import type { ReplyContext } from './reply.ts';
 import type { VoiceSettings } from './settings.ts';
 
-/** The words the engine says on its own, when no model turn is involved. */
-export const GOODBYES = {
-  max_duration: 'We have reached the time limit for this call. Thank you for calling, goodbye!',
-  silence_timeout: 'I have not heard from you in a while, so I will end the call now. Goodbye!',
-  balance_exhausted: 'I am sorry, the account balance for this call has run out, so the call has to end now. Goodbye!',
-} as const;
+/** The words the engine says on its own in a language (BCP 47), when no model turn is involved: lib/languages. */
+export function goodbyesIn(language: string | undefined): Readonly<Record<GoodbyeReason, string>> {
+  return languagePack(language).goodbyes;
+}
 
-export const REENGAGE_INSTRUCTION = '(The caller has said nothing for a while. Briefly and naturally check whether they are still there.)';
+/** What the model is asked in a language when the caller has been silent a while and the assistant sets nothing. */
+export function reengageInstructionIn(language: string | undefined): string {
+  return languagePack(language).reengageInstruction;
+}
+
+/** The English lines, which the engine says where no language is known. */
+export const GOODBYES = goodbyesIn('en');
+export const REENGAGE_INSTRUCTION = reengageInstructionIn('en');
 export { MARK_GRACE_MS } from './speech.ts';
 
 export type SessionState = 'listening' | 'thinking' | 'speaking' | 'ended';

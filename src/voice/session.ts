@@ -26,7 +26,7 @@ import { Keypad } from './turns/keypad.ts';
 import type { Verdict } from './voicemail/judge.ts';
 import { AnswerScreening } from './voicemail/screening.ts';
 
-export { GOODBYES, MARK_GRACE_MS, REENGAGE_INSTRUCTION, type SessionParts, type SessionState } from './session-parts.ts';
+export { GOODBYES, goodbyesIn, MARK_GRACE_MS, REENGAGE_INSTRUCTION, reengageInstructionIn, type SessionParts, type SessionState } from './session-parts.ts';
 
 interface Utterance {
   handle: SpeechHandle;
@@ -90,7 +90,7 @@ export class CallSession {
       report: (turn) => this.life.report(turn),
       armSilence: () => this.life.armSilence(),
     });
-    this.screening = parts.screen ? new AnswerScreening({ clock: parts.clock, onVerdict: (verdict) => this.judged(verdict) }) : undefined;
+    this.screening = parts.screen ? new AnswerScreening({ clock: parts.clock, language: parts.settings.sttLanguage, onVerdict: (verdict) => this.judged(verdict) }) : undefined;
     this.drafts = new DraftReplies((text, handle) => speakReply(this.parts.reply, handle, { history: this.history.slice(), message: text }, this.line));
   }
 

@@ -3,6 +3,7 @@
  * (src/resources/assistants/voice-profile.ts) beside the AgentProfile. Durations are milliseconds here, so a
  * test runs the same rules with short timers; the contract's seconds are converted by the loader.
  */
+import { languagePack } from '../lib/languages/index.ts';
 
 export const AMBIENT_SOUNDS = ['off', 'office', 'city', 'forest', 'crowded_room', 'cafe', 'nature'] as const;
 export type AmbientSound = (typeof AMBIENT_SOUNDS)[number];
@@ -54,8 +55,8 @@ export interface VoiceSettings {
   voicemailMessage: string | null;
 }
 
-/** The acknowledgements spoken while a slow tool runs when the assistant configures none. */
-export const DEFAULT_FILLER_PHRASES = ['One moment, please.', 'Let me check that for you.', 'Just a second.'];
+/** The acknowledgements spoken while a slow tool runs when an English assistant configures none (lib/languages has each language's). */
+export const DEFAULT_FILLER_PHRASES: string[] = [...languagePack('en').fillerPhrases];
 
 /** The contract's documented defaults (anchor section 15), for callers building settings by hand. */
 export const DEFAULT_VOICE_SETTINGS: VoiceSettings = {

@@ -76,6 +76,9 @@ function badQuery(query: URLSearchParams): string | undefined {
   const endpointing = query.get('endpointing');
   if (endpointing !== null && endpointing !== 'false' && !/^\d+$/.test(endpointing)) return `Invalid endpointing: ${endpointing}`;
   if (query.has('utterance_end_ms') && query.get('interim_results') !== 'true') return 'utterance_end_ms requires interim_results=true';
+  // A BCP 47 tag (`de`, `de-DE`) or `multi`, as the service takes; anything else has no model.
+  const language = query.get('language');
+  if (language !== null && language !== 'multi' && !/^[a-z]{2,3}(-[A-Z]{2})?$/.test(language)) return 'No such model/language/tier combination found';
   return undefined;
 }
 

@@ -195,6 +195,13 @@ class FakeConversation {
     switch (event.type) {
       case 'session.update':
         if (event.session?.type !== 'realtime') return invalid('session.type', "Missing required parameter: 'session.type'.");
+        {
+          // As the service: the transcription's language is ISO 639-1 (`de`), never a tag like `de-DE`.
+          const language = event.session.audio?.input?.transcription?.language as unknown;
+          if (language !== undefined && (typeof language !== 'string' || !/^[a-z]{2}$/.test(language))) {
+            return invalid('session.audio.input.transcription.language', `Invalid value: ${JSON.stringify(language)}. Language must be specified in ISO-639-1 format.`);
+          }
+        }
         merge(this.session.config, event.session);
         return this.send({ type: 'session.updated', session: this.session.config });
       case 'input_audio_buffer.append': {

@@ -147,6 +147,11 @@ function badSynthesis(endpoint: FakeSpeechRequest['endpoint'], body: Record<stri
     for (const key of ['stability', 'similarity_boost'] as const) {
       if (settings[key] !== undefined && !(typeof settings[key] === 'number' && settings[key] >= 0 && settings[key] <= 1)) return `voice_settings.${key} must be between 0 and 1`;
     }
+    // As the service: only Flash and Turbo v2.5 enforce a language, given as ISO 639-1.
+    if (body.language_code !== undefined) {
+      if (typeof body.language_code !== 'string' || !/^[a-z]{2}$/.test(body.language_code)) return `language_code ${JSON.stringify(body.language_code)} is not an ISO 639-1 code`;
+      if (!['eleven_flash_v2_5', 'eleven_turbo_v2_5'].includes(String(body.model_id))) return `Model '${String(body.model_id)}' does not support the language_code parameter`;
+    }
     return undefined;
   }
   if (typeof body.model !== 'string') return "you must provide a model parameter";

@@ -23,7 +23,10 @@ describe('assistant catalogs', () => {
     expect((response.body as any[]).map((language: { name: string }) => language.name)).toEqual(
       expect.arrayContaining(['English', 'German', 'French', 'Spanish', 'Italian', 'Portuguese', 'Dutch', 'Romanian']),
     );
-    expect(response.body[0]).toEqual({ id: expect.any(Number), name: expect.any(String), iso_2: expect.stringMatching(/^[a-z]{2}$/) });
+    // Hosted speech here: every language is available, none is served offline.
+    expect(response.body[0]).toEqual({
+      id: expect.any(Number), name: expect.any(String), iso_2: expect.stringMatching(/^[a-z]{2}$/), offline: false, available: true, unavailable_reason: null,
+    });
   });
 
   it('lists voices by mode and language, multilingual voices included', async () => {

@@ -1,17 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { everySpeechProvider } from '../support/speech.ts';
 import { createTestUser, type TestUser } from '../support/users.ts';
 
 let platform: TestPlatform;
-const catalog = { english: 0, german: 0, pipelineVoice: 0, realtimeVoice: 0, llm: 0 };
+const catalog = { english: 0, german: 0, pipelineVoice: 0, germanVoice: 0, realtimeVoice: 0, llm: 0 };
 
 beforeAll(async () => {
-  platform = await startTestPlatform();
+  // Hosted speech: every language can be chosen (assistant-languages.test.ts covers the offline stack's).
+  platform = await startTestPlatform({ env: everySpeechProvider });
   const knex = platform.database.knex;
   catalog.english = (await knex('languages').where({ iso2: 'en' }).first()).id;
   catalog.german = (await knex('languages').where({ iso2: 'de' }).first()).id;
   catalog.pipelineVoice = (await knex('voices').where({ mode: 'pipeline', languageId: catalog.english }).orderBy('id').first()).id;
   catalog.realtimeVoice = (await knex('voices').where({ mode: 'multimodal' }).orderBy('id').first()).id;
+  catalog.germanVoice = (await knex('voices').where({ name: 'German Female (eSpeak)' }).first()).id;
   catalog.llm = (await knex('language_models').where({ type: 'llm' }).orderBy('id').first()).id;
 });
 afterAll(() => platform.close());
@@ -70,7 +73,7 @@ describe('PUT /api/user/assistant/{id}', () => {
   it('accepts the legacy spelling too', async () => {
     const owner = await user();
     const id = await createAssistant(owner);
-    expect((await update(owner, id, { assistant_name: 'Old name', calls_direction: 'receive', record_call: true, language: 'German' })).status).toBe(200);
+    expect((await update(owner, id, { assistant_name: 'Old name', calls_direction: 'receive', record_call: true, language: 'German', voice_id: catalog.germanVoice })).status).toBe(200);
     expect(await read(owner, id)).toMatchObject({ name: 'Old name', type: 'inbound', record: true, language_id: catalog.german, language: 'German' });
   });
 

@@ -58,9 +58,9 @@ describe('DeepgramSpeechToText', () => {
   });
   afterAll(() => fake.close());
 
-  const open = (options: Partial<DeepgramOptions> = {}, signal = new AbortController().signal) => {
+  const open = (options: Partial<DeepgramOptions> = {}, signal = new AbortController().signal, language = 'en-US') => {
     const stt = new DeepgramSpeechToText({ url: fake.url, apiKey: fake.apiKey, model: 'nova-2', logger: pino({ level: 'silent' }), ...options });
-    return stt.open({ language: 'en-US', sampleRate: RATE, signal });
+    return stt.open({ language, sampleRate: RATE, signal });
   };
 
   it('connects with the Token key and the live query, and maps partials, the final and one utterance end', async () => {
@@ -90,6 +90,16 @@ describe('DeepgramSpeechToText', () => {
     expect(await connection.closed).toBe(1000);
     expect(connection.controls).toEqual(['CloseStream']);
     expect(connection.sent.at(-1)).toMatchObject({ type: 'Metadata', duration: 1.9, channels: 1 });
+  });
+
+  it('listens in the assistant\'s language', async () => {
+    fake.script({ text: 'Einen Tisch für zwei, bitte.' });
+    const stream = open({}, new AbortController().signal, 'de-DE');
+    const connection = await fake.nextConnection();
+    expect(connection.query.get('language')).toBe('de-DE');
+    play(stream, ['speech', 400], ['silence', 1200]);
+    stream.close();
+    expect((await collect(stream)).filter((event) => event.type === 'final')).toEqual([{ type: 'final', text: 'Einen Tisch für zwei, bitte.', confidence: 0.98 }]);
   });
 
   it('answers as late as the fake is told to (the provider delay a benchmark fixes)', async () => {
@@ -229,6 +239,12 @@ describe('OpenAiSpeechToText', () => {
     expect(sent.body).toEqual({ model: 'whisper-1', language: 'en', response_format: 'json' });
     expect(sent.audio?.sampleRate).toBe(RATE);
     expect(sent.audio?.samples).toEqual(audio);
+  });
+
+  it('tells the service the utterance\'s language as ISO 639-1', async () => {
+    fake.script({ text: 'Ich möchte einen Termin.' });
+    expect(await stt().transcribe(tone(RATE, 700), { ...options(), language: 'de-DE' })).toEqual({ text: 'Ich möchte einen Termin.' });
+    expect(fake.requests.at(-1)?.body.language).toBe('de');
   });
 
   it('fails with a non-retryable error when the key is refused or the request is bad, and a retryable one on a 5xx', async () => {

@@ -147,6 +147,19 @@ describe('ElevenLabsTextToSpeech request', () => {
     expect(fast?.body).toEqual({ text: 'Fast words.', model_id: 'eleven_flash_v2_5', voice_settings: { stability: 0.5, similarity_boost: 0.75, speed: 1.2 } });
     expect((slow?.body.voice_settings as { speed: number }).speed).toBe(0.7);
   });
+
+  it('speaks another language than English with a multilingual model, told the language where the model takes it', async () => {
+    const flash = new ElevenLabsTextToSpeech({ url: fake.elevenLabsUrl, apiKey: fake.elevenLabsKey, model: 'eleven_flash_v2' });
+    expect((await collect(flash, request({ text: 'Guten Tag.', language: 'de-DE' }))).samples.length).toBeGreaterThan(0);
+    expect(fake.requests.at(-1)?.body).toMatchObject({ text: 'Guten Tag.', model_id: 'eleven_flash_v2_5', language_code: 'de' });
+    await collect(flash, request({ text: 'Hello.', language: 'en-US' }));
+    expect(fake.requests.at(-1)?.body.model_id).toBe('eleven_flash_v2');
+    expect(fake.requests.at(-1)?.body.language_code).toBeUndefined();
+    const monolingual = new ElevenLabsTextToSpeech({ url: fake.elevenLabsUrl, apiKey: fake.elevenLabsKey, model: 'eleven_monolingual_v1' });
+    await collect(monolingual, request({ text: 'Buenos días.', language: 'es-ES' }));
+    expect(fake.requests.at(-1)?.body).toMatchObject({ model_id: 'eleven_multilingual_v2' });
+    expect(fake.requests.at(-1)?.body.language_code).toBeUndefined();
+  });
 });
 
 describe('OpenAiTextToSpeech request', () => {

@@ -37,6 +37,19 @@ async function startRealtime(options: HarnessOptions = {}, fakeOptions: FakeReal
 }
 
 describe('a multimodal call through the realtime model', { timeout: 15_000 }, () => {
+  it('tells the model the assistant\'s language: its transcription and its instructions', async () => {
+    const { harness, fake } = await startRealtime({ settings: { sttLanguage: 'de-DE', ttsLanguage: 'de-DE' } });
+    fake.script({ reply: { say: 'Hallo Anna, wie kann ich helfen?' } });
+    const sessionOpened = fake.nextSession();
+    const call = await harness.call(L16_16K);
+    const session = await sessionOpened;
+    await call.client.waitFor(() => call.turns.length === 1, 5000, 'the greeting');
+    expect(session.config).toMatchObject({
+      instructions: 'You are the receptionist of Trattoria Roma.\n\nSpeak German with the caller.',
+      audio: { input: { transcription: { language: 'de' } } },
+    });
+  });
+
   it('greets with the initial message, holds a two-turn exchange, and reports each turn with what was heard', async () => {
     const { harness, fake } = await startRealtime();
     fake.script(

@@ -30,7 +30,8 @@ describe('loadConfig', () => {
 
   it('speaks offline by default from .tools/speech, and refuses an unknown speech provider', () => {
     const defaults = loadConfig({}, 2);
-    expect(defaults.speech).toEqual({ dir: path.resolve('.tools/speech'), whisperWorkers: 2, whisperQueueLimit: 32, piperInstances: 2, vadThreads: 1 });
+    expect(defaults.speech).toEqual({ dir: path.resolve('.tools/speech'), multilingual: true, whisperWorkers: 2, whisperQueueLimit: 32, piperInstances: 2, vadThreads: 1 });
+    expect(loadConfig({ SPEECH_MULTILINGUAL: 'false' }).speech.multilingual).toBe(false);
     // The speech pools are sized from the cores: a Whisper process and a Piper voice each.
     expect(loadConfig({}, 4).speech).toMatchObject({ whisperWorkers: 4, piperInstances: 4 });
     expect([defaults.stt.provider, defaults.tts.provider]).toEqual(['local', 'local']);

@@ -68,6 +68,8 @@ export interface StreamingSpeechToText {
 export interface SegmentSpeechToText {
   kind: 'segment';
   name: string;
+  /** ISO 639-1 codes it hears; absent: every language its provider does (a hosted service). */
+  hears?: readonly string[];
   /**
    * Whether hearing the same growing segment again every few hundred milliseconds is cheap (a local model), so
    * the engine re-decodes it while the caller speaks; a hosted recognizer, paid per request, is asked only once

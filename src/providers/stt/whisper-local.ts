@@ -43,13 +43,13 @@ const sampleRate = 16000;
 const maxFailedStarts = 3;
 
 /**
- * A Whisper model (tiny.en by default) in a pool of Python worker processes (whisper_worker.py), one
- * utterance each at a time. Nothing starts until the first utterance. A worker that dies is replaced as soon
- * as there is work for it; the utterance it had is retried once on another. Finals (a turn waiting for its
- * words) wait in a bounded queue, in order; one whose signal aborts leaves it at once. A provisional request (a
- * guess at words still being said) never waits: it runs only when no final is waiting and it leaves a worker
- * idle for the next final (or the pool has one worker and it is idle), and is refused at once otherwise, so
- * guesses never stand between a caller who has stopped and their words.
+ * A Whisper model (tiny.en by default) for one language in a pool of Python worker processes
+ * (whisper_worker.py), one utterance each at a time. Nothing starts until the first utterance. A worker that
+ * dies is replaced as soon as there is work for it; the utterance it had is retried once on another. Finals (a
+ * turn waiting for its words) wait in a bounded queue, in order; one whose signal aborts leaves it at once. A
+ * provisional request (a guess at words still being said) never waits: it runs only when no final is waiting
+ * and it leaves a worker idle for the next final (or the pool has one worker and it is idle), and is refused
+ * at once otherwise, so guesses never stand between a caller who has stopped and their words.
  */
 export function createWhisperLocal(options: WhisperLocalOptions): WhisperLocal {
   const { logger } = options;

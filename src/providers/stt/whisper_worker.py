@@ -1,9 +1,11 @@
 """Whisper speech-to-text worker, one of a pool that src/providers/stt/whisper-local.ts supervises.
 
-    python whisper_worker.py <model-dir> <language>      (env THREADS: CPU threads, default 1)
+    python whisper_worker.py <model-dir> [<language>]      (env THREADS: CPU threads, default 1)
 
-The model (a CTranslate2 Whisper folder) and the language (an ISO 639-1 code, e.g. `en`) are the worker's
-parameters: a pool runs workers of one model for one language. An English-only model (`*.en`) takes only `en`.
+The model (a CTranslate2 Whisper folder) and the language (ISO 639-1, `en` by default) are the worker's
+parameters: a pool runs workers of one model for one language. A multilingual model is told the language, so
+it never guesses it per utterance (a short one is often guessed wrong) and never translates; an English-only
+model (`*.en`) takes only `en`.
 
 Protocol on stdin/stdout, one request at a time:
   in:  a 4-byte little-endian byte count, then that many bytes of PCM16 mono at 16 kHz (one utterance);

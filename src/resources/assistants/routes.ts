@@ -7,6 +7,7 @@ import type { Knex } from 'knex';
 import { AssistantEnvelope, AssistantItem, AssistantPage, OutboundItem } from './responses.ts';
 import { CreateAssistantBody, FilterQuery, ListQuery, UpdateAssistantBody } from './schemas.ts';
 import { assistantItem, assistantSummary, outboundItem, type AssistantExtras } from './serialize.ts';
+import type { OfferedSpeech } from '../catalogs/service.ts';
 import { assistantWebhookRoutes } from './webhook-routes.ts';
 import {
   allAssistants, createAssistant, deleteAssistant, getAssistant, listAssistants, outboundAssistants, updateAssistant,
@@ -17,6 +18,8 @@ export interface AssistantRouteDeps {
   secrets: SecretBox;
   /** Base URL of the API's clients, for page links. */
   publicUrl: string;
+  /** What this deployment hears and speaks (an assistant in a language it cannot serve is refused). */
+  offered?: OfferedSpeech;
 }
 
 const TAG = 'Assistants';

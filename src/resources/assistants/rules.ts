@@ -4,7 +4,7 @@ import { ValidationError } from '../../lib/errors.ts';
 import type { SecretBox } from '../../lib/secrets.ts';
 import { isTimeZone } from '../../lib/time.ts';
 import { Language, LanguageModel, SynthesizerProvider, Voice, type ModelType } from '../catalogs/model.ts';
-import { defaultTranscriber, listTranscriberProviders } from '../catalogs/service.ts';
+import { defaultTranscriber, languageServices, listTranscriberProviders, type OfferedSpeech } from '../catalogs/service.ts';
 import { PhoneNumber } from '../phone-numbers/model.ts';
 import { Tool } from '../tools/model.ts';
 import { SECRET_FIELDS, type BuiltinToolType, type StoredBuiltinTool } from './builtin-tools.ts';
@@ -14,6 +14,8 @@ import { fieldNames, type AssistantRequest } from './normalize.ts';
 export interface RuleDeps {
   knex: Knex;
   secrets: SecretBox;
+  /** What this deployment hears and speaks: a pipeline assistant in a language it cannot serve is refused. */
+  offered?: OfferedSpeech | undefined;
 }
 
 export const secretPurpose = (type: BuiltinToolType, field: string) => `assistant.tools.${type}.${field}`;
@@ -117,8 +119,9 @@ export async function resolveAssistant(
   }
 
   // Voice: the caller's own or a public one, of the assistant's mode; a pipeline voice fixes the TTS provider.
+  let voice: Voice | undefined;
   if (changed('voiceId') || modeChanged || changes.synthesizerProviderId !== undefined) {
-    const voice = settings.voiceId === null ? undefined : await Voice.query(knex)
+    voice = settings.voiceId === null ? undefined : await Voice.query(knex)
       .findById(settings.voiceId)
       .where((scope) => scope.whereNull('userId').orWhere({ userId }));
     if (!voice) errors.invalid('voice_id');
@@ -134,6 +137,8 @@ export async function resolveAssistant(
       settings.synthesizerProviderId = voice.synthesizerProviderId;
     }
   }
+
+  if (settings.mode === 'pipeline') await checkSpokenLanguage(deps, settings, { language, voice, languageChanged: languageChanged || modeChanged, names }, errors);
 
   // Speech-to-text: pipeline only; picked by language unless the request names one that speaks it.
   if (settings.mode === 'multimodal') {
@@ -203,6 +208,32 @@ export async function resolveAssistant(
 
   errors.throwIfAny();
   return { settings, toolIds: request.toolIds, labelIds: request.labelIds && [...new Set(request.labelIds)] };
+}
+
+/**
+ * A pipeline assistant speaks its language in its voice: a voice of another language is refused, naming both
+ * (multilingual voices have none); and a language this deployment cannot hold calls in is refused with the
+ * reason when it is chosen, rather than found out in a call.
+ */
+async function checkSpokenLanguage(
+  deps: RuleDeps,
+  settings: AssistantSettings,
+  given: { language: Language | undefined; voice: Voice | undefined; languageChanged: boolean; names: ReturnType<typeof fieldNames> },
+  errors: Errors,
+): Promise<void> {
+  const { knex } = deps;
+  if (settings.languageId === null || (!given.languageChanged && given.voice === undefined)) return;
+  const language = given.language ?? await Language.query(knex).findById(settings.languageId);
+  if (!language) return;
+  const voice = given.voice ?? (settings.voiceId === null ? undefined : await Voice.query(knex).findById(settings.voiceId));
+  if (voice && voice.languageId !== null && voice.languageId !== language.id) {
+    const spoken = await Language.query(knex).findById(voice.languageId);
+    errors.add('voice_id', `The selected voice ${voice.name} speaks ${spoken?.name ?? 'another language'}, not ${language.name}: choose a voice of ${language.name} or a multilingual one.`);
+  }
+  if (deps.offered && given.languageChanged) {
+    const service = (await languageServices(knex, [language], deps.offered)).get(language.id);
+    if (service?.reason) errors.add(given.names.language, service.reason);
+  }
 }
 
 /**

@@ -5,6 +5,7 @@ import { NotFoundError, ValidationError } from '../../lib/errors.ts';
 import { pageWindow, type PageRequest } from '../../lib/pagination.ts';
 import type { SecretBox } from '../../lib/secrets.ts';
 import { Language } from '../catalogs/model.ts';
+import type { OfferedSpeech } from '../catalogs/service.ts';
 import { Assistant } from './model.ts';
 import { normalizeRequest } from './normalize.ts';
 import { PHONE_NUMBER_TAKEN, resolveAssistant } from './rules.ts';
@@ -14,6 +15,8 @@ import type { AssistantExtras } from './serialize.ts';
 export interface AssistantDeps {
   knex: Knex;
   secrets: SecretBox;
+  /** What this deployment hears and speaks (the assistant rules refuse a language it cannot serve). */
+  offered?: OfferedSpeech | undefined;
 }
 
 const NOT_FOUND = 'Assistant not found';

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import { AMBIENT_SOUNDS, DEFAULT_FILLER_PHRASES, type AmbientSound, type VoiceSettings } from '../../voice/settings.ts';
+import { languagePack } from '../../lib/languages/index.ts';
+import { AMBIENT_SOUNDS, type AmbientSound, type VoiceSettings } from '../../voice/settings.ts';
 import type { FillerConfig } from './model.ts';
 
 /** An assistant's speech settings and what its voice and language resolve to in the catalogs, as one row. */
@@ -52,12 +53,13 @@ export function voiceProfileQuery(knex: Knex, where: { uuid: string } | { id: nu
     );
 }
 
-function fillerPhrases(config: FillerConfig | null): string[] {
+/** The assistant's fillers; without any, those of the language it speaks (BCP 47). */
+function fillerPhrases(config: FillerConfig | null, language: string | null): string[] {
   // A tool is running: the neutral acknowledgements fit; without them, any the assistant configured.
   const neutral = config?.neutral?.filter((phrase) => phrase.trim()) ?? [];
   if (neutral.length > 0) return neutral;
   const any = Object.values(config ?? {}).flat().filter((phrase) => phrase.trim());
-  return any.length > 0 ? any : DEFAULT_FILLER_PHRASES;
+  return any.length > 0 ? any : [...languagePack(language ?? undefined).fillerPhrases];
 }
 
 /** The engine's settings from the stored row: seconds to milliseconds, catalog codes, defaults for what is unset. */
@@ -84,7 +86,7 @@ export function toVoiceSettings(row: StoredVoiceProfile): VoiceSettings {
     reengagementPrompt: row.reengagementPrompt,
     maxSilenceMs: row.maxSilenceDuration * 1000,
     fillers: row.fillers,
-    fillerPhrases: fillerPhrases(row.fillerConfig),
+    fillerPhrases: fillerPhrases(row.fillerConfig, row.ttsCode),
     record: row.record,
     noiseCancellation: row.enableNoiseCancellation,
     ambientSound: ambient,

@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import { defineRoute, type RouteDefinition } from '../../api/routing.ts';
 import { IdInteger, nullable } from '../../api/schemas.ts';
 import type { LanguageModel, Voice } from './model.ts';
-import { listLanguages, listModels, listSynthesizerProviders, listTranscriberProviders, listVoices, type OfferedSpeech } from './service.ts';
+import { languageServices, listLanguages, listModels, listSynthesizerProviders, listTranscriberProviders, listVoices, type OfferedSpeech } from './service.ts';
 
 const VoiceItem = Type.Object({
   id: Type.Integer(),
@@ -17,7 +17,14 @@ const VoiceItem = Type.Object({
   synthesizer_provider_id: nullable(Type.Integer({ description: 'Null for the voices of speech-to-speech models.' })),
 }, { title: 'Voice' });
 
-const LanguageItem = Type.Object({ id: Type.Integer(), name: Type.String(), iso_2: Type.String() }, { title: 'Language' });
+const LanguageItem = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  iso_2: Type.String(),
+  offline: Type.Boolean({ description: 'This deployment hears and speaks it with its offline speech stack, no hosted provider involved.' }),
+  available: Type.Boolean({ description: 'This deployment can hold a pipeline call in it: its speech-to-text hears it and one of its voices speaks it.' }),
+  unavailable_reason: nullable(Type.String({ description: 'Why it is not available (what it would need); null when it is.' })),
+}, { title: 'Language' });
 const ModelItem = Type.Object({ id: Type.Integer(), name: Type.String(), code: Type.Optional(Type.String()) }, { title: 'Model' });
 const ProviderItem = Type.Object({ id: Type.Integer(), name: Type.String(), code: Type.String() }, { title: 'Provider' });
 
@@ -67,11 +74,18 @@ export function catalogRoutes({ knex, offered }: { knex: Knex; offered: OfferedS
       method: 'GET',
       path: '/user/assistants/languages',
       tag: 'Assistants',
-      summary: 'Languages an assistant can speak',
+      summary: 'Languages an assistant can speak, and whether this deployment serves each offline or needs a hosted provider',
       auth: 'bearer',
       responses: { 200: { description: 'The languages', schema: Type.Array(LanguageItem) } },
       async handle() {
-        return { body: (await listLanguages(knex)).map(({ id, name, iso2 }) => ({ id, name, iso_2: iso2 })) };
+        const languages = await listLanguages(knex);
+        const services = await languageServices(knex, languages, offered);
+        return {
+          body: languages.map(({ id, name, iso2 }) => {
+            const service = services.get(id);
+            return { id, name, iso_2: iso2, offline: service?.offline ?? false, available: service?.available ?? true, unavailable_reason: service?.reason ?? null };
+          }),
+        };
       },
     }),
     defineRoute({

@@ -5,6 +5,7 @@
 import type { AgentProfile } from '../../agent/profile.ts';
 import { fillTemplate } from '../../agent/template.ts';
 import { dialogueVariables } from '../../agent/turn-input.ts';
+import { iso2Of } from '../../lib/languages/index.ts';
 import type { FunctionDefinition } from '../../providers/llm/types.ts';
 import type { RealtimeSessionOptions } from '../../providers/realtime/types.ts';
 import type { VoiceSettings } from '../settings.ts';
@@ -15,6 +16,19 @@ export function sayVerbatim(text: string): string {
   return `Say exactly the following to the caller, word for word, and nothing else: "${text}"`;
 }
 
+const languageNames = new Intl.DisplayNames(['en'], { type: 'language' });
+
+/**
+ * The assistant's instructions, told to speak its language when that is not English: a speech-to-speech model
+ * otherwise answers in the language it hears, or in the prompt's.
+ */
+function inLanguage(instructions: string, language: string): string {
+  const code = iso2Of(language);
+  if (code === 'en') return instructions;
+  const name = languageNames.of(code) ?? language;
+  return [instructions.trim(), `Speak ${name} with the caller.`].filter(Boolean).join('\n\n');
+}
+
 /** The session's configuration at the provider, from the assistant's settings. */
 export function realtimeOptions(
   parts: { modelName: string; settings: VoiceSettings; profile: AgentProfile; variables: Record<string, unknown> }, tools: FunctionDefinition[], signal: AbortSignal,
@@ -22,10 +36,10 @@ export function realtimeOptions(
   const { settings } = parts;
   return {
     model: parts.modelName,
-    instructions: fillTemplate(parts.profile.systemPrompt, dialogueVariables(parts.profile, parts.variables)),
+    instructions: inLanguage(fillTemplate(parts.profile.systemPrompt, dialogueVariables(parts.profile, parts.variables)), settings.ttsLanguage),
     voice: settings.voiceId ?? 'alloy',
     tools,
-    inputTranscriptionLanguage: settings.sttLanguage.split('-')[0] ?? 'en',
+    inputTranscriptionLanguage: iso2Of(settings.sttLanguage),
     turnDetection: {
       type: 'server_vad',
       // Higher interrupt sensitivity lets quieter speech count as the caller's: 0.5 (the provider's default) at 0.5.

@@ -10,24 +10,12 @@
  *   sentence or question is answered after half the silence (never under 250 ms); one that trails off on a
  *   conjunction, a preposition, an article or a hesitation ("and", "to", "the", "um") waits twice the
  *   silence (at most 2500 ms); anything else waits the plain silence. Without words (the transcript is not
- *   in yet) it falls back to the plain silence.
+ *   in yet) it falls back to the plain silence. The trailing words are those of the caller's language.
  */
+import { hasLanguagePack, languagePack } from '../../lib/languages/index.ts';
 
 const MIN_AI_SILENCE_MS = 250;
 const MAX_AI_SILENCE_MS = 2500;
-
-/**
- * Words after which a speaker has not finished, by language (ISO 639-1): conjunctions, prepositions, articles,
- * hesitations. A language without a list is judged by its punctuation alone.
- */
-const TRAILING_WORDS: Record<string, ReadonlySet<string>> = {
-  en: new Set([
-    'and', 'but', 'or', 'so', 'because', 'if', 'then', 'that', 'which', 'who', 'when', 'while', 'although',
-    'to', 'of', 'for', 'with', 'in', 'on', 'at', 'from', 'about', 'by', 'into',
-    'the', 'a', 'an', 'my', 'your', 'our', 'their', 'this', 'these', 'those',
-    'um', 'uh', 'er', 'erm', 'hmm', 'like', 'i', "i'm", 'is', 'are', 'was', 'were', 'be', 'have', 'has',
-  ]),
-};
 
 /** The silence after speech that ends a turn under the `vad` policy. */
 export function vadSilenceMs(sensitivity: number): number {
@@ -39,14 +27,16 @@ export type Completeness = 'complete' | 'incomplete' | 'unknown';
 
 /**
  * How finished the words of a turn sound, by their punctuation and, with `language` (BCP 47), their last word
- * (with null, by the recognizer's punctuation alone, but a number at the end is never finished by it).
+ * against the language's trailing words (lib/languages); with null, by the recognizer's punctuation alone, but a
+ * number at the end is never finished by its full stop.
  */
 export function completeness(transcript: string, language: string | null = 'en'): Completeness {
   const text = transcript.trim();
   if (!text) return 'unknown';
   // Numbers are words too: "my number is 4 5 6 7" ends on 7, not on "is".
   const lastWord = /([\p{L}\p{N}']+)[^\p{L}\p{N}']*$/u.exec(text)?.[1]?.toLowerCase();
-  const trailing = language === null ? undefined : TRAILING_WORDS[language.split('-')[0]?.toLowerCase() ?? ''];
+  // A language without a pack (one only a hosted recognizer hears) is judged by its punctuation alone.
+  const trailing = language !== null && hasLanguagePack(language) ? languagePack(language).trailingWords : undefined;
   if (/(?:,|-|—|\.\.\.|…)$/.test(text) || (lastWord !== undefined && trailing?.has(lastWord))) return 'incomplete';
   // A number at the end may be the first group of one read in groups ("555." of "555, 0199"): a recognizer
   // writes the full stop at the pause, so it does not finish the words.

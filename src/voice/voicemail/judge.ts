@@ -65,15 +65,18 @@ export class AnswerJudge {
   verdict: Verdict | undefined;
   private readonly answeredAt: number;
   private readonly rules: JudgingRules;
+  private readonly language: string | undefined;
   /** When the assistant's opening line ended (at once when it has none); undefined while it plays. */
   private openingEndedAt: number | undefined;
   private spoke = false;
   /** The callee's greeting while it lasts; `over` once it has ended or the callee's first words came too late to be one. */
   private greeting: Greeting | 'over' | undefined;
 
-  constructor(answeredAt: number, rules: JudgingRules = JUDGING_RULES) {
+  /** `language`: the callee's (BCP 47), whose voicemail words are listened for. */
+  constructor(answeredAt: number, rules: JudgingRules = JUDGING_RULES, language?: string) {
     this.answeredAt = answeredAt;
     this.rules = rules;
+    this.language = language;
   }
 
   /** The assistant's opening line has ended (played, cut short, or there was none). */
@@ -109,7 +112,7 @@ export class AnswerJudge {
   /** The recognizer's words so far (a streaming recognizer's guess included). */
   heard(text: string, at: number): Verdict | undefined {
     if (this.verdict) return undefined;
-    const phrase = voicemailPhrase(text);
+    const phrase = voicemailPhrase(text, this.language);
     return phrase ? this.decide('machine', 'phrase', at, phrase) : undefined;
   }
 

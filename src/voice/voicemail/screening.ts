@@ -17,6 +17,8 @@ export interface ScreeningOptions {
   onVerdict: (verdict: Verdict) => void;
   judging?: JudgingRules;
   cue?: CueRules;
+  /** The callee's language (BCP 47): its voicemail words are listened for. */
+  language?: string;
 }
 
 export class AnswerScreening {
@@ -38,7 +40,7 @@ export class AnswerScreening {
     this.onVerdict = options.onVerdict;
     const now = options.clock.now();
     const judging = options.judging ?? JUDGING_RULES;
-    this.judge = new AnswerJudge(now, judging);
+    this.judge = new AnswerJudge(now, judging, options.language);
     this.answerGapMs = judging.answerGapMs;
     this.cue = new MessageCue(now, options.cue ?? CUE_RULES);
     this.cued = new Promise((resolve) => {

@@ -2530,9 +2530,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        available: boolean;
                         id: number;
                         iso_2: string;
                         name: string;
+                        offline: boolean;
+                        unavailable_reason: string | null;
                     }[];
                 };
             };
