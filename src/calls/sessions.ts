@@ -1,0 +1,55 @@
+import type { Knex } from 'knex';
+
+/**
+ * What the media role reads and records of a call while its session runs: the call as its session starts, the
+ * replica serving it, its recording and its turns.
+ */
+
+/** How long a call waits for its workflow to set the call's time limit before it starts without it. */
+const limitWaitMs = 3000;
+
+/** A call as its session starts: what it is, whom it runs with, and how long it may last. */
+export interface SessionCall {
+  id: number;
+  type: string;
+  assistantId: number | null;
+  variables: Record<string, unknown>;
+  /** What the call has reserved of the balance so far, in seconds. */
+  maxSeconds: number | null;
+  /** The most it may last; null for a call that reserved its whole limit (`max_seconds`) when it was prepared. */
+  maxDurationSeconds: number | null;
+  /** `balance` when the balance, not the assistant, sets the limit (billing/call-pricing.ts). */
+  limitReason: string | null;
+  /** The assistant's `max_call_duration`, for a call whose workflow has not set its limit. */
+  maxDuration: number | null;
+  endedAt: Date | null;
+}
+
+/** The call with its time limit, waiting up to limitWaitMs for one whose workflow has not set it yet. */
+export async function callWithLimit(knex: Knex, callId: number): Promise<SessionCall | undefined> {
+  const read = () => knex('calls as c').leftJoin('assistants as a', 'a.id', 'c.assistant_id').where('c.id', callId)
+    .first<SessionCall | undefined>('c.id', 'c.type', 'c.assistant_id', 'c.variables', 'c.max_seconds', 'c.max_duration_seconds', 'c.limit_reason', 'a.max_duration', 'c.ended_at');
+  const until = Date.now() + limitWaitMs;
+  let row = await read();
+  // Calls are created with their limit; one created before that was done has it from its workflow's first step.
+  while (row && row.maxSeconds === null && row.endedAt === null && Date.now() < until) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    row = await read();
+  }
+  return row;
+}
+
+/** Records the replica serving the call (`media_session_url`, where its workflow asks for a hang-up) and the session as alive. */
+export async function recordMediaSession(knex: Knex, callId: number, sessionUrl: string): Promise<void> {
+  await knex('calls').where({ id: callId }).update({ mediaSessionUrl: sessionUrl, mediaSeenAt: new Date(), updatedAt: knex.fn.now() });
+}
+
+/** Records where the call's recording is stored; false when the call was deleted while it ran. */
+export async function storeRecordingKey(knex: Knex, callId: number, key: string): Promise<boolean> {
+  return (await knex('calls').where({ id: callId }).update({ recordingKey: key, updatedAt: knex.fn.now() })) > 0;
+}
+
+/** Appends a turn to the call's `turns`, as the voice engine hands it (voice/hooks.ts CallTurn), which the API shows as it is. */
+export async function appendTurn(knex: Knex, callId: number, turn: object): Promise<void> {
+  await knex('calls').where({ id: callId }).update({ turns: knex.raw('turns || ?::jsonb', [JSON.stringify([turn])]), updatedAt: knex.fn.now() });
+}
