@@ -5,7 +5,7 @@ import { signPath } from '../lib/signed-links.ts';
  * How long a recording link works: long enough for a post-call webhook's consumer to fetch the file after the
  * delivery's retries, short enough that a leaked link dies within a day. Each read of a call signs a fresh one.
  */
-export const RECORDING_LINK_SECONDS = 24 * 60 * 60;
+const RECORDING_LINK_SECONDS = 24 * 60 * 60;
 
 export interface RecordingLinks {
   secrets: SecretBox;
