@@ -2,7 +2,8 @@ import type { Knex } from 'knex';
 
 /**
  * What the media role reads and records of a call while its session runs: the call as its session starts, the
- * replica serving it, its recording and its turns.
+ * replica serving it, its recording, its turns and the reports that it is alive; and the claim on calls whose
+ * session was lost, which a worker or a restarted media process ends.
  */
 
 /** How long a call waits for its workflow to set the call's time limit before it starts without it. */
@@ -52,4 +53,31 @@ export async function storeRecordingKey(knex: Knex, callId: number, key: string)
 /** Appends a turn to the call's `turns`, as the voice engine hands it (voice/hooks.ts CallTurn), which the API shows as it is. */
 export async function appendTurn(knex: Knex, callId: number, turn: object): Promise<void> {
   await knex('calls').where({ id: callId }).update({ turns: knex.raw('turns || ?::jsonb', [JSON.stringify([turn])]), updatedAt: knex.fn.now() });
+}
+
+/** Reports the calls' sessions alive (`media_seen_at`, on the media process's clock, as the calls' answer and end times are). */
+export async function reportSessionsAlive(knex: Knex, callIds: number[]): Promise<void> {
+  await knex('calls').whereIn('id', callIds).whereNull('endedAt').update({ mediaSeenAt: new Date() });
+}
+
+/**
+ * The live calls whose session is lost: silent since before `staleBefore`, or (`sessionUrl`) held by an
+ * earlier run of a media process at that address, reported no later than `seenBefore`, its start.
+ */
+export type LostCalls = { staleBefore: Date } | { sessionUrl: string; seenBefore: Date };
+
+/**
+ * Claims at most `limit` of the calls whose session is lost by marking them (`media_lost_at`), so each is claimed
+ * once whoever else looks; answers them with their session's last report.
+ */
+export async function claimLostCalls(knex: Knex, which: LostCalls, limit: number): Promise<{ id: number; mediaSeenAt: Date }[]> {
+  const lost = knex('calls').select('id').whereNull('endedAt').whereNull('mediaLostAt').limit(limit);
+  if ('staleBefore' in which) lost.where('mediaSeenAt', '<', which.staleBefore);
+  else lost.where({ mediaSessionUrl: which.sessionUrl }).where('mediaSeenAt', '<=', which.seenBefore);
+  return knex('calls').whereIn('id', lost).whereNull('mediaLostAt').update({ mediaLostAt: new Date() }).returning(['id', 'mediaSeenAt']);
+}
+
+/** Gives up the claim on a lost call, for the next look to take it again. */
+export async function releaseLostCall(knex: Knex, callId: number): Promise<void> {
+  await knex('calls').where({ id: callId }).update({ mediaLostAt: null });
 }
