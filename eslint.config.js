@@ -14,25 +14,17 @@ const workflowForbidden = [
 
 // Engines and the dialogue core sit below the HTTP resources, the API kit and the roles (DESIGN section 3).
 const workflowsByName = { group: ['**/workflows/*', '**/workflows'], allowTypeImports: true, message: 'Start workflows by name (src/temporal/starters.ts); import their types only.' };
-// The engines of DESIGN section 3, those of the voice wave included before their folders exist.
-const engineFolders = ['src/knowledge/**', 'src/billing/**', 'src/campaigns/**', 'src/webhooks/**'];
+// The engines of DESIGN section 3, and calls/: the bookkeeping of calls that routes, activities and the media role share.
+const engineFolders = ['src/knowledge/**', 'src/billing/**', 'src/calls/**', 'src/campaigns/**', 'src/webhooks/**'];
 const engineImports = [
   workflowsByName,
   { group: ['**/resources/**', '**/api/**', '**/voice/**', '**/roles/**', '**/simulators/**'], message: 'Engines import nothing from resources/, api/, voice/, roles/ or simulators/ (DESIGN section 3).' },
-];
-// Activities call the engines; of resources/ they read and write only the models.
-const resourceModelsOnly = ['**/resources/*/*', '!**/resources/*/model.ts'];
-/** @param {string[]} resources what of resources/ is restricted */
-const activityImports = (resources) => [
-  { group: ['**/workflows/*', '**/workflows'], message: 'Activities never load workflow code.' },
-  { group: ['**/api/**', '**/roles/**', '**/voice/**', '**/simulators/**'], message: 'Activities import nothing from api/, roles/, voice/ or simulators/ (DESIGN section 3).' },
-  { group: resources, message: 'Activities call the engines: of resources/ they import only models (DESIGN section 3).' },
 ];
 // Providers are adapters at the bottom, beside lib/ and db/: no engine, no request, no role above them. A
 // simulator (the sandbox carrier) stands in for the world outside: it talks to Parley over HTTP and the media
 // stream, served by the api role with the HTTP kit, and uses no engine, resource or role of Parley's.
 const noWorkflowsOrActivities = { group: ['**/workflows/*', '**/workflows', '**/activities/**'], message: 'Providers and simulators know nothing of workflows or activities.' };
-const noEngines = { group: ['**/agent/**', '**/knowledge/**', '**/billing/**', '**/campaigns/**', '**/webhooks/**'], message: 'Providers and simulators sit below the engines and the dialogue core: they import none of them.' };
+const noEngines = { group: ['**/agent/**', '**/knowledge/**', '**/billing/**', '**/calls/**', '**/campaigns/**', '**/webhooks/**'], message: 'Providers and simulators sit below the engines and the dialogue core: they import none of them.' };
 const providerImports = [
   noWorkflowsOrActivities,
   noEngines,
@@ -140,25 +132,16 @@ export default tseslint.config(
     },
   },
   {
+    // Activities call the engines; of resources/ they read and write only the models.
     files: ['activities/**/*.ts'],
     rules: {
-      '@typescript-eslint/no-restricted-imports': ['error', { patterns: activityImports(resourceModelsOnly) }],
-    },
-  },
-  // Until calls have an engine (issue 33, item 2): placing a lead's call (make-call's createOutboundCall and the
-  // account's dialing countries) and the post-call webhook's serialized call are still read from resources/.
-  {
-    files: ['activities/campaign-calls.ts'],
-    rules: {
       '@typescript-eslint/no-restricted-imports': ['error', {
-        patterns: activityImports([...resourceModelsOnly, '!**/resources/calls/make-call.ts', '!**/resources/dialing-countries/service.ts']),
+        patterns: [
+          { group: ['**/workflows/*', '**/workflows'], message: 'Activities never load workflow code.' },
+          { group: ['**/api/**', '**/roles/**', '**/voice/**', '**/simulators/**'], message: 'Activities import nothing from api/, roles/, voice/ or simulators/ (DESIGN section 3).' },
+          { group: ['**/resources/*/*', '!**/resources/*/model.ts'], message: 'Activities call the engines: of resources/ they import only models (DESIGN section 3).' },
+        ],
       }],
-    },
-  },
-  {
-    files: ['activities/webhooks.ts'],
-    rules: {
-      '@typescript-eslint/no-restricted-imports': ['error', { patterns: activityImports([...resourceModelsOnly, '!**/resources/calls/serialize.ts']) }],
     },
   },
   {

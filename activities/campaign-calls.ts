@@ -2,21 +2,14 @@ import type { Knex } from 'knex';
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { balancePaysForACall } from '../src/billing/call-affordability.ts';
 import { mediaLinesFree } from '../src/billing/media-capacity.ts';
+import { dialingCountries } from '../src/calls/dialing-countries.ts';
+import { callingAssistant, createOutboundCall, type CallingAssistant } from '../src/calls/outbound.ts';
 import { applyLeadNext, dialable } from '../src/campaigns/leads.ts';
 import { CallUnaffordableError, UsageLimitError } from '../src/lib/errors.ts';
 import { campaignCallsPlaced } from '../src/lib/metrics.ts';
-import { createOutboundCall } from '../src/resources/calls/make-call.ts';
 import { Campaign } from '../src/resources/campaigns/model.ts';
-import { dialingCountryList } from '../src/resources/dialing-countries/service.ts';
 import type { Lead } from '../src/resources/leads/model.ts';
 import type { DueLead, PlacedLeadCall } from '../src/temporal/shared.ts';
-
-interface CallingAssistant {
-  id: number;
-  name: string;
-  variables: Record<string, unknown> | null;
-  phoneNumber: string | null;
-}
 
 interface CallingSetup {
   campaign: Campaign;
@@ -53,19 +46,14 @@ export function createLeadCallActivities(deps: { knex: Knex; inboundReservePerce
     const campaign = await Campaign.query(knex).findById(campaignId);
     if (!campaign || campaign.status !== 'in-progress') return { outcome: 'skipped', reason: 'the campaign is not running' };
     if (campaign.assistantId === null) return halt(campaignId, 'the campaign has no assistant');
-    const assistant = await knex('assistants as a')
-      .leftJoin('phone_numbers as n', function heldNumber() {
-        this.on('n.id', 'a.phone_number_id').andOnIn('n.status', ['active', 'past_due']);
-      })
-      .where('a.id', campaign.assistantId)
-      .first<CallingAssistant | undefined>('a.id', 'a.name', 'a.variables', 'n.phone_number');
+    const assistant = await callingAssistant(knex, { id: campaign.assistantId });
     if (!assistant) return halt(campaignId, 'the campaign has no assistant');
     const numbers = await callingNumbers(knex, campaignId, assistant);
     if (numbers.length === 0) return halt(campaignId, 'no number to call from');
     // What the account's live calls hold of the balance comes back as they end: only a balance that cannot pay a
     // minute at all stops the campaign (a lead it cannot afford now waits, as one without a free slot does).
     if (!(await balancePaysForACall(knex, campaign.userId))) return halt(campaignId, 'insufficient balance');
-    return { campaign, assistant, numbers, countries: (await dialingCountryList(knex, campaign.userId)).countries };
+    return { campaign, assistant, numbers, countries: await dialingCountries(knex, campaign.userId) };
   }
 
   /**

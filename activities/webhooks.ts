@@ -1,5 +1,5 @@
+import { recordingUrl } from '../src/calls/recordings.ts';
 import type { Config } from '../src/config.ts';
-import { recordingUrl } from '../src/resources/calls/serialize.ts';
 import type { QueuedPostCallWebhook, WebhookAttemptOutcome } from '../src/temporal/shared.ts';
 import { recordWebhookEvent } from '../src/webhooks/deliveries.ts';
 import type { DeliveryPolicy } from '../src/webhooks/policy.ts';

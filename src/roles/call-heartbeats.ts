@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { reportSessionsAlive } from '../calls/sessions.ts';
 import type { Logger } from '../logger.ts';
 
 /** How often a media process reports that its live sessions are alive. */
@@ -16,7 +17,7 @@ export function reportLiveSessions(knex: Knex, options: { liveCalls: () => numbe
     const ids = options.liveCalls();
     if (ids.length === 0) return;
     try {
-      await knex('calls').whereIn('id', ids).whereNull('endedAt').update({ mediaSeenAt: new Date() });
+      await reportSessionsAlive(knex, ids);
     } catch (error) {
       options.logger.warn({ err: error, calls: ids.length }, 'the live call sessions could not be reported');
     }

@@ -1,5 +1,5 @@
-import type { Knex } from 'knex';
 import { openingLine } from '../agent/turn-input.ts';
+import { callWithLimit, recordMediaSession, storeRecordingKey } from '../calls/sessions.ts';
 import { NotFoundError, RejectedError } from '../lib/errors.ts';
 import { assistantPorts } from '../resources/assistants/ports.ts';
 import { loadAgentProfile } from '../resources/assistants/profile.ts';
@@ -11,38 +11,6 @@ import { SpokenLineCache } from '../voice/spoken-lines.ts';
 import { openRecordingSink } from './call-recording.ts';
 import { assistantLine, phoneLine } from './call-transfers.ts';
 import type { RoleContext } from './role.ts';
-
-/** How long a call waits for its workflow to set the call's time limit before it starts without it. */
-const limitWaitMs = 3000;
-
-interface CallRow {
-  id: number;
-  type: string;
-  assistantId: number | null;
-  variables: Record<string, unknown>;
-  /** What the call has reserved of the balance so far, in seconds. */
-  maxSeconds: number | null;
-  /** The most it may last; null for a call that reserved its whole limit (`max_seconds`) when it was prepared. */
-  maxDurationSeconds: number | null;
-  /** `balance` when the balance, not the assistant, sets the limit (billing/call-pricing.ts). */
-  limitReason: string | null;
-  /** The assistant's `max_call_duration`, for a call whose workflow has not set its limit. */
-  maxDuration: number | null;
-  endedAt: Date | null;
-}
-
-async function callWithLimit(knex: Knex, callId: number): Promise<CallRow | undefined> {
-  const read = () => knex('calls as c').leftJoin('assistants as a', 'a.id', 'c.assistant_id').where('c.id', callId)
-    .first<CallRow | undefined>('c.id', 'c.type', 'c.assistant_id', 'c.variables', 'c.max_seconds', 'c.max_duration_seconds', 'c.limit_reason', 'a.max_duration', 'c.ended_at');
-  const until = Date.now() + limitWaitMs;
-  let row = await read();
-  // Calls are created with their limit; one created before that was done has it from its workflow's first step.
-  while (row && row.maxSeconds === null && row.endedAt === null && Date.now() < until) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    row = await read();
-  }
-  return row;
-}
 
 /** A call as loaded for its session, with what the media role keeps of its reservation. */
 export interface LoadedCall {
@@ -95,12 +63,11 @@ export function createCallLoader(ctx: RoleContext, sessionUrl: () => string) {
     if (call.endedAt) throw new RejectedError('This call has already ended.');
     const assistant = await assistantSetup(call.assistantId);
     if (!assistant) throw new NotFoundError('Assistant not found');
-    await knex('calls').where({ id: callId }).update({ mediaSessionUrl: sessionUrl(), mediaSeenAt: new Date(), updatedAt: knex.fn.now() });
+    await recordMediaSession(knex, callId, sessionUrl());
     const recording = assistant.settings.record
       ? await openRecordingSink(providers.storage, callId, async (key) => {
-        const stored = await knex('calls').where({ id: callId }).update({ recordingKey: key, updatedAt: knex.fn.now() });
         // The call was deleted while it ran: its recording goes with it.
-        if (stored === 0) await providers.storage.delete(key);
+        if (!(await storeRecordingKey(knex, callId, key))) await providers.storage.delete(key);
       })
       : undefined;
     const owner = { id: callId, userId: assistant.profile.userId };

@@ -1,10 +1,12 @@
 import type { Knex } from 'knex';
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
+import { dialingCountries } from '../calls/dialing-countries.ts';
+import {
+  addTransfer, advanceSupervisorTransfer, callToTransfer, callToWarmTransfer, noteSupervisorCall, settlePhoneTransfer, supervisorCallingNumber,
+} from '../calls/transfers.ts';
 import { RejectedError } from '../lib/errors.ts';
 import { isSipCallSid } from '../providers/telephony/sip-trunks.ts';
 import type { CarrierCalls, TelephonyProvider } from '../providers/telephony/types.ts';
-import { dialingCountries } from '../resources/dialing-countries/service.ts';
-import { addTransfer, advanceSupervisorTransfer, noteSupervisorCall, settlePhoneTransfer } from '../resources/calls/transfers.ts';
 import { roomFor, supervisorTwiml } from '../resources/carrier-callbacks/warm-transfers.ts';
 import type { PhoneLine } from '../voice/line.ts';
 import type { AssistantSetup, CallSetup } from '../voice/run.ts';
@@ -42,7 +44,7 @@ export function phoneLine(deps: PhoneLineDeps, call: { id: number; userId: numbe
     checkTransfer,
     async transfer({ to, whisper }) {
       await checkTransfer(to);
-      const row = await knex('calls').where({ id: call.id }).first<{ providerCallId: string | null; assistantPhoneNumber: string | null } | undefined>('providerCallId', 'assistantPhoneNumber');
+      const row = await callToTransfer(knex, call.id);
       const carrier = isSipCallSid(row?.providerCallId) ? deps.sipTrunks : telephony.calls;
       if (!row?.providerCallId || !row.assistantPhoneNumber || !carrier) throw new RejectedError('This call cannot be transferred: the carrier has not named it yet.');
       await addTransfer(knex, call.id, {
@@ -65,18 +67,14 @@ export function phoneLine(deps: PhoneLineDeps, call: { id: number; userId: numbe
     async warmTransfer({ transfer, briefing, summarySource }) {
       await checkTransfer(transfer.supervisorPhone);
       // The supervisor's phone rings as long as the assistant's calls ring (`ringing_time`).
-      const row = await knex('calls').leftJoin('assistants', 'assistants.id', 'calls.assistantId').where('calls.id', call.id)
-        .first<{ providerCallId: string | null; clientPhoneNumber: string | null; ringingTime: number | null } | undefined>(
-          'calls.providerCallId', 'calls.clientPhoneNumber', 'assistants.ringingTime',
-        );
-      const outbound = await knex('phone_numbers').where({ id: transfer.outboundPhoneId, userId: call.userId }).whereNull('releasedAt')
-        .first<{ phoneNumber: string } | undefined>('phoneNumber');
+      const row = await callToWarmTransfer(knex, call.id);
+      const outbound = await supervisorCallingNumber(knex, call.userId, transfer.outboundPhoneId);
       const carrier = isSipCallSid(row?.providerCallId) ? deps.sipTrunks : telephony.calls;
       if (!carrier?.warmTransfer) throw new RejectedError('This carrier cannot hold a caller for a supervisor.');
       if (!row?.providerCallId) throw new RejectedError('This call cannot be transferred: the carrier has not named it yet.');
       if (!outbound) throw new RejectedError('The number to call the supervisor from is no longer on this account.');
-      const callerId = transfer.callerIdMode === 'customer_number' ? row.clientPhoneNumber ?? outbound.phoneNumber
-        : transfer.callerIdMode === 'custom' ? transfer.customCallerId ?? outbound.phoneNumber : outbound.phoneNumber;
+      const callerId = transfer.callerIdMode === 'customer_number' ? row.clientPhoneNumber ?? outbound
+        : transfer.callerIdMode === 'custom' ? transfer.customCallerId ?? outbound : outbound;
       await addTransfer(knex, call.id, {
         type: 'supervisor', to: transfer.supervisorPhone, caller_id: callerId, briefing, summary_source: summarySource, connected_message: transfer.connectedMessage,
         hold_music_volume: transfer.holdMusicVolume ?? null, status: 'requested', requested_at: new Date().toISOString(), connected_at: null, ended_at: null, duration: null, error: null, supervisor_call_id: null,

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { claimLostCalls, releaseLostCall, type LostCalls } from '../calls/sessions.ts';
 import { lostMediaSessions } from '../lib/metrics.ts';
 import type { Logger } from '../logger.ts';
 import { requestCallEnd } from '../temporal/call-signals.ts';
@@ -19,25 +20,15 @@ export interface LostCallDeps {
 }
 
 /**
- * The live calls whose session is lost: silent since before `staleBefore`, or (`sessionUrl`) held by an
- * earlier run of a media process at that address, reported no later than `seenBefore`, its start.
- */
-export type LostCalls = { staleBefore: Date } | { sessionUrl: string; seenBefore: Date };
-
-/**
- * Ends the calls whose media session is lost: each is marked (`media_lost_at`, so it is claimed once whoever
- * else looks) and its workflow asked to end it as `media_lost`. The workflow hangs up (finding the session
- * gone), drops a phone call's line at the carrier, and finalizes the call, which is billed to the session's
- * last report (activities/calls.ts). A workflow Temporal cannot be asked now is unmarked, for the next look.
- * Answers how many were ended.
+ * Ends the calls whose media session is lost (`which`, calls/sessions.ts): each is claimed once whoever else
+ * looks (claimLostCalls) and its workflow asked to end it as `media_lost`. The workflow hangs up (finding the
+ * session gone), drops a phone call's line at the carrier, and finalizes the call, which is billed to the
+ * session's last report (activities/calls.ts). A workflow Temporal cannot be asked now is unmarked, for the next
+ * look. Answers how many were ended.
  */
 export async function endLostCalls(deps: LostCallDeps, which: LostCalls): Promise<number> {
   const { knex, temporal, logger } = deps;
-  const lost = knex('calls').select('id').whereNull('endedAt').whereNull('mediaLostAt').limit(BATCH);
-  if ('staleBefore' in which) lost.where('mediaSeenAt', '<', which.staleBefore);
-  else lost.where({ mediaSessionUrl: which.sessionUrl }).where('mediaSeenAt', '<=', which.seenBefore);
-  const claimed: { id: number; mediaSeenAt: Date }[] = await knex('calls').whereIn('id', lost).whereNull('mediaLostAt')
-    .update({ mediaLostAt: new Date() }).returning(['id', 'mediaSeenAt']);
+  const claimed = await claimLostCalls(knex, which, BATCH);
   let ended = 0;
   for (const { id, mediaSeenAt } of claimed) {
     try {
@@ -47,7 +38,7 @@ export async function endLostCalls(deps: LostCallDeps, which: LostCalls): Promis
       ended++;
     } catch (error) {
       logger.error({ err: error, callId: Number(id) }, 'could not ask the workflow of a call whose media session is lost to end it');
-      await knex('calls').where({ id }).update({ mediaLostAt: null }).catch(() => undefined);
+      await releaseLostCall(knex, Number(id)).catch(() => undefined);
     }
   }
   return ended;

@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type http from 'node:http';
 import type { WebSocket } from 'ws';
 import { extendCallReservation } from '../billing/call-reservations.ts';
+import { appendTurn } from '../calls/sessions.ts';
 import { ServiceUnavailableError, UnauthenticatedError } from '../lib/errors.ts';
 import { mediaControlToken, PHONE_STREAM_PATH, phoneStreamToken } from '../lib/media-control.ts';
 import { resolveAppKey } from '../lib/app-key.ts';
@@ -158,9 +159,8 @@ export function createCallGateway(ctx: RoleContext, sessionUrl: () => string): C
           if (callId === undefined) return;
           const id = callId;
           // One write after the other: turns are appended in the order they were said.
-          turnsStored = turnsStored.then(() => knex('calls').where({ id })
-            .update({ turns: knex.raw('turns || ?::jsonb', [JSON.stringify([turn])]), updatedAt: knex.fn.now() })
-            .then(() => undefined, (error: unknown) => logger.error({ err: error, callId: id }, 'could not store a call turn')));
+          turnsStored = turnsStored.then(() => appendTurn(knex, id, turn)
+            .catch((error: unknown) => logger.error({ err: error, callId: id }, 'could not store a call turn')));
         },
         onEnded(reason) {
           reservation?.stop();

@@ -1,5 +1,5 @@
 import { Model } from 'objection';
-import type { CallTransfer } from './transfers.ts';
+import type { CallTransfer } from '../../calls/transfers.ts';
 import type { CallTurn } from '../../voice/hooks.ts';
 
 export const CALL_TYPES = ['inbound', 'outbound', 'web'] as const;
@@ -28,7 +28,7 @@ export interface CallRecord {
   duration: number;
   transcript: string;
   turns: CallTurn[];
-  /** Transfers to numbers and to other assistants, oldest first (transfers.ts). */
+  /** Transfers to numbers and to other assistants, oldest first (calls/transfers.ts). */
   transfers: CallTransfer[];
   variables: Record<string, unknown>;
   evaluation: Record<string, unknown> | null;

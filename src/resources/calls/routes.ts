@@ -2,13 +2,14 @@ import type { Knex } from 'knex';
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type RouteDefinition } from '../../api/routing.ts';
 import { IdParams, MessageBody } from '../../api/schemas.ts';
+import type { RecordingLinks } from '../../calls/recordings.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { lengthAwarePage } from '../../lib/pagination.ts';
 import type { SecretBox } from '../../lib/secrets.ts';
 import type { FileStorage } from '../../providers/storage/index.ts';
 import type { TemporalClient } from '../../temporal/client.ts';
 import { CallItem, CallListQuery, CallPage, RecordingQuery } from './schemas.ts';
-import { callItem, type RecordingLinks } from './serialize.ts';
+import { callItem } from './serialize.ts';
 import { deleteCall, getCall, listCalls, openRecording } from './service.ts';
 import { callStatsRoute } from './stats-routes.ts';
 

@@ -1,8 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { IdInteger, LaravelPage, nullable, PageNumber } from '../../api/schemas.ts';
 import { MESSAGES } from '../../api/validation.ts';
+import { PHONE_TRANSFER_STATUSES, SUPERVISOR_TRANSFER_STATUSES } from '../../calls/transfers.ts';
 import { CALL_STATUSES, CALL_TYPES } from './model.ts';
-import { PHONE_TRANSFER_STATUSES, SUPERVISOR_TRANSFER_STATUSES } from './transfers.ts';
 
 const SqlTimestamp = Type.String({ examples: ['2025-06-30 11:53:20'], description: 'UTC, `YYYY-MM-DD HH:MM:SS`.' });
 const Day = (description: string) => Type.String({ format: 'date', description, [MESSAGES]: { format: 'The :attribute field must match the format Y-m-d.' } });

@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { Knex } from 'knex';
+import { recordingPath } from '../../calls/recordings.ts';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../lib/errors.ts';
 import type { PageRequest } from '../../lib/pagination.ts';
 import type { SecretBox } from '../../lib/secrets.ts';
@@ -10,7 +11,6 @@ import { requestCallEnd } from '../../temporal/call-signals.ts';
 import { Call, LIVE_STATUSES, type CallRecord, type CallStatus, type CallType } from './model.ts';
 import { findCallPage, type CallFilters } from './queries.ts';
 import type { CallListQuery } from './schemas.ts';
-import { recordingPath } from './serialize.ts';
 
 export interface CallDeps {
   knex: Knex;

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
+import { PHONE_TRANSFER_STATUSES, settlePhoneTransfer, transferWhisper, type PhoneTransferStatus } from '../../calls/transfers.ts';
 import type { Logger } from '../../logger.ts';
-import { PHONE_TRANSFER_STATUSES, settlePhoneTransfer, transferWhisper, type PhoneTransferStatus } from '../calls/transfers.ts';
 import { escape, twiml } from './inbound.ts';
 
 /** What the caller hears when the number a call was transferred to did not take it. */

@@ -6,9 +6,9 @@
  * call's transfer.
  */
 import type { Knex } from 'knex';
+import { advanceSupervisorTransfer, currentSupervisorTransfer, type SupervisorTransferStatus } from '../../calls/transfers.ts';
 import type { Logger } from '../../logger.ts';
 import type { TelephonyProvider } from '../../providers/telephony/types.ts';
-import { advanceSupervisorTransfer, currentSupervisorTransfer, type SupervisorTransferStatus } from '../calls/transfers.ts';
 import { escape, twiml } from './inbound.ts';
 import { TRANSFER_FAILED } from './transfers.ts';
 

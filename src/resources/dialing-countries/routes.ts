@@ -2,8 +2,9 @@ import { Type } from '@sinclair/typebox';
 import type { Knex } from 'knex';
 import { defineRoute, type RouteDefinition } from '../../api/routing.ts';
 import { ValidationErrorBody } from '../../api/schemas.ts';
+import { dialingCountryList } from '../../calls/dialing-countries.ts';
 import { DialingCountries, DialingCountriesBody } from './schemas.ts';
-import { dialingCountryList, setDialingCountries } from './service.ts';
+import { setDialingCountries } from './service.ts';
 
 /**
  * The account's dialing allow-list, a Parley extension of the interface: the countries `make_call`, SMS and

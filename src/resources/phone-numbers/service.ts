@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { BadRequestError, NotFoundError } from '../../lib/errors.ts';
-import { HELD_STATUSES, PhoneNumber } from './model.ts';
+import { PhoneNumber } from './model.ts';
 
 const NOT_FOUND = 'Phone number not found.';
 const ALREADY_RELEASING = 'Phone number is already scheduled for release.';
@@ -36,12 +36,6 @@ export async function findOwnNumber(knex: Knex, userId: number, id: number): Pro
 /** The user's numbers, oldest first. */
 export async function ownedNumbers(knex: Knex, userId: number): Promise<PhoneNumber[]> {
   return PhoneNumber.query(knex).modify('held').where({ userId }).orderBy('id');
-}
-
-/** The countries of the account's own numbers: its dialing allow-list by default (dialing-countries/service.ts). */
-export async function numberCountries(knex: Knex, userId: number): Promise<string[]> {
-  const rows: { countryCode: string }[] = await knex('phone_numbers').where({ userId }).whereIn('status', HELD_STATUSES).distinct('countryCode');
-  return rows.map((row) => row.countryCode);
 }
 
 /** Numbers that can send messages: SMS-capable, with a paid-up subscription (or not bought: SIP, caller ID). */

@@ -2,13 +2,13 @@ import type { Knex } from 'knex';
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { chargeExpression } from '../../billing/ledger.ts';
 import { smsCostMicros, smsSegments } from '../../billing/sms-pricing.ts';
+import { describeDialingCountries, dialingCountryList } from '../../calls/dialing-countries.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import { BadRequestError, ConflictError, InsufficientBalanceError, ProviderRefusedError, RejectedError, ServiceUnavailableError } from '../../lib/errors.ts';
 import { pageWindow, type PageRequest } from '../../lib/pagination.ts';
 import type { Logger } from '../../logger.ts';
 import type { TelephonyProvider } from '../../providers/telephony/types.ts';
 import { PhoneNumber } from '../phone-numbers/model.ts';
-import { describeDialingCountries, dialingCountryList } from '../dialing-countries/service.ts';
 import { SmsMessage, type SmsDirection } from './model.ts';
 import { recordMessageStatus } from './status.ts';
 

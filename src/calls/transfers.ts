@@ -59,6 +59,32 @@ export type CallTransfer =
   | SupervisorCallTransfer
   | { type: 'assistant'; assistant_id: number; assistant_name: string; requested_at: string };
 
+/**
+ * The reads and writes of a call's transfers (`calls.transfers`): the media role checks the call and records
+ * each transfer before it asks the carrier; the carrier's callbacks settle it.
+ */
+
+/** What a transfer to a number needs of its call: the carrier's id of it and the number it calls from. */
+export async function callToTransfer(knex: Knex, callId: number): Promise<{ providerCallId: string | null; assistantPhoneNumber: string | null } | undefined> {
+  return knex('calls').where({ id: callId }).first<{ providerCallId: string | null; assistantPhoneNumber: string | null } | undefined>('providerCallId', 'assistantPhoneNumber');
+}
+
+/** What a warm transfer needs of its call: the carrier's id of it, the caller's number, and how long its assistant's calls ring. */
+export async function callToWarmTransfer(
+  knex: Knex, callId: number,
+): Promise<{ providerCallId: string | null; clientPhoneNumber: string | null; ringingTime: number | null } | undefined> {
+  return knex('calls').leftJoin('assistants', 'assistants.id', 'calls.assistantId').where('calls.id', callId)
+    .first<{ providerCallId: string | null; clientPhoneNumber: string | null; ringingTime: number | null } | undefined>(
+      'calls.providerCallId', 'calls.clientPhoneNumber', 'assistants.ringingTime',
+    );
+}
+
+/** The account's number (by its id) a supervisor is called from; undefined once the account no longer has it. */
+export async function supervisorCallingNumber(knex: Knex, userId: number, phoneNumberId: number): Promise<string | undefined> {
+  const row = await knex('phone_numbers').where({ id: phoneNumberId, userId }).whereNull('releasedAt').first<{ phoneNumber: string } | undefined>('phoneNumber');
+  return row?.phoneNumber;
+}
+
 /** Appends a transfer to the call's list. */
 export async function addTransfer(knex: Knex, callId: number, transfer: CallTransfer): Promise<void> {
   await knex('calls').where({ id: callId })
