@@ -11,7 +11,7 @@ import { INTERNAL_SAMPLE_RATE } from './audio/frames.ts';
 import type { VoiceClock } from './clock.ts';
 import type { SpeechItem } from './speaker.ts';
 import { MARK_GRACE_MS, type SentenceTrack, type SpeechHandle } from './speech.ts';
-import type { ReplyContext } from './reply.ts';
+import type { ReplyContext } from './reply-context.ts';
 import type { VoiceSettings } from './settings.ts';
 import type { Keypad } from './turns/keypad.ts';
 

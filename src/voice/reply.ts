@@ -4,30 +4,13 @@
  * the handle's signal, so an interruption stops the model request, its tools and the synthesis together.
  */
 import type { AgentPorts, Handoff } from '../agent/ports.ts';
-import type { AgentProfile } from '../agent/profile.ts';
 import { SentenceSplitter } from '../agent/sentences.ts';
 import { buildTurnInput, type HistoryEntry } from '../agent/turn-input.ts';
 import { AgentTurn } from '../agent/turn.ts';
-import type { Logger } from '../logger.ts';
-import type { LanguageModel } from '../providers/llm/types.ts';
-import type { VoiceClock } from './clock.ts';
 import { replyLine, type SessionLine } from './line.ts';
+import type { ReplyContext } from './reply-context.ts';
 import type { Speaker, SpeechTimings } from './speaker.ts';
 import type { SpeechHandle } from './speech.ts';
-
-export interface ReplyContext {
-  model: LanguageModel;
-  modelName: string;
-  profile: AgentProfile;
-  ports: AgentPorts;
-  variables: Record<string, unknown>;
-  speaker: Speaker;
-  clock: VoiceClock;
-  logger: Logger;
-  /** A tool running longer than this gets a spoken acknowledgement (once per reply); undefined: never. */
-  fillerAfterMs: number | undefined;
-  nextFiller: () => string;
-}
 
 export interface ReplyOutcome {
   endCall: boolean;

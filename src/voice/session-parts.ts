@@ -8,7 +8,7 @@ import type { VoiceClock } from './clock.ts';
 import type { CallHooks, EndReason } from './hooks.ts';
 import type { AssistantLine, PhoneLine } from './line.ts';
 import type { Listener, ListenerHandlers } from './listening/listener.ts';
-import type { ReplyContext } from './reply.ts';
+import type { ReplyContext } from './reply-context.ts';
 import type { VoiceSettings } from './settings.ts';
 
 /** The words the engine says on its own in a language (BCP 47), when no model turn is involved: lib/languages. */

@@ -205,7 +205,10 @@ describe('the inbound-call webhook', () => {
     const { sid } = (await rung.json()) as { sid: string };
     await expect.poll(() => knex()('calls').where({ providerCallId: sid }).first(), { timeout: 10_000, interval: 100 }).toBeTruthy();
     const { id } = await knex()('calls').where({ providerCallId: sid }).first();
-    await platform.temporal.client.workflow.getHandle(workflowIds.call(Number(id))).result();
+    // The call's lifecycle starts once its row is written: wait for it to exist before waiting for its end.
+    const lifecycle = platform.temporal.client.workflow.getHandle(workflowIds.call(Number(id)));
+    await expect.poll(() => lifecycle.describe().then(() => true, () => false), { timeout: 10_000, interval: 100 }).toBe(true);
+    await lifecycle.result();
 
     expect(hook.received).toHaveLength(1);
     const prompts = llm.requests.filter((request) => !request.tool_choice).map((request) => request.messages.find((message) => message.role === 'system')?.content ?? '');

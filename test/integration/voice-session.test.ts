@@ -202,10 +202,11 @@ describe('a call session over Media Streams', { timeout: 15_000 }, () => {
       await harness.close();
       harness = undefined;
     }
-    // 386 ms for a finished question under ai, 771 ms under vad (turns/endpointing.ts).
+    // 386 ms for a finished question under ai, 771 ms under vad (turns/endpointing.ts): never sooner, and a busy
+    // machine delays both alike, so ai is the sooner of the two.
     expect(gaps.ai).toBeGreaterThanOrEqual(370);
-    expect(gaps.ai).toBeLessThan(600);
     expect(gaps.vad).toBeGreaterThanOrEqual(755);
+    expect(gaps.ai).toBeLessThan(gaps.vad!);
   });
 
   it('closes with 1003 when start announces audio Parley does not speak', async () => {
