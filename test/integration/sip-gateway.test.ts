@@ -31,6 +31,7 @@ function scenario(request: ChatCompletionRequest): FakeTurn {
     return { reply: 'Please type your number.' };
   }
   if (prompt.includes('[caller]')) return afterTool === 'end_call' ? { reply: 'Goodbye.' } : { toolCalls: [{ name: 'end_call', arguments: {} }] };
+  if (prompt.includes('[listener]')) return { reply: /sam/i.test(heard) ? 'Hi Sam, thanks.' : 'I would like to talk to sales, please.' };
   if (prompt.includes('[transfer]')) return afterTool ? { reply: 'Connecting you now.' } : { toolCalls: [{ name: 'call_transfer', arguments: {} }] };
   if (/goodbye/i.test(heard)) return { reply: 'Thank you, goodbye.' };
   return { reply: 'Nice to meet you. How can I help?' };
@@ -240,5 +241,31 @@ describe.skipIf(skipReason !== '')(`SIP trunks through the SIP gateway${skipReas
     const row = await settled(transferring, callId);
     expect(row).toMatchObject({ status: 'completed', endReason: 'transferred' });
     await expect.poll(async () => ((await knex()('calls').where({ id: callId }).first()).transfers as { status: string }[])[0]?.status, { timeout: 30_000 }).toBe('answered');
+  }, 120_000);
+
+  it('dials the transfer\'s number through the trunk and joins the caller to it when the far end refuses the REFER', async () => {
+    // The caller is Parley itself, through a trunk to the gateway: its side of the call refuses REFER (406).
+    const callee = await farEnd({ user: '+4930888888', audio: audio.talk, incoming: 'answer' });
+    const desk = await createTestUser(knex(), { balanceUsd: 5 });
+    const deskTrunk = await trunk(desk, { phone_number: '+4930888800', sip_address: callee.host, allowed_inbound_ips: ['127.0.0.1'] });
+    await createTestAssistant(platform, desk, {
+      type: 'inbound', initial_message: 'Parley, good morning.', phone_number_id: deskTrunk, system_prompt: '[transfer]', tools: [{ type: 'call_transfer', phone_number: '+4930888888' }],
+    });
+    const caller = await createTestUser(knex(), { balanceUsd: 5 });
+    const callerTrunk = await trunk(caller, { phone_number: '+4930888801', sip_address: '127.0.0.1' });
+    const assistant = await createTestAssistant(platform, caller, { initial_message: 'Hi.', wait_for_customer: true, phone_number_id: callerTrunk, system_prompt: '[listener]' });
+    const { row } = await settledCall(platform, caller, await placeCall(platform, caller, { phone_number: '+4930888800', assistant_id: assistant.id }));
+
+    // The callee got the call from the desk's trunk number, and the caller heard the callee speak.
+    expect((await callee.waitFor((event) => event.type === 'CALL_ESTABLISHED')).peeruri).toMatch(/^sip:\+4930888800@/);
+    expect(row).toMatchObject({ status: 'ended_by_customer' });
+    expect(row.transcript).toMatch(/Customer: .*(sam|goodbye)/i);
+    const transferred = await settled(desk, Number((await lastCallOf(desk)).id));
+    expect(transferred).toMatchObject({ status: 'completed', endReason: 'transferred' });
+    // A REFER taken would have ended `answered`: `completed` with the seconds talked is the gateway's own leg,
+    // whose outcome comes when the two part, which may be after the desk's call has settled.
+    const transferOf = async () => ((await knex()('calls').where({ id: transferred.id }).first()).transfers as { status: string; duration: number }[])[0];
+    await expect.poll(async () => (await transferOf())?.status, { timeout: 30_000 }).toBe('completed');
+    expect((await transferOf())!.duration).toBeGreaterThan(5);
   }, 120_000);
 });

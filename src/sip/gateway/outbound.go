@@ -53,7 +53,7 @@ func (g *gateway) dial(_ context.Context, raw json.RawMessage) (any, error) {
 		return nil, err
 	}
 	callCtx, cancel := context.WithCancelCause(context.Background())
-	c := &call{sid: request.CallSid, cancel: cancel, transfer: make(chan int, 1)}
+	c := &call{sid: request.CallSid, ctx: callCtx, cancel: cancel, transfer: make(chan int, 1)}
 	untrack, ok := g.track(c)
 	if !ok {
 		cancel(errDialDuplicate)
