@@ -108,14 +108,15 @@ describe.skipIf(skipReason !== '')(`SIP trunks through the SIP gateway${skipReas
   };
   const closedWith = (caller: Baresip) => caller.waitFor((event) => event.type === 'CALL_CLOSED', 60_000);
 
-  it('answers OPTIONS over UDP, TCP and TLS, refuses unknown numbers, and gives a caller from a trunk\'s address to its inbound assistant', async () => {
+  it('answers OPTIONS over UDP, TCP and TLS, refuses unknown numbers, and gives a caller from a trunk\'s address to its inbound assistant over SRTP', async () => {
     expect(await sipOptions('127.0.0.1', port, 'udp')).toBe('SIP/2.0 200 OK');
     expect(await sipOptions('127.0.0.1', port, 'tcp')).toBe('SIP/2.0 200 OK');
     expect(await sipOptions('127.0.0.1', tlsPort, 'tls')).toBe('SIP/2.0 200 OK');
     const trunkId = await trunk(owner, { phone_number: '+4930123456', allowed_inbound_ips: ['127.0.0.0/24'] });
     await createTestAssistant(platform, owner, { type: 'inbound', initial_message: 'Thanks for calling Parley.', phone_number_id: trunkId, system_prompt: '[talk]' });
 
-    const caller = await farEnd({ user: '+4915112345678', audio: audio.talk });
+    // The caller's phone takes nothing but SRTP: the conversation below is held encrypted both ways.
+    const caller = await farEnd({ user: '+4915112345678', audio: audio.talk, mediaenc: 'srtp-mand' });
     await caller.command('dial', `sip:4930999999@127.0.0.1:${port}`);
     expect((await closedWith(caller)).param).toMatch(/404/);
     expect(await lastCallOf(owner)).toBeUndefined();

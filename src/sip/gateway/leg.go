@@ -48,7 +48,7 @@ type secondLeg struct {
 // dialLeg dials `target` for the call `c` through the trunk `request` describes; the leg is rung out, or
 // called off when the caller's call ends first.
 func (g *gateway) dialLeg(c *call, target sip.Uri, request legRequest) (*secondLeg, error) {
-	dialog, err := g.dg.NewDialog(target, diago.NewDialogOptions{Transport: "udp"})
+	dialog, err := g.dg.NewDialog(target, diago.NewDialogOptions{TransportID: outgoingTransport})
 	if err != nil {
 		return nil, err
 	}

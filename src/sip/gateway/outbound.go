@@ -48,7 +48,7 @@ func (g *gateway) dial(_ context.Context, raw json.RawMessage) (any, error) {
 		request.Port = 5060
 	}
 	recipient := sip.Uri{Scheme: "sip", User: request.To, Host: request.Host, Port: request.Port}
-	dialog, err := g.dg.NewDialog(recipient, diago.NewDialogOptions{Transport: "udp"})
+	dialog, err := g.dg.NewDialog(recipient, diago.NewDialogOptions{TransportID: outgoingTransport})
 	if err != nil {
 		return nil, err
 	}
