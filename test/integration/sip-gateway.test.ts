@@ -3,10 +3,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { Writable } from 'node:stream';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { createLogger } from '../../src/logger.ts';
 import { workflowIds } from '../../src/temporal/names.ts';
 import { lastUserText, startFakeLlmServer, type ChatCompletionRequest, type FakeLlmServer, type FakeTurn } from '../fakes/llm-server.ts';
+import { startWebhookReceiver } from '../fakes/webhook-receiver.ts';
 import { createTestAssistant } from '../support/assistants.ts';
 import { baresipInstalled, baresipSkipReason, freePortPair, lineWav, startBaresip, type Baresip, type BaresipOptions } from '../support/baresip.ts';
 import { placeCall, settledCall } from '../support/phone-calls.ts';
@@ -68,7 +69,7 @@ describe.skipIf(skipReason !== '')(`SIP trunks through the SIP gateway${skipReas
       // Everything the platform and the gateway log, at the most verbose level the gateway has, is searched for passwords.
       logger: createLogger({ log: { level: 'debug', pretty: false } }, sink),
       env: {
-        LLM_BASE_URL: llm.baseUrl, LLM_API_KEY: 'test', SIP_PORT: String(port), SIP_TRUNK_PORT: String(port),
+        LLM_BASE_URL: llm.baseUrl, LLM_API_KEY: 'test', SIP_PORT: String(port), SIP_TRUNK_PORT: String(port), FETCH_ALLOW_HOSTS: '127.0.0.1',
         SIP_TLS_CERT: path.join(dir, 'sip.crt'), SIP_TLS_KEY: path.join(dir, 'sip.key'), SIP_TLS_PORT: String(tlsPort),
       },
     });
@@ -268,5 +269,39 @@ describe.skipIf(skipReason !== '')(`SIP trunks through the SIP gateway${skipReas
     const transferOf = async () => ((await knex()('calls').where({ id: transferred.id }).first()).transfers as { status: string; duration: number }[])[0];
     await expect.poll(async () => (await transferOf())?.status, { timeout: 30_000 }).toBe('completed');
     expect((await transferOf())!.duration).toBeGreaterThan(5);
+  }, 120_000);
+
+  it('dials a campaign\'s lead through the trunk of its number and posts the call\'s webhook', async () => {
+    const hooks = await startWebhookReceiver();
+    onTestFinished(() => hooks.close());
+    const dialer = await createTestUser(knex(), { balanceUsd: 5 });
+    const callee = await farEnd({ user: '4915112340000', audio: audio.talk, incoming: 'answer' });
+    const trunkId = await trunk(dialer, { phone_number: '+4930999901', sip_address: callee.host, sip_calling_format: 'e164', allowed_inbound_ips: [callee.host] });
+    const assistant = await createTestAssistant(platform, dialer, { initial_message: 'Hello, this is Parley calling.', system_prompt: '[talk]' });
+    const enabled = await platform.request('POST', '/user/assistants/enable-webhook', { token: dialer.token, body: { assistant_id: assistant.id, webhook_url: hooks.url } });
+    expect(enabled.status, enabled.text).toBe(200);
+    // A window around now in UTC, so the campaign never waits for one.
+    const at = (offset: number) => `${String((new Date().getUTCHours() + offset + 24) % 24).padStart(2, '0')}:00`;
+    const created = await platform.request('POST', '/user/campaigns', {
+      token: dialer.token,
+      body: { name: 'Trunk', assistant_id: assistant.id, phone_number_ids: [trunkId], timezone: 'UTC', allowed_hours_start_time: at(-1), allowed_hours_end_time: at(2) },
+    });
+    expect(created.status, created.text).toBe(201);
+    const campaignId = created.body.data.id as number;
+    expect((await platform.request('POST', '/user/lead', { token: dialer.token, body: { campaign_id: campaignId, phone_number: '+4915112340000' } })).status).toBe(200);
+    const started = await platform.request('POST', '/user/campaigns/update-status', { token: dialer.token, body: { campaign_id: campaignId, action: 'start' } });
+    expect(started.status, started.text).toBe(200);
+
+    const [hook] = await hooks.arrived(1);
+    const payload = JSON.parse(hook!.body) as Record<string, unknown>;
+    const row = await knex()('calls').where({ campaignId }).first();
+    expect(row.providerCallId).toMatch(/^SIP[0-9a-f]{32}$/);
+    expect(payload).toMatchObject({
+      id: Number(row.id), customer_phone: '+4915112340000', assistant_phone: '+4930999901', status: 'ended_by_customer',
+      lead: { phone_number: '+4915112340000' }, campaign: { id: campaignId, name: 'Trunk' },
+    });
+    expect(payload.transcript).toMatch(/^AI: Hello, this is Parley calling\.\nCustomer: .+/);
+    expect((await callee.waitFor((event) => event.type === 'CALL_ESTABLISHED')).peeruri).toMatch(/^sip:4930999901@/);
+    await expect.poll(async () => (await knex()('campaigns').where({ id: campaignId }).first()).status, { timeout: 20_000 }).toBe('completed');
   }, 120_000);
 });
