@@ -70,6 +70,8 @@ describe.skipIf(skipReason !== '')(`SIP trunks through the SIP gateway${skipReas
       logger: createLogger({ log: { level: 'debug', pretty: false } }, sink),
       env: {
         LLM_BASE_URL: llm.baseUrl, LLM_API_KEY: 'test', SIP_PORT: String(port), SIP_TRUNK_PORT: String(port), FETCH_ALLOW_HOSTS: '127.0.0.1',
+        // The gateway logs at the level the platform's configuration says (silent in tests: errors only).
+        LOG_LEVEL: 'debug',
         SIP_TLS_CERT: path.join(dir, 'sip.crt'), SIP_TLS_KEY: path.join(dir, 'sip.key'), SIP_TLS_PORT: String(tlsPort),
       },
     });
@@ -269,6 +271,9 @@ describe.skipIf(skipReason !== '')(`SIP trunks through the SIP gateway${skipReas
     const transferOf = async () => ((await knex()('calls').where({ id: transferred.id }).first()).transfers as { status: string; duration: number }[])[0];
     await expect.poll(async () => (await transferOf())?.status, { timeout: 30_000 }).toBe('completed');
     expect((await transferOf())!.duration).toBeGreaterThan(5);
+    expect(logged).toContain('joined the caller to the transfer\'s second leg');
+    // The leg went to the trunk's own address, so it carried the trunk's password: never into a log.
+    expect(logged).not.toContain('trunk-secret');
   }, 120_000);
 
   it('dials a campaign\'s lead through the trunk of its number and posts the call\'s webhook', async () => {
