@@ -58,6 +58,11 @@ export function trunkTarget(trunk: Pick<OutboundTrunk, 'sipAddress' | 'sipCallin
   return `sip:${formatForTrunk(number, trunk.sipCallingFormat ?? '+e164')}@${trunk.sipAddress}${port === 5060 ? '' : `:${port}`}`;
 }
 
+/** The host of a SIP URI, lower-cased (IPv6 hosts stay in their brackets); undefined for what is not one. */
+export function uriHost(uri: string): string | undefined {
+  return /^sips?:(?:[^@]*@)?(\[[^\]]+\]|[^:;?>]+)/i.exec(uri)?.[1]?.toLowerCase();
+}
+
 /**
  * Places a call through its trunk, once per dial attempt: the attempt's key is claimed with the call's new id in
  * `sip_calls` before the gateway is asked, so the same key asked again (a retried activity whose answer was
@@ -122,7 +127,7 @@ export async function transferSipCall(deps: SipOutboundDeps, call: { callSid: st
   const trunk = await trunkOfCall(deps.knex, call.callId);
   if (!trunk && !/^sips?:/i.test(to)) throw new RejectedError('This call\'s number is not a SIP trunk any more: there is nowhere to send the transfer.');
   const target = trunk ? trunkTarget(trunk, to, deps.sip.trunkPort) : to;
-  const sameHost = trunk !== undefined && /^sips?:(?:[^@]*@)?([^:;?>]+)/i.exec(target)?.[1]?.toLowerCase() === trunk.sipAddress.toLowerCase();
+  const sameHost = trunk !== undefined && uriHost(target) === trunk.sipAddress.toLowerCase();
   const leg = trunk && {
     from: formatForTrunk(trunk.phoneNumber, trunk.sipCallingFormat ?? '+e164'),
     host: trunk.sipAddress,
