@@ -110,14 +110,6 @@ describe('the turn policy', () => {
     expect(actions.slice(2).flat()).toEqual([]);
   });
 
-  it('drafts on a streaming recognizer\'s guess when the caller pauses, but commits only on words heard to the pause', () => {
-    const guessingPause: TurnInput = { type: 'pause', at: 1100, voiceEndedAt: 1000, scoring: true, guessing: true };
-    const { actions } = run(vad, [speech(0), words(900, 'Book a table', true, false), guessingPause, score(1150, 0.9), tick(1500), words(1520, 'Book a table for two.')]);
-    expect(actions[2]).toEqual([{ type: 'draft', text: 'Book a table' }]);
-    expect(actions.slice(3, 5).flat()).toEqual([]);
-    expect(actions[5]).toEqual([{ type: 'discard_draft' }, { type: 'draft', text: 'Book a table for two.' }, expect.objectContaining({ type: 'commit', text: 'Book a table for two.', decisionMs: 520 })]);
-  });
-
   it('replaces the draft when the settled words differ from those it answers', () => {
     const { actions } = run(vad, [speech(0), pause(1100, 1000), words(1150, 'Book a table for', true, false), words(1300, 'Book a table for two.', true, true), score(1310, 0.8)]);
     expect(actions[2]).toEqual([{ type: 'draft', text: 'Book a table for' }, { type: 'wake', at: 1000 + SETTLE_WAIT_MS }]);

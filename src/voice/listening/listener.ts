@@ -200,7 +200,7 @@ export class Listener {
     this.options.handlers.speechEnded(voiceEndedAt);
     const scoring = this.options.turn !== undefined && this.audio.inTurn;
     if (scoring) this.scoreDue = { pause: ++this.pauses, atMs: atMs + SCORED_SILENCE_MS };
-    this.step({ type: 'pause', at: this.options.clock.now(), voiceEndedAt, scoring, guessing: this.stream !== undefined });
+    this.step({ type: 'pause', at: this.options.clock.now(), voiceEndedAt, scoring });
     if (this.scoreDue && this.streamMs >= this.scoreDue.atMs) this.score();
     this.segments?.paused(atMs, this.streamMs);
     this.stream?.paused();

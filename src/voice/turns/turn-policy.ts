@@ -96,12 +96,8 @@ export function turnSilence(settings: TurnPolicySettings, evidence: { score: num
 export type TurnInput =
   /** The voice detector heard speech start (or resume within the turn). */
   | { type: 'speech'; at: number }
-  /**
-   * The voice detector heard the caller stop; their voice ended at `voiceEndedAt`. `scoring`: the turn model
-   * was asked. `guessing`: the words so far are a streaming recognizer's running guess, behind the voice only
-   * by its lag, so worth drafting on before its final words come.
-   */
-  | { type: 'pause'; at: number; voiceEndedAt: number; scoring: boolean; guessing?: boolean }
+  /** The voice detector heard the caller stop; their voice ended at `voiceEndedAt`. `scoring`: the turn model was asked. */
+  | { type: 'pause'; at: number; voiceEndedAt: number; scoring: boolean }
   /**
    * Words of the turn. `covers`: they were heard to the pause (not words from before it); `settled`: the
    * recognizer will not change them (a segment recognizer's always are; a streaming one's final).
@@ -131,8 +127,6 @@ export interface TurnState {
   voiceEndedAt: number | undefined;
   /** The turn model was asked about the current pause and has not answered. */
   scoring: boolean;
-  /** The words of the current pause may be drafted on before they are known to reach it. */
-  guessing: boolean;
   score: number | undefined;
   text: string;
   covers: boolean;
@@ -143,7 +137,7 @@ export interface TurnState {
 }
 
 export const IDLE_TURN: TurnState = {
-  open: false, speaking: false, startedAt: 0, voiceEndedAt: undefined, scoring: false, guessing: false, score: undefined,
+  open: false, speaking: false, startedAt: 0, voiceEndedAt: undefined, scoring: false, score: undefined,
   text: '', covers: false, settled: false, transcribedAt: 0, draft: undefined,
 };
 
@@ -158,11 +152,11 @@ export function stepTurn(settings: TurnPolicySettings, state: TurnState, input: 
   switch (input.type) {
     case 'speech':
       if (state.draft !== undefined) actions.push({ type: 'discard_draft' });
-      next = { ...state, open: true, speaking: true, startedAt: state.open ? state.startedAt : input.at, voiceEndedAt: undefined, scoring: false, guessing: false, score: undefined, covers: false, draft: undefined };
+      next = { ...state, open: true, speaking: true, startedAt: state.open ? state.startedAt : input.at, voiceEndedAt: undefined, scoring: false, score: undefined, covers: false, draft: undefined };
       return { state: next, actions };
     case 'pause':
       if (!state.open) return { state, actions };
-      next = { ...state, speaking: false, voiceEndedAt: input.voiceEndedAt, scoring: input.scoring, guessing: input.guessing ?? false, score: undefined, covers: false, settled: false };
+      next = { ...state, speaking: false, voiceEndedAt: input.voiceEndedAt, scoring: input.scoring, score: undefined, covers: false, settled: false };
       break;
     case 'words':
       if (!state.open) return { state, actions };
@@ -179,16 +173,13 @@ export function stepTurn(settings: TurnPolicySettings, state: TurnState, input: 
 }
 
 function decide(settings: TurnPolicySettings, state: TurnState, now: number, actions: TurnAction[]): { state: TurnState; actions: TurnAction[] } {
-  if (!state.open || state.speaking || state.voiceEndedAt === undefined) return { state, actions };
+  if (!state.open || state.speaking || state.voiceEndedAt === undefined || !state.covers) return { state, actions };
   let next = state;
-  // A streaming recognizer's guess is drafted on at the silence's start; the final words replace the draft
-  // only if they differ.
-  if (state.text && state.draft !== state.text && (state.covers || state.guessing)) {
+  if (state.text && state.draft !== state.text) {
     if (state.draft !== undefined) actions.push({ type: 'discard_draft' });
     actions.push({ type: 'draft', text: state.text });
     next = { ...next, draft: state.text };
   }
-  if (!state.covers) return { state: next, actions };
   // A score on its way may only lengthen the wait so far: a model that never answers holds the turn for the longest one.
   const { verdict, silenceMs } = state.scoring
     ? { verdict: 'no_score' as const, silenceMs: incompleteSilenceMs(settings.endpointSensitivity) }
