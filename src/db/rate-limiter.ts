@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Clock } from '../lib/clock.ts';
+import { asynchronousCommit } from './commit.ts';
 import { prepared } from './prepared.ts';
 
 /** At most `limit` requests per `periodMs`, of which all `limit` may come at once. */
@@ -77,7 +78,9 @@ export function inProcessRateLimiter(clock: Clock): RateLimiter {
 /**
  * Every key in the `rate_limits` table, so all API replicas share one count: one statement per request,
  * which moves the key's arrival time only if the request is allowed (the `where` of the upsert) and also
- * reads the time as it was, for the Retry-After of a refusal.
+ * reads the time as it was, for the Retry-After of a refusal. It commits without waiting for the disk
+ * (db/commit.ts): a server that crashes may forget the last moment's counts, which lets a client a few requests
+ * more, while waiting would hold the key's row, which every request of a client takes in turn, for an fsync each.
  */
 export function postgresRateLimiter(knex: Knex, clock: Clock): RateLimiter {
   let sweptAt = clock().getTime();
@@ -97,7 +100,8 @@ export function postgresRateLimiter(knex: Knex, clock: Clock): RateLimiter {
           where greatest(r.arrival_ms, (select now from hit)) + (select step - now - period from hit) <= 0
           returning arrival_ms
         )
-        select (select arrival_ms from admitted) as admitted, (select arrival_ms from rate_limits where key = :key) as previous`,
+        select (select arrival_ms from admitted) as admitted, (select arrival_ms from rate_limits where key = :key) as previous,
+          ${asynchronousCommit()} as asynchronous`,
       { key, now, interval: emissionInterval(limit), period: limit.periodMs + TOLERANCE_MS }));
       const row = rows[0];
       if (row?.admitted != null) return admitted(row.admitted, now, limit);
