@@ -9,14 +9,6 @@
 import type { ReplyOutcome } from './reply.ts';
 import { SpeechHandle } from './speech.ts';
 
-/** Why a draft stops when it is not taken: it answered words that are not the turn. */
-export class DraftDiscardedError extends Error {
-  constructor() {
-    super('The draft was discarded.');
-    this.name = 'DraftDiscardedError';
-  }
-}
-
 export interface Draft {
   /** The caller's words the draft answers. */
   text: string;
@@ -62,7 +54,7 @@ export class DraftReplies {
     if (!draft) return;
     this.current = undefined;
     this.discardedCount++;
-    draft.handle.abandon(new DraftDiscardedError());
+    draft.handle.abandon(new Error('The draft was discarded.'));
   }
 
   /**

@@ -3,7 +3,7 @@ import { sandboxCarrierToken } from '../../src/providers/telephony/sandbox.ts';
 import { workflowIds } from '../../src/temporal/names.ts';
 import { type FakeLlmServer, startFakeLlmServer } from '../fakes/llm-server.ts';
 import { createTestAssistant } from '../support/assistants.ts';
-import { finishedCall, ownerWithNumbers, personCalleeTurn, type BoughtNumber } from '../support/phone-calls.ts';
+import { finishedCall, ownerWithNumbers, personCalleeTurn, speakers, type BoughtNumber } from '../support/phone-calls.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { speechInstalled, speechSkipReason } from '../support/speech.ts';
 import { createTestUser, type TestUser } from '../support/users.ts';
@@ -65,7 +65,7 @@ describe.skipIf(!speechInstalled)(`phone calls through the sandbox carrier${spee
     expect(row.variables).toMatchObject({ customer_name: 'Sam', customer_phone: '+14155550123' });
     expect(row.duration).toBeGreaterThan(3);
     // Whisper tiny hears espeak-ng over an 8 kHz phone line roughly: the turns, not the callee's exact words.
-    expect(row.turns.map((turn: { role: string }) => turn.role)).toEqual(['assistant', 'user', 'assistant', 'user', 'assistant']);
+    expect(speakers(row.turns)).toEqual(['assistant', 'user', 'assistant', 'user', 'assistant']);
     expect(row.transcript).toMatch(/^AI: Hello, this is Parley calling\.\nCustomer: .+\nAI: Nice to meet you, Sam\. I am calling about Parley\.\n/);
     expect(row.transcript).toMatch(/\nCustomer: .*bye.*\nAI: Thank you Sam, goodbye\.$/i);
     expect(Number(row.totalCostMicros)).toBeGreaterThan(0);

@@ -9,7 +9,7 @@ import { workflowTypes } from '../../src/temporal/shared.ts';
 import { type FakeLlmServer, startFakeLlmServer } from '../fakes/llm-server.ts';
 import { startFakeTwilio, type FakeTwilio } from '../fakes/twilio/server.ts';
 import { createTestAssistant } from '../support/assistants.ts';
-import { ownerWithNumbers, personCalleeTurn, placeCall, settledCall, type BoughtNumber } from '../support/phone-calls.ts';
+import { ownerWithNumbers, personCalleeTurn, placeCall, settledCall, speakers, type BoughtNumber } from '../support/phone-calls.ts';
 import { listenOnLoopback } from '../support/ports.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { speechInstalled, speechSkipReason } from '../support/speech.ts';
@@ -86,7 +86,7 @@ describe.skipIf(!speechInstalled)(`phone calls through Twilio${speechInstalled ?
     expect(person.shown).toMatchObject({
       type: 'outbound', status: 'ended_by_customer', client_phone_number: '+14155550123', evaluation: expect.anything(), answered_by: 'human', carrier_cost: 0.014,
     });
-    expect(person.row.turns.map((turn: { role: string }) => turn.role)).toEqual(['assistant', 'user', 'assistant', 'user', 'assistant']);
+    expect(speakers(person.row.turns)).toEqual(['assistant', 'user', 'assistant', 'user', 'assistant']);
     expect(person.row.transcript).toMatch(/^AI: Hello, this is Parley calling\.\nCustomer: .+\nAI: Nice to meet you, Sam\. I am calling about Parley\.\n/);
     expect(person.row.transcript).toMatch(/\nCustomer: .*bye.*\nAI: Thank you Sam, goodbye\.$/i);
     expect(person.row.duration).toBeGreaterThan(3);

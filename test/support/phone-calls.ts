@@ -18,6 +18,16 @@ export function personCalleeTurn(request: ChatCompletionRequest): FakeTurn {
   return { reply: 'Nice to meet you, Sam. I am calling about Parley.' };
 }
 
+/**
+ * Who spoke, turn by turn, with the caller's consecutive turns as one: a line the person says with a pause in it
+ * (a comma over a phone line can leave 250-300 ms of silence) may be committed in pieces, each answered by a
+ * draft the caller's next words stop before any of it is heard. An assistant turn between them would be a reply
+ * heard while the caller was still talking.
+ */
+export function speakers(turns: { role: string }[]): string[] {
+  return turns.map((turn) => turn.role).filter((role, index, roles) => role !== 'user' || roles[index - 1] !== 'user');
+}
+
 export interface BoughtNumber {
   id: number;
   phone_number: string;

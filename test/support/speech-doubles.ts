@@ -8,7 +8,6 @@ import type { SegmentSpeechToText, StreamingSpeechToText, TranscriptEvent } from
 import type { SynthesisRequest, TextToSpeech } from '../../src/providers/tts/types.ts';
 import type { TurnDetector } from '../../src/providers/turn/types.ts';
 import type { VadFactory, VadOptions } from '../../src/providers/vad/types.ts';
-import { DraftDiscardedError } from '../../src/voice/session-drafts.ts';
 
 /** A sine tone of `ms` at `frequency`, PCM16 at 16 kHz. */
 export function tone(frequency: number, ms: number, amplitude = 8000, rate = 16000): Int16Array {
@@ -273,14 +272,9 @@ export function scriptedLanguageModel(fallback: (request: ChatRequest) => Script
     async *stream(request): AsyncIterable<ChatEvent> {
       requests.push({ ...request, messages: [...request.messages] });
       requestedAt.push(performance.now());
-      const scripted = queue.shift();
-      const answer = scripted ?? fallback(request);
+      const answer = queue.shift() ?? fallback(request);
       const signal = request.signal;
-      signal?.addEventListener('abort', () => {
-        aborted.push(request);
-        // A scripted answer is for the reply the caller hears: a draft the session discarded gives it back.
-        if (scripted && signal.reason instanceof DraftDiscardedError) queue.unshift(scripted);
-      }, { once: true });
+      signal?.addEventListener('abort', () => aborted.push(request), { once: true });
       await new Promise((resolve) => setTimeout(resolve, 5));
       for (const piece of (answer.text ?? '').split(/(?<= )/)) {
         if (!piece) continue;
