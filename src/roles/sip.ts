@@ -70,7 +70,7 @@ export async function start(ctx: RoleContext): Promise<SipRole> {
       .catch((error: unknown) => logger.error({ err: error, callSid: notice.callSid }, 'could not record a SIP call\'s status'));
   });
   gateway.listen('transfer', (body) => {
-    recordGatewayTransfer(statusDeps, body as { callSid: string; status: string })
+    recordGatewayTransfer(statusDeps, body as { callSid: string; status: string; duration?: number })
       .catch((error: unknown) => logger.error({ err: error }, 'could not record a SIP transfer\'s outcome'));
   });
   gateway.onExit = () => endCallsOfGateway(statusDeps, gatewayUrl());

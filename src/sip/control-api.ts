@@ -96,8 +96,11 @@ export function controlApi(deps: ControlApiDeps): http.RequestListener {
       const { found } = await deps.gateway.ask<{ found: boolean }>('hangup', { callSid });
       return sendJson(response, found ? 200 : 404, { found });
     }
-    if (typeof body.to !== 'string' || body.to.length === 0 || body.to.length > 255) throw new BadRequest('Expected {to}.');
-    await transferSipCall(deps, { callSid, callId: Number(call.callId) }, body.to);
+    const { to, ringTimeoutSeconds = 30 } = body;
+    if (typeof to !== 'string' || to.length === 0 || to.length > 255 || !Number.isInteger(ringTimeoutSeconds) || (ringTimeoutSeconds as number) < 1 || (ringTimeoutSeconds as number) > 600) {
+      throw new BadRequest('Expected {to, ringTimeoutSeconds}.');
+    }
+    await transferSipCall(deps, { callSid, callId: Number(call.callId) }, to, ringTimeoutSeconds as number);
     return sendJson(response, 200, { transferred: true });
   }
 

@@ -58,6 +58,11 @@ export function trunkTarget(trunk: Pick<OutboundTrunk, 'sipAddress' | 'sipCallin
   return `sip:${formatForTrunk(number, trunk.sipCallingFormat ?? '+e164')}@${trunk.sipAddress}${port === 5060 ? '' : `:${port}`}`;
 }
 
+/** The host of a SIP URI, lower-cased (IPv6 hosts stay in their brackets); undefined for what is not one. */
+export function uriHost(uri: string): string | undefined {
+  return /^sips?:(?:[^@]*@)?(\[[^\]]+\]|[^:;?>]+)/i.exec(uri)?.[1]?.toLowerCase();
+}
+
 /**
  * Places a call through its trunk, once per dial attempt: the attempt's key is claimed with the call's new id in
  * `sip_calls` before the gateway is asked, so the same key asked again (a retried activity whose answer was
@@ -78,12 +83,7 @@ export async function placeSipCall(deps: SipOutboundDeps, request: SipDialReques
     return { callSid: earlier.callSid };
   }
   const format = trunk.sipCallingFormat ?? '+e164';
-  let password = '';
-  try {
-    password = trunk.sipPassword ? deps.secrets.decrypt(trunk.sipPassword, SIP_PASSWORD_PURPOSE) : '';
-  } catch (error) {
-    deps.logger.warn({ err: error, callId: request.callId }, 'the trunk\'s password does not unseal: dialing without it');
-  }
+  const password = passwordOf(deps, trunk, request.callId);
   try {
     await deps.gateway.ask('dial', {
       callSid,
@@ -107,16 +107,38 @@ export async function placeSipCall(deps: SipOutboundDeps, request: SipDialReques
   return { callSid };
 }
 
+/** A trunk's password, unsealed; a password that does not unseal is none (the far end's challenge then fails). */
+function passwordOf(deps: SipOutboundDeps, trunk: OutboundTrunk, callId: number): string {
+  try {
+    return trunk.sipPassword ? deps.secrets.decrypt(trunk.sipPassword, SIP_PASSWORD_PURPOSE) : '';
+  } catch (error) {
+    deps.logger.warn({ err: error, callId }, 'the trunk\'s password does not unseal: dialing without it');
+    return '';
+  }
+}
+
 /**
- * Hands an answered call to `to` (a number, reached through the call's trunk, or a SIP URI) with a REFER; the
- * outcome comes later as a gateway notice. A far end that refuses the REFER is a `RejectedError`.
+ * Hands an answered call to `to` (a number, reached through the call's trunk, or a SIP URI) with a REFER; a far
+ * end that refuses it has the gateway dial `to` through the trunk itself and join the caller to it (the trunk's
+ * credentials go only to the trunk's own address). The outcome comes later as a gateway notice. A call that
+ * cannot be handed over at all is a `RejectedError`.
  */
-export async function transferSipCall(deps: SipOutboundDeps, call: { callSid: string; callId: number }, to: string): Promise<void> {
+export async function transferSipCall(deps: SipOutboundDeps, call: { callSid: string; callId: number }, to: string, ringTimeoutSeconds: number): Promise<void> {
   const trunk = await trunkOfCall(deps.knex, call.callId);
   if (!trunk && !/^sips?:/i.test(to)) throw new RejectedError('This call\'s number is not a SIP trunk any more: there is nowhere to send the transfer.');
   const target = trunk ? trunkTarget(trunk, to, deps.sip.trunkPort) : to;
+  const sameHost = trunk !== undefined && uriHost(target) === trunk.sipAddress.toLowerCase();
+  const leg = trunk && {
+    from: formatForTrunk(trunk.phoneNumber, trunk.sipCallingFormat ?? '+e164'),
+    host: trunk.sipAddress,
+    port: deps.sip.trunkPort,
+    proxy: trunk.outboundProxy ?? false,
+    username: sameHost ? trunk.sipUsername ?? '' : '',
+    password: sameHost ? passwordOf(deps, trunk, call.callId) : '',
+    ringTimeoutSeconds,
+  };
   try {
-    await deps.gateway.ask('transfer', { callSid: call.callSid, target });
+    await deps.gateway.ask('transfer', { callSid: call.callSid, target, ...(leg ? { leg } : {}) });
   } catch (error) {
     throw new RejectedError(error instanceof Error ? error.message : String(error));
   }

@@ -46,11 +46,11 @@ export async function recordGatewayStatus(deps: SipStatusDeps, notice: StatusNot
   await recordCarrierStatus(deps, { callId: Number(row.callId), providerCallId: notice.callSid, status: notice.status, timestamp: undefined });
 }
 
-/** The outcome of a REFER the far end accepted, recorded as a carrier's `<Dial action>` outcome is. */
-export async function recordGatewayTransfer(deps: SipStatusDeps, notice: { callSid: string; status: string }): Promise<void> {
+/** The outcome of a transfer (a REFER the far end accepted, or the second leg the gateway dialed), recorded as a carrier's `<Dial action>` outcome is. */
+export async function recordGatewayTransfer(deps: SipStatusDeps, notice: { callSid: string; status: string; duration?: number }): Promise<void> {
   const row = await deps.knex('sip_calls').where({ callSid: notice.callSid }).first<SipCallRow | undefined>('callSid', 'callId');
   if (!row) return;
-  await recordTransferOutcome(deps, { callId: Number(row.callId), dialStatus: notice.status, duration: undefined });
+  await recordTransferOutcome(deps, { callId: Number(row.callId), dialStatus: notice.status, duration: notice.duration });
 }
 
 /**

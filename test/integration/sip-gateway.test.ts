@@ -3,10 +3,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { Writable } from 'node:stream';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { createLogger } from '../../src/logger.ts';
 import { workflowIds } from '../../src/temporal/names.ts';
 import { lastUserText, startFakeLlmServer, type ChatCompletionRequest, type FakeLlmServer, type FakeTurn } from '../fakes/llm-server.ts';
+import { startWebhookReceiver } from '../fakes/webhook-receiver.ts';
 import { createTestAssistant } from '../support/assistants.ts';
 import { baresipInstalled, baresipSkipReason, freePortPair, lineWav, startBaresip, type Baresip, type BaresipOptions } from '../support/baresip.ts';
 import { placeCall, settledCall } from '../support/phone-calls.ts';
@@ -31,6 +32,7 @@ function scenario(request: ChatCompletionRequest): FakeTurn {
     return { reply: 'Please type your number.' };
   }
   if (prompt.includes('[caller]')) return afterTool === 'end_call' ? { reply: 'Goodbye.' } : { toolCalls: [{ name: 'end_call', arguments: {} }] };
+  if (prompt.includes('[listener]')) return { reply: /sam/i.test(heard) ? 'Hi Sam, thanks.' : 'I would like to talk to sales, please.' };
   if (prompt.includes('[transfer]')) return afterTool ? { reply: 'Connecting you now.' } : { toolCalls: [{ name: 'call_transfer', arguments: {} }] };
   if (/goodbye/i.test(heard)) return { reply: 'Thank you, goodbye.' };
   return { reply: 'Nice to meet you. How can I help?' };
@@ -67,7 +69,9 @@ describe.skipIf(skipReason !== '')(`SIP trunks through the SIP gateway${skipReas
       // Everything the platform and the gateway log, at the most verbose level the gateway has, is searched for passwords.
       logger: createLogger({ log: { level: 'debug', pretty: false } }, sink),
       env: {
-        LLM_BASE_URL: llm.baseUrl, LLM_API_KEY: 'test', SIP_PORT: String(port), SIP_TRUNK_PORT: String(port),
+        LLM_BASE_URL: llm.baseUrl, LLM_API_KEY: 'test', SIP_PORT: String(port), SIP_TRUNK_PORT: String(port), FETCH_ALLOW_HOSTS: '127.0.0.1',
+        // The gateway logs at the level the platform's configuration says (silent in tests: errors only).
+        LOG_LEVEL: 'debug',
         SIP_TLS_CERT: path.join(dir, 'sip.crt'), SIP_TLS_KEY: path.join(dir, 'sip.key'), SIP_TLS_PORT: String(tlsPort),
       },
     });
@@ -107,14 +111,15 @@ describe.skipIf(skipReason !== '')(`SIP trunks through the SIP gateway${skipReas
   };
   const closedWith = (caller: Baresip) => caller.waitFor((event) => event.type === 'CALL_CLOSED', 60_000);
 
-  it('answers OPTIONS over UDP, TCP and TLS, refuses unknown numbers, and gives a caller from a trunk\'s address to its inbound assistant', async () => {
+  it('answers OPTIONS over UDP, TCP and TLS, refuses unknown numbers, and gives a caller from a trunk\'s address to its inbound assistant over SRTP', async () => {
     expect(await sipOptions('127.0.0.1', port, 'udp')).toBe('SIP/2.0 200 OK');
     expect(await sipOptions('127.0.0.1', port, 'tcp')).toBe('SIP/2.0 200 OK');
     expect(await sipOptions('127.0.0.1', tlsPort, 'tls')).toBe('SIP/2.0 200 OK');
     const trunkId = await trunk(owner, { phone_number: '+4930123456', allowed_inbound_ips: ['127.0.0.0/24'] });
     await createTestAssistant(platform, owner, { type: 'inbound', initial_message: 'Thanks for calling Parley.', phone_number_id: trunkId, system_prompt: '[talk]' });
 
-    const caller = await farEnd({ user: '+4915112345678', audio: audio.talk });
+    // The caller's phone takes nothing but SRTP: the conversation below is held encrypted both ways.
+    const caller = await farEnd({ user: '+4915112345678', audio: audio.talk, mediaenc: 'srtp-mand' });
     await caller.command('dial', `sip:4930999999@127.0.0.1:${port}`);
     expect((await closedWith(caller)).param).toMatch(/404/);
     expect(await lastCallOf(owner)).toBeUndefined();
@@ -240,5 +245,68 @@ describe.skipIf(skipReason !== '')(`SIP trunks through the SIP gateway${skipReas
     const row = await settled(transferring, callId);
     expect(row).toMatchObject({ status: 'completed', endReason: 'transferred' });
     await expect.poll(async () => ((await knex()('calls').where({ id: callId }).first()).transfers as { status: string }[])[0]?.status, { timeout: 30_000 }).toBe('answered');
+  }, 120_000);
+
+  it('dials the transfer\'s number through the trunk and joins the caller to it when the far end refuses the REFER', async () => {
+    // The caller is Parley itself, through a trunk to the gateway: its side of the call refuses REFER (406).
+    const callee = await farEnd({ user: '+4930888888', audio: audio.talk, incoming: 'answer' });
+    const desk = await createTestUser(knex(), { balanceUsd: 5 });
+    const deskTrunk = await trunk(desk, { phone_number: '+4930888800', sip_address: callee.host, allowed_inbound_ips: ['127.0.0.1'] });
+    await createTestAssistant(platform, desk, {
+      type: 'inbound', initial_message: 'Parley, good morning.', phone_number_id: deskTrunk, system_prompt: '[transfer]', tools: [{ type: 'call_transfer', phone_number: '+4930888888' }],
+    });
+    const caller = await createTestUser(knex(), { balanceUsd: 5 });
+    const callerTrunk = await trunk(caller, { phone_number: '+4930888801', sip_address: '127.0.0.1' });
+    const assistant = await createTestAssistant(platform, caller, { initial_message: 'Hi.', wait_for_customer: true, phone_number_id: callerTrunk, system_prompt: '[listener]' });
+    const { row } = await settledCall(platform, caller, await placeCall(platform, caller, { phone_number: '+4930888800', assistant_id: assistant.id }));
+
+    // The callee got the call from the desk's trunk number, and the caller heard the callee speak.
+    expect((await callee.waitFor((event) => event.type === 'CALL_ESTABLISHED')).peeruri).toMatch(/^sip:\+4930888800@/);
+    expect(row).toMatchObject({ status: 'ended_by_customer' });
+    expect(row.transcript).toMatch(/Customer: .*(sam|goodbye)/i);
+    const transferred = await settled(desk, Number((await lastCallOf(desk)).id));
+    expect(transferred).toMatchObject({ status: 'completed', endReason: 'transferred' });
+    // A REFER taken would have ended `answered`: `completed` with the seconds talked is the gateway's own leg,
+    // whose outcome comes when the two part, which may be after the desk's call has settled.
+    const transferOf = async () => ((await knex()('calls').where({ id: transferred.id }).first()).transfers as { status: string; duration: number }[])[0];
+    await expect.poll(async () => (await transferOf())?.status, { timeout: 30_000 }).toBe('completed');
+    expect((await transferOf())!.duration).toBeGreaterThan(5);
+    expect(logged).toContain('joined the caller to the transfer\'s second leg');
+    // The leg went to the trunk's own address, so it carried the trunk's password: never into a log.
+    expect(logged).not.toContain('trunk-secret');
+  }, 120_000);
+
+  it('dials a campaign\'s lead through the trunk of its number and posts the call\'s webhook', async () => {
+    const hooks = await startWebhookReceiver();
+    onTestFinished(() => hooks.close());
+    const dialer = await createTestUser(knex(), { balanceUsd: 5 });
+    const callee = await farEnd({ user: '4915112340000', audio: audio.talk, incoming: 'answer' });
+    const trunkId = await trunk(dialer, { phone_number: '+4930999901', sip_address: callee.host, sip_calling_format: 'e164', allowed_inbound_ips: [callee.host] });
+    const assistant = await createTestAssistant(platform, dialer, { initial_message: 'Hello, this is Parley calling.', system_prompt: '[talk]' });
+    const enabled = await platform.request('POST', '/user/assistants/enable-webhook', { token: dialer.token, body: { assistant_id: assistant.id, webhook_url: hooks.url } });
+    expect(enabled.status, enabled.text).toBe(200);
+    // A window around now in UTC, so the campaign never waits for one.
+    const at = (offset: number) => `${String((new Date().getUTCHours() + offset + 24) % 24).padStart(2, '0')}:00`;
+    const created = await platform.request('POST', '/user/campaigns', {
+      token: dialer.token,
+      body: { name: 'Trunk', assistant_id: assistant.id, phone_number_ids: [trunkId], timezone: 'UTC', allowed_hours_start_time: at(-1), allowed_hours_end_time: at(2) },
+    });
+    expect(created.status, created.text).toBe(201);
+    const campaignId = created.body.data.id as number;
+    expect((await platform.request('POST', '/user/lead', { token: dialer.token, body: { campaign_id: campaignId, phone_number: '+4915112340000' } })).status).toBe(200);
+    const started = await platform.request('POST', '/user/campaigns/update-status', { token: dialer.token, body: { campaign_id: campaignId, action: 'start' } });
+    expect(started.status, started.text).toBe(200);
+
+    const [hook] = await hooks.arrived(1);
+    const payload = JSON.parse(hook!.body) as Record<string, unknown>;
+    const row = await knex()('calls').where({ campaignId }).first();
+    expect(row.providerCallId).toMatch(/^SIP[0-9a-f]{32}$/);
+    expect(payload).toMatchObject({
+      id: Number(row.id), customer_phone: '+4915112340000', assistant_phone: '+4930999901', status: 'ended_by_customer',
+      lead: { phone_number: '+4915112340000' }, campaign: { id: campaignId, name: 'Trunk' },
+    });
+    expect(payload.transcript).toMatch(/^AI: Hello, this is Parley calling\.\nCustomer: .+/);
+    expect((await callee.waitFor((event) => event.type === 'CALL_ESTABLISHED')).peeruri).toMatch(/^sip:4930999901@/);
+    await expect.poll(async () => (await knex()('campaigns').where({ id: campaignId }).first()).status, { timeout: 20_000 }).toBe('completed');
   }, 120_000);
 });

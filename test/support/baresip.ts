@@ -37,6 +37,8 @@ export interface BaresipOptions {
   password?: string;
   /** The WAV (mono, 16-bit, 8 kHz) it speaks from the answer on; the call ends when it ends. */
   audio: string;
+  /** Its calls' media encryption: `srtp-mand` offers SDES-keyed SRTP (RTP/SAVP) only, and takes nothing else. */
+  mediaenc?: 'srtp-mand';
   /** What it does with a call to it: answer at once, refuse it (486 Busy Here), or let it ring. */
   incoming?: 'answer' | 'refuse' | 'ring';
 }
@@ -110,6 +112,7 @@ export async function startBaresip(options: BaresipOptions): Promise<Baresip> {
     'module aufile.so',
     'module aubridge.so',
     'module sndfile.so',
+    ...(options.mediaenc ? ['module srtp.so'] : []),
     `snd_path ${path.join(dir, 'heard')}`,
     'module_app account.so',
     'module_app menu.so',
@@ -122,6 +125,7 @@ export async function startBaresip(options: BaresipOptions): Promise<Baresip> {
     `<sip:${options.user}@${host}:${port}>`,
     ...(options.authUser ? [`auth_user=${options.authUser}`] : []),
     ...(options.password ? [`auth_pass=${options.password}`] : []),
+    ...(options.mediaenc ? [`mediaenc=${options.mediaenc}`] : []),
     'regint=0',
     `answermode=${options.incoming === 'answer' ? 'auto' : 'manual'}`,
   ].join(';');

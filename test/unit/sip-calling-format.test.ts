@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { formatForTrunk, numberVariants } from '../../src/sip/calling-format.ts';
-import { trunkTarget } from '../../src/sip/outbound.ts';
+import { trunkTarget, uriHost } from '../../src/sip/outbound.ts';
 
 describe('numbers as a SIP trunk writes them', () => {
   it('writes E.164 with the plus, without it, or as dialled in the country, digits only', () => {
@@ -27,5 +27,12 @@ describe('numbers as a SIP trunk writes them', () => {
     expect(trunkTarget(trunk, '+4930777777', 5060)).toBe('sip:4930777777@sip.carrier.example');
     expect(trunkTarget(trunk, '+4930777777', 5080)).toBe('sip:4930777777@sip.carrier.example:5080');
     expect(trunkTarget(trunk, 'sip:desk@pbx.example.com', 5060)).toBe('sip:desk@pbx.example.com');
+  });
+
+  it('reads the host of a SIP URI, which decides whether a transfer leg may carry the trunk\'s credentials', () => {
+    expect(uriHost('sip:+4930777777@PBX.example.com:5080;transport=tcp')).toBe('pbx.example.com');
+    expect(uriHost('sips:desk@10.0.0.7')).toBe('10.0.0.7');
+    expect(uriHost('sip:[2001:db8::1]:5060')).toBe('[2001:db8::1]');
+    expect(uriHost('tel:+4930777777')).toBeUndefined();
   });
 });

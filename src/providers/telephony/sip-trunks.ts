@@ -74,7 +74,7 @@ export function createSipTrunkCarrier(options: SipTrunkCarrierOptions): CarrierC
       if (answer.status !== 200 && answer.status !== 404) throw refusal('end the call', answer);
     },
     async transferCall(providerCallId: string, request: TransferRequest) {
-      const answer = await post(`/sip/calls/${providerCallId}/transfer`, { to: request.to });
+      const answer = await post(`/sip/calls/${providerCallId}/transfer`, { to: request.to, ringTimeoutSeconds: request.ringTimeoutSeconds });
       if (answer.status !== 200) throw refusal('transfer the call', answer);
     },
     callPrice() {

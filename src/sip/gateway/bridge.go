@@ -98,22 +98,29 @@ func newBridge(log *slog.Logger, med *diago.DialogMedia, stream *mediaStream) (*
 }
 
 // run carries audio until either end leaves or `ctx` ends (the dialog ended, or Parley asked to hang up);
-// the result says which. Parley hears `stop` unless it left first.
-func (b *bridge) run(ctx context.Context) error {
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
+// the result says which. Parley hears `stop` unless it left first. A call Parley left after handing it to a
+// second leg (`c.leg`, a transfer the far end would not take as a REFER) goes on with the caller's side of the
+// bridge joined to that leg until either hangs up.
+func (b *bridge) run(ctx context.Context, c *call) error {
+	callerCtx, endCall := context.WithCancelCause(ctx)
+	defer endCall(nil)
+	parleyCtx, endParley := context.WithCancelCause(callerCtx)
+	defer endParley(nil)
 	b.answered = time.Now()
 	b.lastRTP.Store(time.Now().UnixNano())
-	go func() { cancel(b.receiveRTP(ctx)) }()
-	go func() { cancel(b.forward(ctx)) }()
-	go func() { cancel(b.listen()) }()
-	go func() { cancel(b.play(ctx)) }()
-	<-ctx.Done()
-	cause := context.Cause(ctx)
+	go func() { endCall(b.receiveRTP(callerCtx)) }()
+	go func() { endCall(b.play(callerCtx)) }()
+	go func() { endParley(b.forward(parleyCtx)) }()
+	go func() { endParley(b.listen()) }()
+	<-parleyCtx.Done()
+	cause := context.Cause(parleyCtx)
 	if !errors.Is(cause, errParleyLeft) {
 		b.stream.stop()
 	} else {
 		_ = b.stream.conn.Close()
+		if l := c.leg.Load(); l != nil {
+			return b.join(callerCtx, l)
+		}
 	}
 	if errors.Is(cause, context.Canceled) {
 		return errFarEndLeft

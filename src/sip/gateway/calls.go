@@ -16,16 +16,23 @@ import (
 
 // call is one live call of the gateway, inbound or outbound, named by the id Parley knows it by.
 type call struct {
-	sid    string
+	sid string
+	// ctx ends with the call; cancel ends it.
+	ctx    context.Context
 	cancel context.CancelCauseFunc
 	// refer sends a REFER on the call's dialog (once answered).
 	refer atomic.Pointer[func(ctx context.Context, target sip.Uri, onNotify func(int)) error]
 	// referred: the far end accepted a REFER; transfer carries its outcome, the final NOTIFY's status code.
 	referred atomic.Bool
 	transfer chan int
+	// leg: the far end refused a REFER, and the gateway dialed the transfer's target itself.
+	leg atomic.Pointer[secondLeg]
 }
 
 var errHangupRequested = errors.New("Parley asked to hang up")
+
+// How long a far end gets to accept a REFER before the gateway dials the target itself.
+const referWait = 5 * time.Second
 
 // statusNotice is what the gateway tells Parley of a call, in the carrier statuses Parley follows (Twilio's).
 type statusNotice struct {
@@ -80,12 +87,15 @@ func (g *gateway) hangup(_ context.Context, raw json.RawMessage) (any, error) {
 	return map[string]bool{"found": ok}, nil
 }
 
-// transfer hands an answered call to `target` with a REFER: answered once the far end accepts it (202); the
-// outcome (the final NOTIFY) is told to Parley later, and the dialog is hung up then.
+// transfer hands an answered call to `target`. A REFER first: answered once the far end accepts it (202); the
+// outcome (the final NOTIFY) is told to Parley later, and the dialog is hung up then. A far end that refuses it
+// (or never answers it) has the target dialed by the gateway through the trunk (`leg`), joined to the caller
+// once Parley leaves; that outcome is told when the two part.
 func (g *gateway) transfer(ctx context.Context, raw json.RawMessage) (any, error) {
 	var request struct {
-		CallSid string `json:"callSid"`
-		Target  string `json:"target"`
+		CallSid string      `json:"callSid"`
+		Target  string      `json:"target"`
+		Leg     *legRequest `json:"leg"`
 	}
 	if err := json.Unmarshal(raw, &request); err != nil {
 		return nil, err
@@ -103,9 +113,12 @@ func (g *gateway) transfer(ctx context.Context, raw json.RawMessage) (any, error
 	if err := sip.ParseUri(request.Target, &target); err != nil {
 		return nil, fmt.Errorf("not a SIP URI: %s", request.Target)
 	}
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	if c.referred.Load() || c.leg.Load() != nil {
+		return nil, fmt.Errorf("call %s is being transferred already", request.CallSid)
+	}
+	referCtx, cancel := context.WithTimeout(ctx, referWait)
 	defer cancel()
-	err := (*refer)(ctx, target, func(code int) {
+	err := (*refer)(referCtx, target, func(code int) {
 		if code < 200 {
 			return
 		}
@@ -114,11 +127,20 @@ func (g *gateway) transfer(ctx context.Context, raw json.RawMessage) (any, error
 		default:
 		}
 	})
-	if err != nil {
+	if err == nil {
+		c.referred.Store(true)
+		return map[string]any{"accepted": true, "bridged": false}, nil
+	}
+	if request.Leg == nil {
 		return nil, fmt.Errorf("the far end did not accept the transfer: %w", err)
 	}
-	c.referred.Store(true)
-	return map[string]bool{"accepted": true}, nil
+	g.log.Info("the far end refused a REFER: dialing the transfer's target", "callSid", c.sid, "error", err.Error())
+	l, err := g.dialLeg(c, target, *request.Leg)
+	if err != nil {
+		return nil, fmt.Errorf("could not dial the transfer's target: %w", err)
+	}
+	c.leg.Store(l)
+	return map[string]any{"accepted": true, "bridged": true}, nil
 }
 
 // awaitTransfer waits, after Parley has left a call it transferred, for the far end to say how the transfer

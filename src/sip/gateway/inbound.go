@@ -49,7 +49,7 @@ func (g *gateway) inbound(d *diago.DialogServerSession) {
 	}
 	callCtx, cancel := context.WithCancelCause(d.Context())
 	defer cancel(nil)
-	c := &call{sid: answer.CallSid, cancel: cancel, transfer: make(chan int, 1)}
+	c := &call{sid: answer.CallSid, ctx: callCtx, cancel: cancel, transfer: make(chan int, 1)}
 	untrack, ok := g.track(c)
 	if !ok {
 		_ = d.Respond(500, "Server Internal Error", nil)
@@ -87,7 +87,7 @@ func (g *gateway) bridgeCall(ctx context.Context, c *call, med *diago.DialogMedi
 		stream.stop()
 		return
 	}
-	cause := b.run(ctx)
+	cause := b.run(ctx, c)
 	if first := b.firstSound.Load(); first != 0 {
 		notice.FirstSoundMs = time.Unix(0, first).Sub(b.answered).Milliseconds()
 	}
@@ -95,7 +95,10 @@ func (g *gateway) bridgeCall(ctx context.Context, c *call, med *diago.DialogMedi
 	g.log.Info("a SIP call's media ended", "callSid", c.sid, "cause", cause.Error(), "seconds", int(time.Since(b.answered).Seconds()),
 		"packetsIn", b.packetsIn.Load(), "framesOut", b.framesOut.Load(), "firstSoundMs", notice.FirstSoundMs,
 		"sendJitterP99Us", b.stats.p99(), "peerJitterMaxMs", b.stats.peerMaxMs.Load())
-	if errors.Is(cause, errParleyLeft) && c.referred.Load() {
+	switch l := c.leg.Load(); {
+	case l != nil:
+		g.ctl.tell("transfer", l.outcome(c.sid))
+	case errors.Is(cause, errParleyLeft) && c.referred.Load():
 		g.awaitTransfer(c, transferOutcomeWait)
 	}
 }

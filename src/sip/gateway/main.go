@@ -21,6 +21,9 @@ import (
 	"github.com/emiago/sipgo/sip"
 )
 
+// outgoingTransport names the transport the gateway's own calls go out on.
+const outgoingTransport = "udp-out"
+
 // settings come from the environment Parley's sip role gives the gateway (src/config/sip.ts reads them first).
 type settings struct {
 	host       string
@@ -140,12 +143,17 @@ func run(s settings, log *slog.Logger) error {
 		return answer.Trunks, err
 	}
 	g.admission = &admission{trunks: newTrunkCache(3*time.Second, trunkLookup), nonces: newNonces("parley", 30*time.Second), guard: guard, draining: g.draining.Load}
+	// Calls that come in are answered with SRTP (SDES keys, RFC 4568) when their offer asks for it and with plain
+	// RTP otherwise; calls the gateway places go out on a transport of their own that offers plain RTP, which
+	// every trunk takes (a trunk has no setting that says it wants SRTP).
 	transport := func(kind string, port int) diago.Transport {
-		return diago.Transport{Transport: kind, BindHost: s.host, BindPort: port, ExternalHost: publicHost, ExternalPort: port, MediaExternalIP: mediaIP}
+		return diago.Transport{Transport: kind, BindHost: s.host, BindPort: port, ExternalHost: publicHost, ExternalPort: port, MediaExternalIP: mediaIP, MediaSRTP: 1}
 	}
+	outgoing := transport("udp", port)
+	outgoing.ID, outgoing.MediaSRTP = outgoingTransport, 0
 	options := []diago.DiagoOption{
 		diago.WithServer(server), diago.WithLogger(log), diago.WithServerRequestMiddleware(g.admission.middleware),
-		diago.WithTransport(transport("udp", port)), diago.WithTransport(transport("tcp", port)),
+		diago.WithTransport(transport("udp", port)), diago.WithTransport(transport("tcp", port)), diago.WithTransport(outgoing),
 	}
 	var tlsListener net.Listener
 	if s.tlsCert != "" && s.tlsKey != "" {

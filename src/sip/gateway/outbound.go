@@ -48,12 +48,12 @@ func (g *gateway) dial(_ context.Context, raw json.RawMessage) (any, error) {
 		request.Port = 5060
 	}
 	recipient := sip.Uri{Scheme: "sip", User: request.To, Host: request.Host, Port: request.Port}
-	dialog, err := g.dg.NewDialog(recipient, diago.NewDialogOptions{Transport: "udp"})
+	dialog, err := g.dg.NewDialog(recipient, diago.NewDialogOptions{TransportID: outgoingTransport})
 	if err != nil {
 		return nil, err
 	}
 	callCtx, cancel := context.WithCancelCause(context.Background())
-	c := &call{sid: request.CallSid, cancel: cancel, transfer: make(chan int, 1)}
+	c := &call{sid: request.CallSid, ctx: callCtx, cancel: cancel, transfer: make(chan int, 1)}
 	untrack, ok := g.track(c)
 	if !ok {
 		cancel(errDialDuplicate)
