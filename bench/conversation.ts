@@ -3,7 +3,7 @@
  * messages through the real HTTP API, against a local OpenAI-compatible server with a fixed latency. For each
  * turn, overhead = the time the client waited − the time the model server spent on that turn's request.
  *
- *   npm run bench:conversation -- [--conversations 1,5,20] [--messages 5] [--turns 200] [--latency 50] [--warmup 50] [--cpu-prof DIR]
+ *   npm run bench:conversation -- [--conversations 1,5,20] [--messages 5] [--turns 200] [--latency 50] [--warmup 50] [--idle 3000] [--cpu-prof DIR]
  *
  * The platform runs as `npm start` runs it (bench/conversation/platform.ts): the api and worker roles on this
  * process's main thread, with the Temporal dev server beside it, over an embedded PGlite in a temporary directory
@@ -15,7 +15,8 @@
  * Besides the overhead it prints, per turn: the CPU time of the main thread (the API, the worker's activities,
  * the database driver and PGlite), of the whole process less the bench's thread (adding the workflow threads and
  * Temporal's core), of the Temporal server, of the PostgreSQL backends serving the bench, and of the bench
- * itself; and the API's calls to Temporal. On a small machine all of them share the cores, and as N grows turns
+ * itself; and the API's calls to Temporal. The Temporal server's CPU is also shown less what it spends idle, measured
+ * for `--idle` ms after the warm-up with no requests: its timers, polls and housekeeping, which a turn does not cause. On a small machine all of them share the cores, and as N grows turns
  * wait for CPU. `--cpu-prof DIR` profiles the main thread over each level, writes DIR/conversation-<db>-<N>.cpuprofile
  * and prints where its time went (bench/cpu-profile.ts).
  */
@@ -42,6 +43,7 @@ const { values } = parseArgs({
     'turns': { type: 'string', default: '200' },
     'latency': { type: 'string', default: '50' },
     'warmup': { type: 'string', default: '50' },
+    'idle': { type: 'string', default: '3000' },
     'cpu-prof': { type: 'string' },
   },
 });
@@ -64,12 +66,24 @@ async function runTurns(level: number, conversations: number, turns: number, ass
   return result;
 }
 
+/** The Temporal server's CPU milliseconds per second with no requests: timers, polls and its own housekeeping. */
+async function temporalIdleRate(ms: number): Promise<number | undefined> {
+  const before = await platform.cpu();
+  const started = performance.now();
+  await new Promise((resolve) => setTimeout(resolve, ms));
+  const after = await platform.cpu();
+  if (before.temporalServerMs === undefined || after.temporalServerMs === undefined) return undefined;
+  return (after.temporalServerMs - before.temporalServerMs) / ((performance.now() - started) / 1000);
+}
+
 /** One level: its line of the table, and the profile's summary when asked for. */
-async function runLevel(level: number, conversations: number, assistantUuid: string): Promise<string[]> {
+async function runLevel(level: number, conversations: number, assistantUuid: string, idlePerSecond: number | undefined): Promise<string[]> {
   const profiler = values['cpu-prof'] ? await startCpuProfile() : undefined;
   const before: CpuReading = await platform.cpu();
+  const started = performance.now();
   const { overheads, totals, elapsedMs, loadCpuMicros } = await runTurns(level, conversations, Number(values.turns), assistantUuid);
   const after = await platform.cpu();
+  const seconds = (performance.now() - started) / 1000;
   const profile = profiler ? await profiler.stop(path.join(values['cpu-prof']!, `conversation-${platform.config.database.url ? 'postgres' : 'pglite'}-${conversations}.cpuprofile`)) : undefined;
   overheads.sort((a, b) => a - b);
   totals.sort((a, b) => a - b);
@@ -84,6 +98,8 @@ async function runLevel(level: number, conversations: number, assistantUuid: str
     perTurn(after.mainMs - before.mainMs, turns, 15),
     perTurn(after.processMs - before.processMs - loadMs, turns, 18),
     perTurn(after.temporalServerMs === undefined ? undefined : after.temporalServerMs - before.temporalServerMs!, turns, 15),
+    perTurn(after.temporalServerMs === undefined || idlePerSecond === undefined ? undefined
+      : after.temporalServerMs - before.temporalServerMs! - idlePerSecond * seconds, turns, 15),
     perTurn(postgresCpuMs(before, after), turns, 15),
     perTurn(loadMs, turns, 14),
     `${(callCount / turns).toFixed(2)}${calls.length ? ` (${calls.map(([name, count]) => `${name} ${count}`).join(', ')})` : ''}`,
@@ -100,11 +116,14 @@ try {
   console.log(`model latency ${latencyMs} ms, ${messages} messages per conversation, ${platform.databaseName}, api and worker in this process, ` +
     `Temporal ${platform.config.temporal.address ? `at ${platform.config.temporal.address}` : 'dev server'}; load average ${os.loadavg()[0]!.toFixed(1)} on ` +
     `${os.availableParallelism()} cores; target: overhead p50 <= 10 ms`);
-  console.log('concurrent | turns | overhead p50 | overhead p95 | turn p50 | turns/s | main CPU/turn | process CPU/turn | Temporal CPU/turn | ' +
-    'Postgres CPU/turn | bench CPU/turn | Temporal calls/turn');
   if (Number(values.warmup) > 0) await runTurns(-1, levels[0]!, Number(values.warmup), assistantUuid);
+  const idlePerSecond = await temporalIdleRate(Number(values.idle));
+  console.log(`Temporal server idle (${values.idle} ms without requests, after the warm-up's workflows): ` +
+    `${idlePerSecond === undefined ? '-' : idlePerSecond.toFixed(1)} ms of CPU a second; "less idle" takes that out of its CPU per turn`);
+  console.log('concurrent | turns | overhead p50 | overhead p95 | turn p50 | turns/s | main CPU/turn | process CPU/turn | Temporal CPU/turn | ' +
+    'Temporal less idle | Postgres CPU/turn | bench CPU/turn | Temporal calls/turn');
   for (const [level, conversations] of levels.entries()) {
-    for (const line of await runLevel(level, conversations, assistantUuid)) console.log(line);
+    for (const line of await runLevel(level, conversations, assistantUuid, idlePerSecond)) console.log(line);
   }
   console.log(`load average ${os.loadavg()[0]!.toFixed(1)} at the end`);
 } finally {

@@ -34,8 +34,8 @@ interface TimerState {
 
 /**
  * A widget or WhatsApp conversation's inactivity timer (`conversation-<uuid>`), started with signal-with-start by
- * the first message that finds none running (resources/conversations/quiet-timer.ts). It sleeps for the timeout,
- * then reads when the last message was stored (`endQuietConversation`): a message since puts the end off, and it
+ * the first message that finds none running (resources/conversations/quiet-timer.ts). It sleeps for the timeout
+ * (a run started with the timeout as its start delay has had it before it first runs), then reads when the last message was stored (`endQuietConversation`): a message since puts the end off, and it
  * sleeps again until that message's timeout has passed; a quiet conversation is marked ended and its timer given
  * back, and, when its assistant sends the conversation-ended webhook, evaluated and announced (a delivery that
  * needs retries is a child that outlives this run). A message stored while that goes on finds no timer and
@@ -51,7 +51,8 @@ export async function conversationInactivityWorkflow(input: ConversationInactivi
     state.timeoutMs = signal.timeoutMs;
   });
   const result: ConversationInactivityResult = { periods: 0, deliveries: [] };
-  if (patched(READS_LAST_MESSAGE)) return untilQuiet(conversationId, state, result);
+  // A run started after a start delay of the timeout (starters.ts) reads the last message's time at once.
+  if (patched(READS_LAST_MESSAGE)) return untilQuiet(conversationId, state, result, input.startDelayed ? 0 : state.timeoutMs);
   let ended = 0;
   while (state.messages > ended) {
     ended = await quietPeriod(conversationId, state);

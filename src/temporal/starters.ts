@@ -150,7 +150,9 @@ export async function startWebhookDelivery(
 /**
  * Starts a widget or WhatsApp conversation's inactivity timer, called only when a stored message found none
  * running (resources/conversations/quiet-timer.ts): one signal-with-start of `conversation-<uuid>`, which starts a
- * run, or tells the run that is ending the conversation to wait out another period.
+ * run, or tells the run that is ending the conversation to wait out another period. A new run starts after the
+ * timeout (Temporal's start delay) rather than at once to sleep through it: the conversation's start costs the
+ * Temporal server and the worker no workflow task and no timer while the chat goes on.
  */
 export async function startConversationTimer(
   temporal: TemporalClient,
@@ -160,7 +162,8 @@ export async function startConversationTimer(
   await temporal.client.workflow.signalWithStart<typeof conversationInactivityWorkflow, [MessageStoredSignal]>(workflowTypes.conversationInactivity, {
     taskQueue: temporal.taskQueue,
     workflowId: workflowIds.conversation(conversation.uuid),
-    args: [{ conversationId: conversation.id } satisfies ConversationInactivityInput],
+    args: [{ conversationId: conversation.id, startDelayed: true } satisfies ConversationInactivityInput],
+    startDelay: timeoutMs,
     signal: conversationSignals.messageStored,
     signalArgs: [{ timeoutMs }],
     typedSearchAttributes: [

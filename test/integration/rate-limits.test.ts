@@ -76,6 +76,41 @@ describe('the rate limiter kept in PostgreSQL', () => {
     expect(await allowed()).toBe(0);
   });
 
+  it("leases a busy key's budget in blocks, each held for a second: a statement per block, the count exact", async () => {
+    const clock = testClock();
+    const limiter = postgresRateLimiter(platform.database.knex, clock.now);
+    let statements = 0;
+    const count = (query: { sql: string }) => {
+      if (query.sql.includes('rate_limits')) statements++;
+    };
+    platform.database.knex.on('query', count);
+    try {
+      // 600 a minute: blocks of 1, 2, 4, 8, then 10 (a second's worth).
+      const decisions = [];
+      for (let i = 0; i < 30; i++) decisions.push(await limiter.hit('busy-key', { limit: 600, periodMs: 60_000 }));
+      expect(decisions.map((decision) => decision.remaining)).toEqual(Array.from({ length: 30 }, (_, i) => 599 - i));
+      expect(statements).toBe(6);
+      // Five units of the last block are left; a second later they are gone, and the next request takes a block.
+      clock.advance(1_000);
+      await limiter.hit('busy-key', { limit: 600, periodMs: 60_000 });
+      expect(statements).toBe(7);
+    } finally {
+      platform.database.knex.off('query', count);
+    }
+  });
+
+  it('lets no more than the limit through a burst on two replicas that lease, and at most a block each fewer', async () => {
+    const clock = testClock();
+    const replicas = [postgresRateLimiter(platform.database.knex, clock.now), postgresRateLimiter(platform.database.knex, clock.now)];
+    // Blocks of up to 5 (a second's worth): a replica whose requests are all answered may still hold some.
+    const limit = { limit: 300, periodMs: 60_000 };
+    const decisions = await Promise.all(Array.from({ length: 400 }, (_, i) => replicas[i % 2]!.hit('burst-key', limit)));
+    const allowed = decisions.filter((decision) => decision.allowed).length;
+    expect(allowed).toBeLessThanOrEqual(300);
+    expect(allowed).toBeGreaterThanOrEqual(300 - 2 * 5);
+    expect(Math.min(...decisions.filter((decision) => !decision.allowed).map((decision) => decision.retryAfterSeconds))).toBe(1);
+  });
+
   it('forgets keys whose time has passed, at most once a minute', async () => {
     const clock = testClock();
     const limiter = postgresRateLimiter(platform.database.knex, clock.now);

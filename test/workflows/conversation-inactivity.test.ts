@@ -153,14 +153,15 @@ describe('conversationInactivityWorkflow', () => {
     const { worker, id, row, handle } = await conversation({});
     // A start for a timer that already ran (a stale claim): the run ends the conversation, then sleeps once more.
     row.timer = true;
-    row.lastMessageAt = Date.now();
     const uuid = handle().workflowId.replace(/^conversation-/, '');
     const start = () => startConversationTimer(worker.temporal, { id, uuid, userId: 41, assistantId: 7 }, TIMEOUT_MS);
     await start();
-    await expect.poll(async () => ((await handle().fetchHistory()).events ?? []).some((event) => event.timerStartedEventAttributes)).toBe(true);
+    // Messages while the run waits for its start (it starts a timeout later): it sleeps until the last one's timeout.
+    row.lastMessageAt = Date.now() + 2 * TIMEOUT_MS;
+    await expect.poll(async () => ((await handle().fetchHistory()).events ?? []).some((event) => event.timerStartedEventAttributes), { timeout: 5_000 }).toBe(true);
     await start();
     expect(await handle().result()).toEqual({ periods: 1, deliveries: [] });
-    expect(names(worker)).toEqual(['endQuietConversation', 'endQuietConversation']);
+    expect(names(worker)).toEqual(['endQuietConversation', 'endQuietConversation', 'endQuietConversation']);
   });
 
   it('stops when the conversation is gone', async () => {

@@ -270,6 +270,24 @@ const scenarios: Record<string, Scenario> = {
       return handle;
     },
   },
+  // Recorded after the timer's run started with the timeout as its start delay (input `startDelayed`): it read the
+  // last message's time when it first ran, a message had come since, then the period passed.
+  'conversation-timer-start-delayed': {
+    stubs: {
+      endQuietConversation: (() => {
+        const checks = [{ outcome: 'active' as const, remainingMs: 200 }, { outcome: 'ended' as const, webhook: false, evaluate: false }];
+        return () => Promise.resolve(checks.shift() ?? { outcome: 'already_ended' as const });
+      })(),
+    },
+    async run(temporal, workflowId) {
+      const handle = await temporal.client.workflow.signalWithStart(workflowTypes.conversationInactivity, {
+        taskQueue: temporal.taskQueue, workflowId, args: [{ conversationId: 3, startDelayed: true }], startDelay: 300,
+        signal: conversationSignals.messageStored, signalArgs: [{ timeoutMs: 300 }],
+      });
+      await handle.result();
+      return handle;
+    },
+  },
   // Recorded after the call's evaluation began together with telling the campaign and pricing (one task).
   'call-lifecycle-epilogue-together': {
     stubs: { ...callSteps, finalizeCall: () => Promise.resolve({ status: 'ended_by_customer' as const, evaluate: true }) },

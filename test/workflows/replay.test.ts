@@ -15,7 +15,7 @@ describe('recorded workflow histories', () => {
     Runtime.install({ logger: new DefaultLogger('WARN') });
   });
 
-  it('cover each way a document ingestion ends, the main ways a call ends (with its post-call webhook delivered by a child, and retried by one after the first attempt), a campaign completed and stopped (and completed with its calls started without waiting), a retried webhook delivery (from its first attempt and after one made elsewhere, woken by retryNow, and signalled before retryNow existed), a conversation\'s end with its webhook (signalled by every message, and reading its last message\'s time), and the self-check', () => {
+  it('cover each way a document ingestion ends, the main ways a call ends (with its post-call webhook delivered by a child, and retried by one after the first attempt), a campaign completed and stopped (and completed with its calls started without waiting), a retried webhook delivery (from its first attempt and after one made elsewhere, woken by retryNow, and signalled before retryNow existed), a conversation\'s end with its webhook (signalled by every message, reading its last message\'s time, and started after a start delay), and the self-check', () => {
     expect(histories).toEqual(expect.arrayContaining([
       'call-lifecycle-customer-hangup.json',
       'call-lifecycle-post-call-webhook.json',
@@ -25,6 +25,7 @@ describe('recorded workflow histories', () => {
       'campaign-stopped.json',
       'conversation-ended-webhook.json',
       'conversation-timer-reads-last-message.json',
+      'conversation-timer-start-delayed.json',
       'call-lifecycle-never-connected.json',
       'call-lifecycle-time-limit.json',
       'document-ingestion-active.json',

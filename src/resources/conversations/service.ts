@@ -97,18 +97,23 @@ export async function acceptMessage(
   deps: ConversationDeps,
   uuid: string,
   message: string,
-  admitTest?: (assistant: { assistantId: number; ownerId: number }) => Promise<void>,
+  options: {
+    admitTest?: (assistant: { assistantId: number; ownerId: number }) => Promise<void>;
+    /** False when the caller will not reply now even if the AI is on (statements.ts: how the message commits). */
+    replyFollows?: boolean;
+  } = {},
 ): Promise<PendingTurn> {
+  const { admitTest, replyFollows = true } = options;
   if (!isUuid(uuid)) throw new NotFoundError('Conversation not found');
   if (!deps.model) {
     await findConversation(deps.knex, uuid);
     throw new ServiceUnavailableError(NO_MODEL_MESSAGE);
   }
   const chargeKey = `conversation-message:${randomUUID()}`;
-  const accepted = await storeUserMessage(deps.knex, uuid, message, chargeKey);
+  const accepted = await storeUserMessage(deps.knex, uuid, message, chargeKey, replyFollows);
   if (!accepted) throw new NotFoundError('Conversation not found');
   if (accepted.messageId === null) throw new InsufficientBalanceError();
-  const { messageId, history, profile, inactivityTimeoutMinutes, startsTimer, rechargeArmed, ...conversation } = accepted;
+  const { messageId, history, profile, inactivityTimeoutMinutes, startsTimer, rechargeArmed, asynchronous: _commit, ...conversation } = accepted;
   const turn = {
     conversation,
     profile: toAgentProfile(deps.secrets, profile),

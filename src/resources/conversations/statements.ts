@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import type { HistoryEntry } from '../../agent/turn-input.ts';
 import { rechargeArmedExpression } from '../../billing/auto-recharge.ts';
 import { chargeExpression } from '../../billing/ledger.ts';
+import { asynchronousCommit } from '../../db/commit.ts';
 import { prepared } from '../../db/prepared.ts';
 import { agentProfileQuery, type StoredProfile } from '../assistants/profile.ts';
 import type { Conversation, ConversationType } from './model.ts';
@@ -65,8 +66,15 @@ export interface AcceptedRow extends TurnConversation {
  * Stores the user message, charges it (all but test conversations) and counts it in one statement, which also
  * reads the conversation, its history and its assistant's profile: the message is stored only if the charge
  * went through, and a failure leaves nothing half-written. No row: there is no such conversation.
+ *
+ * When the assistant will reply (its AI is on and `replyFollows`), it commits without waiting for the disk
+ * (db/commit.ts), which also lets go of the owner's balance row at once instead of after an fsync: the reply's
+ * statement commits durably, and with it this one, before the client is answered, and a turn that fails is undone
+ * by a durable transaction. A message nobody replies to now is answered at once, so it commits durably.
  */
-export async function storeUserMessage(knex: Knex, uuid: string, message: string, chargeKey: string): Promise<AcceptedRow | undefined> {
+export async function storeUserMessage(
+  knex: Knex, uuid: string, message: string, chargeKey: string, replyFollows: boolean,
+): Promise<(AcceptedRow & { asynchronous: string }) | undefined> {
   const charge = chargeExpression(knex, {
     userId: knex.raw('c.user_id'),
     amountMicros: WIDGET_MESSAGE_MICROS,
@@ -76,7 +84,7 @@ export async function storeUserMessage(knex: Knex, uuid: string, message: string
     idempotencyKey: chargeKey,
   });
   // The counters are increments in SQL: messages of one conversation may arrive at the same time.
-  const { rows } = await prepared('conversation-store-user-message', knex.raw<{ rows: AcceptedRow[] }>(`
+  const { rows } = await prepared('conversation-store-user-message', knex.raw<{ rows: (AcceptedRow & { asynchronous: string })[] }>(`
     with c as (select id, uuid, user_id, assistant_id, type, variables, ai_enabled from conversations where uuid = ?),
     charge as (
       select c.id as conversation_id, c.type <> 'test' as charged, case when c.type <> 'test' then ? end as entry_id from c
@@ -100,9 +108,10 @@ export async function storeUserMessage(knex: Knex, uuid: string, message: string
       (select conversation_inactivity_timeout from assistants a where a.id = c.assistant_id) as "inactivityTimeoutMinutes",
       (select coalesce(json_agg(json_build_object('role', m.role, 'content', m.content) order by m.id), '[]')
         from conversation_messages m where m.conversation_id = c.id) as history,
-      ? as profile
+      ? as profile,
+      ${asynchronousCommit('c.ai_enabled and ?::boolean')} as asynchronous
     from c`,
-  [uuid, charge, message, WIDGET_MESSAGE_MICROS, rechargeArmedExpression(knex, knex.raw('c.user_id')), agentProfileQuery(knex, { id: knex.raw('c.assistant_id') })]));
+  [uuid, charge, message, WIDGET_MESSAGE_MICROS, rechargeArmedExpression(knex, knex.raw('c.user_id')), agentProfileQuery(knex, { id: knex.raw('c.assistant_id') }), replyFollows]));
   return rows[0];
 }
 

@@ -52,7 +52,7 @@ export async function receiveWhatsApp(deps: InboundDeps, message: InboundWhatsAp
 
   let turn;
   try {
-    turn = await acceptMessage(deps.conversations, conversation.uuid, message.body);
+    turn = await acceptMessage(deps.conversations, conversation.uuid, message.body, { replyFollows: sender.status === 'online' });
   } catch (error) {
     if (!(error instanceof InsufficientBalanceError || error instanceof ServiceUnavailableError)) throw error;
     logger.warn({ conversationId: conversation.id, reason: error.message }, 'a WhatsApp message was not answered');

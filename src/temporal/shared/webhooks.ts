@@ -74,6 +74,11 @@ export interface ConversationInactivityInput {
   conversationId: number;
   /** Set by a run continued as new: a quiet period of this length has just started. */
   carriedTimeoutMs?: number;
+  /**
+   * Started with the timeout as its start delay (starters.ts): its first wait is over when it first runs. Runs
+   * started before that have no such field and sleep first.
+   */
+  startDelayed?: boolean;
 }
 
 export interface ConversationInactivityResult {
