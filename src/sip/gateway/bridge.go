@@ -153,6 +153,17 @@ func (b *bridge) receiveRTP(ctx context.Context) error {
 
 // forward sends the caller's audio to Parley on a steady 20 ms clock, out of the jitter buffer.
 func (b *bridge) forward(ctx context.Context) error {
+	return b.eachFrame(ctx, func(frame []byte) error {
+		if err := b.stream.audio(frame); err != nil {
+			return errParleyLeft
+		}
+		return nil
+	})
+}
+
+// eachFrame hands `send` the caller's next frame every 20 ms (silence where the jitter buffer has none) until
+// ctx ends, `send` fails, or the caller's RTP stops.
+func (b *bridge) eachFrame(ctx context.Context, send func(frame []byte) error) error {
 	ticker := time.NewTicker(20 * time.Millisecond)
 	defer ticker.Stop()
 	silence := make([]byte, frameBytes)
@@ -172,8 +183,8 @@ func (b *bridge) forward(ctx context.Context) error {
 		if frame == nil {
 			frame = silence
 		}
-		if err := b.stream.audio(frame); err != nil {
-			return errParleyLeft
+		if err := send(frame); err != nil {
+			return err
 		}
 	}
 }

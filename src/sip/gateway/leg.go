@@ -182,25 +182,7 @@ func (b *bridge) join(ctx context.Context, l *secondLeg) error {
 // relay moves one frame each way every 20 ms: the caller's to the leg (silence where it has none), the leg's
 // into the caller's playout.
 func (b *bridge) relay(ctx context.Context, heard *jitterBuffer, toLeg interface{ Write([]byte) (int, error) }, legAlaw bool) error {
-	ticker := time.NewTicker(20 * time.Millisecond)
-	defer ticker.Stop()
-	silence := make([]byte, frameBytes)
-	for i := range silence {
-		silence[i] = ulawSilence
-	}
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-ticker.C:
-		}
-		if time.Since(time.Unix(0, b.lastRTP.Load())) > mediaTimeout {
-			return errMediaTimeout
-		}
-		frame := b.inbox.take()
-		if frame == nil {
-			frame = silence
-		}
+	return b.eachFrame(ctx, func(frame []byte) error {
 		if legAlaw {
 			frame = g711.Ulaw2Alaw(frame)
 		}
@@ -210,5 +192,6 @@ func (b *bridge) relay(ctx context.Context, heard *jitterBuffer, toLeg interface
 		if frame := heard.take(); frame != nil {
 			b.out.push(frame)
 		}
-	}
+		return nil
+	})
 }

@@ -20,16 +20,11 @@ import (
 // already written as the trunk's calling format, the trunk's address and credentials, and where to stream the
 // answered call.
 type dialRequest struct {
-	CallSid            string       `json:"callSid"`
-	From               string       `json:"from"`
-	To                 string       `json:"to"`
-	Host               string       `json:"host"`
-	Port               int          `json:"port"`
-	Proxy              bool         `json:"proxy"`
-	Username           string       `json:"username"`
-	Password           string       `json:"password"`
-	RingTimeoutSeconds int          `json:"ringTimeoutSeconds"`
-	Stream             streamTarget `json:"stream"`
+	// How to reach the trunk: the same fields as a transfer's second leg.
+	legRequest
+	CallSid string       `json:"callSid"`
+	To      string       `json:"to"`
+	Stream  streamTarget `json:"stream"`
 }
 
 var errDialDuplicate = errors.New("a call with this id is live already")
