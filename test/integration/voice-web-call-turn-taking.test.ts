@@ -79,7 +79,8 @@ describe.skipIf(!speechInstalled)(`turn-taking on a web call over the offline sp
     expect(lines).toEqual([
       expect.stringMatching(/^user: .*(menu|today)/i),
       expect.stringMatching(/^assistant: /),
-      expect.stringMatching(/^user: .*question/i),
+      // Whisper hears the interruption's start, cut by the onset, as "Hold on I have a question" or "Hold on I can't wait".
+      expect.stringMatching(/^user: hold on/i),
       'assistant: Of course. What would you like to know?',
     ]);
     caller.stop();
@@ -96,7 +97,7 @@ describe.skipIf(!speechInstalled)(`turn-taking on a web call over the offline sp
     expect(cut.text.length).toBeLessThan(MENU.length / 2);
     expect(call.transcript.split('\n')[1]).toBe(`AI: ${cut.text}`);
     // The next request carries the cut reply as the model's last words, not the whole answer.
-    const next = llm.requests.slice(requestsBefore).find((request) => /question/.test(lastUserText(request)))!;
+    const next = llm.requests.slice(requestsBefore).find((request) => /question|hold/i.test(lastUserText(request)))!;
     expect(next.messages.at(-2)).toEqual({ role: 'assistant', content: cut.text });
   }, 60_000);
 
