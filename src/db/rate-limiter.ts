@@ -106,6 +106,12 @@ function leaseSize(previous: Lease | undefined, limit: RateLimit): number {
   return Math.min(previous.size * 2, most);
 }
 
+/** A request admitted from a lease: what the shared count allows, plus the units this process still holds. */
+function leased(lease: Lease, now: number, limit: RateLimit): RateDecision {
+  const decision = admitted(lease.arrival, now, limit);
+  return { ...decision, remaining: decision.remaining + lease.units };
+}
+
 /**
  * Takes up to `size` units of the key's budget in one statement, which locks the key's row (its `for update`
  * reads the newest time) and moves the time on by the units granted: as many as fit, none when even one does not.
@@ -162,8 +168,7 @@ export function postgresRateLimiter(knex: Knex, clock: Clock): RateLimiter {
     if (held && held.units > 0 && now < held.expiresAt) {
       held.units -= 1;
       held.used += 1;
-      const decision = admitted(held.arrival, now, limit);
-      return { ...decision, remaining: decision.remaining + held.units };
+      return leased(held, now, limit);
     }
     const size = leaseSize(held && now - held.expiresAt < LEASE_MS ? held : undefined, limit);
     let settle!: () => void;
@@ -176,8 +181,7 @@ export function postgresRateLimiter(knex: Knex, clock: Clock): RateLimiter {
         return refused(arrival, now, limit);
       }
       Object.assign(lease, { units: granted - 1, expiresAt: now + LEASE_MS, size: granted, used: 1, arrival });
-      const decision = admitted(arrival, now, limit);
-      return { ...decision, remaining: decision.remaining + lease.units };
+      return leased(lease, now, limit);
     } catch (error) {
       leases.delete(key);
       throw error;
