@@ -164,7 +164,8 @@ describe.skipIf(!speechInstalled).each(setups)(`a web call with $name${speechIns
     await caller.waitFor(() => caller.playedSound.length > heardBefore + 25, 20_000, 'the reply to be playing');
     const modelAborted = fakes.llm.nextAbort();
     const synthesisAborted = fakes.speech.nextAbort();
-    const onset = await caller.say(fromVoiceOnset(await spokenPcm(LINES.interruption.spoken, { silenceMs: 300 })));
+    const onset = await caller.say(fromVoiceOnset(await spokenPcm(LINES.interruption.spoken)));
+    // The line ends on its last voiced frame (the caller's microphone sends silence after it): from there a reply may come.
     const saidUntil = performance.now();
     const clear = caller.received.find((message) => message.event === 'clear' && message.at > onset);
     expect(clear, 'a clear after the caller began to speak').toBeDefined();

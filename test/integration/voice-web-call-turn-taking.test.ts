@@ -57,7 +57,7 @@ describe.skipIf(!speechInstalled)(`turn-taking on a web call over the offline sp
     const requestsBefore = llm.requests.length;
     const { callId, caller } = await placeWebCall(platform, owner, assistant.id);
     const question = await spokenPcm('What is on the menu today?', { silenceMs: 200 });
-    const interruption = fromVoiceOnset(await spokenPcm('Hold on I have a question', { silenceMs: 300 }));
+    const interruption = fromVoiceOnset(await spokenPcm('Hold on I have a question'));
 
     const heardBefore = caller.playedSound.length;
     await caller.say(question);
@@ -65,6 +65,7 @@ describe.skipIf(!speechInstalled)(`turn-taking on a web call over the offline sp
     await caller.waitFor(() => caller.playedSound.length > heardBefore + 25, 20_000, 'the reply to be playing');
     const aborted = llm.nextAbort();
     const onset = await caller.say(interruption);
+    // The line ends on its last voiced frame (the caller's microphone sends silence after it): from there a reply may come.
     const saidUntil = performance.now();
 
     const clear = caller.received.find((message) => message.event === 'clear' && message.at > onset);
