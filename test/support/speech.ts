@@ -68,6 +68,14 @@ export function fromVoiceOnset(samples: Int16Array): Int16Array {
   throw new Error('the line holds no voice');
 }
 
+/** `samples` up to the end of the last frame that holds the voice: a pause put after them is the whole pause. */
+export function toVoiceEnd(samples: Int16Array): Int16Array {
+  for (let end = samples.length - (samples.length % FRAME_SAMPLES); end >= FRAME_SAMPLES; end -= FRAME_SAMPLES) {
+    if (rms(samples.subarray(end - FRAME_SAMPLES, end)) > VOICED_RMS) return samples.subarray(0, end);
+  }
+  throw new Error('the line holds no voice');
+}
+
 /**
  * Loads what the offline stack loads on first use (Whisper's worker processes, the default voice), so that a
  * test timing a call measures the call, not the loading.
