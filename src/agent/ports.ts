@@ -62,7 +62,7 @@ export interface CallLine {
  * a summary written by the model after `summaryInstructions`; the caller hears `connectedMessage` once bridged.
  */
 export interface SupervisorTransfer {
-  /** E.164. */
+  /** E.164; or a SIP URI (`custom_sip`), reachable on calls through a SIP trunk. */
   supervisorPhone: string;
   /** The account's number the supervisor is called from. */
   outboundPhoneId: number;

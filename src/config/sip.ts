@@ -30,6 +30,11 @@ export interface SipConfig {
   gatewayBin: string | undefined;
   /** SIP packets per second an unknown source address may send before it is dropped at the socket. */
   unknownSourceRate: number;
+  /**
+   * What the gateway's own calls (outbound calls, transfer legs) offer: plain RTP, or SRTP with SDES keys
+   * (SIP_OUTBOUND_SRTP), for carriers that take nothing else; a trunk has no field of its own for it.
+   */
+  outboundSrtp: 'off' | 'sdes';
 }
 
 export function readSip(read: Reader): SipConfig {
@@ -53,5 +58,6 @@ export function readSip(read: Reader): SipConfig {
     internalUrl: read.url('SIP_INTERNAL_URL', ['http:', 'https:'])?.replace(/\/+$/, ''),
     gatewayBin: read.string('SIP_GATEWAY_BIN'),
     unknownSourceRate: read.integer('SIP_UNKNOWN_SOURCE_RATE', 20, 1, 100_000),
+    outboundSrtp: read.oneOf('SIP_OUTBOUND_SRTP', ['off', 'sdes'] as const, 'off'),
   };
 }

@@ -11,6 +11,9 @@ import { roomFor, supervisorTwiml } from '../resources/carrier-callbacks/warm-tr
 import type { PhoneLine } from '../voice/line.ts';
 import type { AssistantSetup, CallSetup } from '../voice/run.ts';
 
+/** A SIP URI, as a `custom_sip` supervisor is given. */
+const SIP_URI = /^sips?:\S+$/i;
+
 /** How long the number a call is transferred to rings before the transfer gives up as `no-answer`. */
 const TRANSFER_RING_SECONDS = 30;
 
@@ -28,11 +31,19 @@ export interface PhoneLineDeps {
  * (a valid number in a country of its own numbers, as `make_call` dials), and the transfer is recorded on the
  * call before the carrier is asked, its outcome coming later through the carrier's callback. A warm transfer
  * calls the supervisor from the tool's outbound number (still the account's), showing the caller ID its mode
- * says.
+ * says; a supervisor at a SIP URI (`custom_sip`) is reached only on a call through a SIP trunk, whose gateway
+ * dials it.
  */
 export function phoneLine(deps: PhoneLineDeps, call: { id: number; userId: number }): PhoneLine {
   const { knex, telephony } = deps;
   const checkTransfer = async (phoneNumber: string) => {
+    // A SIP URI (a `custom_sip` supervisor) is dialed by Parley's SIP gateway through the call's trunk.
+    if (SIP_URI.test(phoneNumber)) {
+      if (!deps.sipTrunks || !isSipCallSid((await callToTransfer(knex, call.id))?.providerCallId)) {
+        throw new RejectedError('A SIP address can only be called from a call that came through a SIP trunk.');
+      }
+      return;
+    }
     const parsed = parsePhoneNumberFromString(phoneNumber);
     if (!parsed?.isValid() || parsed.number !== phoneNumber) throw new RejectedError(`${phoneNumber} is not a valid phone number.`);
     const allowed = await dialingCountries(knex, call.userId);
@@ -90,6 +101,9 @@ export function phoneLine(deps: PhoneLineDeps, call: { id: number; userId: numbe
           supervisorTwiml: supervisorTwiml(briefing, `${callbacks}/warm-transfer/bridge?call_id=${call.id}`),
           supervisorStatusUrl: `${callbacks}/warm-transfer/status?call_id=${call.id}`,
           ringTimeoutSeconds: row.ringingTime ?? TRANSFER_RING_SECONDS,
+          briefing,
+          connectedMessage: transfer.connectedMessage,
+          holdMusicVolume: transfer.holdMusicVolume,
         }));
       } catch (error) {
         await advanceSupervisorTransfer(knex, call.id, { status: 'failed', error: error instanceof Error ? error.message : String(error) });

@@ -5,7 +5,8 @@ import { sipControlToken } from '../lib/sip-control.ts';
 import { controlApi } from '../sip/control-api.ts';
 import { ensureSipGateway, GatewayProcess, type GatewayReady } from '../sip/gateway-process.ts';
 import { admitSipCall, trunksForNumber, type SipInboundRequest } from '../sip/inbound.ts';
-import { endCallsOfGateway, recordGatewayStatus, recordGatewayTransfer, type StatusNotice } from '../sip/status.ts';
+import { MAX_SPOKEN_CHARS, speakForLine } from '../sip/line-audio.ts';
+import { endCallsOfGateway, recordGatewayStatus, recordGatewayTransfer, recordGatewayWarmTransfer, type StatusNotice, type WarmTransferNotice } from '../sip/status.ts';
 import { closeServer, listen } from './http-server.ts';
 import type { RoleContext, RunningRole } from './role.ts';
 
@@ -36,6 +37,7 @@ function gatewayEnv(config: Config): Record<string, string> {
     RTP_PORT_MAX: String(sip.rtpPortMax),
     ...(sip.tls ? { SIP_TLS_PORT: String(sip.tls.port), SIP_TLS_CERT: sip.tls.cert, SIP_TLS_KEY: sip.tls.key } : {}),
     SIP_UNKNOWN_SOURCE_RATE: String(sip.unknownSourceRate),
+    SIP_OUTBOUND_SRTP: sip.outboundSrtp,
     SIP_LOG_LEVEL: level,
   };
 }
@@ -43,7 +45,8 @@ function gatewayEnv(config: Config): Record<string, string> {
 /**
  * The sip role: Parley's SIP gateway (a Go process of sipgo and diago, src/sip/gateway) as a supervised child,
  * and what it needs of Parley: which trunks own a number, whether a call is admitted (a call record and its
- * workflow, as for any carrier's call), where each call's status goes, and a control API on SIP_CONTROL_PORT
+ * workflow, as for any carrier's call), where each call's status goes, speech for what it plays by itself once
+ * Parley has left a transferred call, and a control API on SIP_CONTROL_PORT
  * through which the worker places trunk calls and the media role transfers them. Stopping drains: no new calls,
  * and the live ones end on their own until the deadline.
  */
@@ -72,6 +75,17 @@ export async function start(ctx: RoleContext): Promise<SipRole> {
   gateway.listen('transfer', (body) => {
     recordGatewayTransfer(statusDeps, body as { callSid: string; status: string; duration?: number })
       .catch((error: unknown) => logger.error({ err: error }, 'could not record a SIP transfer\'s outcome'));
+  });
+  // A warm transfer's steps are recorded in the order told (`connected` before its end).
+  let warmSteps = Promise.resolve();
+  gateway.listen('warm-transfer', (body) => {
+    warmSteps = warmSteps.then(() => recordGatewayWarmTransfer(statusDeps, body as WarmTransferNotice))
+      .catch((error: unknown) => logger.error({ err: error }, 'could not record a SIP warm transfer\'s step'));
+  });
+  gateway.handle('speak', async (body) => {
+    const text = (body as { text?: unknown }).text;
+    if (typeof text !== 'string' || !text.trim() || text.length > MAX_SPOKEN_CHARS) throw new Error(`speak needs a text of 1 to ${MAX_SPOKEN_CHARS} characters`);
+    return { audio: Buffer.from(await speakForLine(providers.tts.default, text)).toString('base64') };
   });
   gateway.onExit = () => endCallsOfGateway(statusDeps, gatewayUrl());
 

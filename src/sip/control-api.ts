@@ -5,10 +5,13 @@ import { RejectedError } from '../lib/errors.ts';
 import type { Logger } from '../logger.ts';
 import { SIP_CALL_SID } from '../providers/telephony/sip-trunks.ts';
 import { sendJson } from '../roles/http-server.ts';
-import { placeSipCall, transferSipCall, type SipDialRequest, type SipOutboundDeps } from './outbound.ts';
+import { placeSipCall, transferSipCall, warmTransferSipCall, type SipDialRequest, type SipOutboundDeps, type SipWarmTransfer } from './outbound.ts';
+
+/** The longest text of a warm transfer (a briefing longer than the gateway says is cut). */
+const maxTextChars = 20_000;
 
 /** The largest request body the control API reads. */
-const maxBodyBytes = 16 * 1024;
+const maxBodyBytes = 128 * 1024;
 
 export interface ControlApiDeps extends SipOutboundDeps {
   knex: Knex;
@@ -49,6 +52,17 @@ function dialRequestOf(body: Record<string, unknown>): SipDialRequest {
   return body as unknown as SipDialRequest;
 }
 
+function warmTransferOf(body: Record<string, unknown>): SipWarmTransfer {
+  const { to, callerId, ringTimeoutSeconds, holdMusicVolume, briefing, connectedMessage } = body as Partial<SipWarmTransfer>;
+  const text = (value: unknown, max: number) => typeof value === 'string' && value.length <= max;
+  if (!text(to, 255) || !to || !text(callerId, 32) || !Number.isInteger(ringTimeoutSeconds) || (ringTimeoutSeconds as number) < 1 || (ringTimeoutSeconds as number) > 600
+    || !(holdMusicVolume === null || (Number.isInteger(holdMusicVolume) && (holdMusicVolume as number) >= 0 && (holdMusicVolume as number) <= 100))
+    || !text(briefing, maxTextChars) || !text(connectedMessage, maxTextChars)) {
+    throw new BadRequest('Expected {to, callerId, ringTimeoutSeconds, holdMusicVolume (0-100 or null), briefing, connectedMessage}.');
+  }
+  return body as unknown as SipWarmTransfer;
+}
+
 function sameSecret(presented: string, expected: string): boolean {
   const digest = (text: string) => createHash('sha256').update(text).digest();
   return timingSafeEqual(digest(presented), digest(expected));
@@ -57,9 +71,9 @@ function sameSecret(presented: string, expected: string): boolean {
 /**
  * The sip role's control API, for the platform's own processes: `POST /sip/calls` places a trunk call (the
  * worker's dial), `POST /sip/calls/<sid>/hangup` ends one, `POST /sip/calls/<sid>/transfer` hands one to a number
- * (the media role's transfer); `GET /sip/health` says whether the replica takes calls. A request for a call held
- * by another replica is passed on to it, so any replica may be asked. Every route but health needs the
- * deployment's sip control token.
+ * and `POST /sip/calls/<sid>/warm-transfer` holds one for a supervisor (the media role's transfers); `GET
+ * /sip/health` says whether the replica takes calls. A request for a call held by another replica is passed on
+ * to it, so any replica may be asked. Every route but health needs the deployment's sip control token.
  */
 export function controlApi(deps: ControlApiDeps): http.RequestListener {
   async function forward(gatewayUrl: string, path: string, body: unknown, response: http.ServerResponse): Promise<void> {
@@ -86,7 +100,7 @@ export function controlApi(deps: ControlApiDeps): http.RequestListener {
       if (deps.draining()) return sendJson(response, 503, { message: 'This SIP gateway is shutting down.' });
       return sendJson(response, 200, await placeSipCall(deps, dialRequestOf(body)));
     }
-    const match = /^\/sip\/calls\/([^/]+)\/(hangup|transfer)$/.exec(path);
+    const match = /^\/sip\/calls\/([^/]+)\/(hangup|transfer|warm-transfer)$/.exec(path);
     if (!match?.[1] || !SIP_CALL_SID.test(match[1])) return sendJson(response, 404, { message: 'Not Found.' });
     const callSid = match[1];
     const call = await deps.knex('sip_calls').where({ callSid }).first<{ callId: number; gatewayUrl: string; endedAt: Date | null } | undefined>('callId', 'gatewayUrl', 'endedAt');
@@ -95,6 +109,9 @@ export function controlApi(deps: ControlApiDeps): http.RequestListener {
     if (match[2] === 'hangup') {
       const { found } = await deps.gateway.ask<{ found: boolean }>('hangup', { callSid });
       return sendJson(response, found ? 200 : 404, { found });
+    }
+    if (match[2] === 'warm-transfer') {
+      return sendJson(response, 200, await warmTransferSipCall(deps, { callSid, callId: Number(call.callId) }, warmTransferOf(body)));
     }
     const { to, ringTimeoutSeconds = 30 } = body;
     if (typeof to !== 'string' || to.length === 0 || to.length > 255 || !Number.isInteger(ringTimeoutSeconds) || (ringTimeoutSeconds as number) < 1 || (ringTimeoutSeconds as number) > 600) {

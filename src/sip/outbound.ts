@@ -4,10 +4,12 @@ import { RejectedError } from '../lib/errors.ts';
 import type { SecretBox } from '../lib/secrets.ts';
 import type { Logger } from '../logger.ts';
 import { newSipCallSid } from '../providers/telephony/sip-trunks.ts';
+import { TRANSFER_FAILED } from '../resources/carrier-callbacks/transfers.ts';
 import { HELD_STATUSES } from '../resources/phone-numbers/model.ts';
 import { SIP_PASSWORD_PURPOSE } from '../resources/sip-trunks/service.ts';
 import { formatForTrunk, type CallingFormat } from './calling-format.ts';
 import type { GatewayProcess } from './gateway-process.ts';
+import { holdMusicMulaw, MAX_SPOKEN_CHARS } from './line-audio.ts';
 
 export interface SipOutboundDeps {
   knex: Knex;
@@ -117,28 +119,86 @@ function passwordOf(deps: SipOutboundDeps, trunk: OutboundTrunk, callId: number)
   }
 }
 
+/** How the gateway reaches a transfer's target as a call of its own through the call's trunk (its `legRequest`). */
+interface LegRequest {
+  from: string;
+  host: string;
+  port: number;
+  proxy: boolean;
+  username: string;
+  password: string;
+  ringTimeoutSeconds: number;
+}
+
+/**
+ * The leg to `target` through `trunk`, from `from` (E.164, written in the trunk's calling format): the trunk's
+ * credentials go only to the trunk's own address, so a SIP URI elsewhere (a `custom_sip` supervisor) never gets them.
+ */
+function legThrough(deps: SipOutboundDeps, trunk: OutboundTrunk, target: string, from: string, callId: number, ringTimeoutSeconds: number): LegRequest {
+  const sameHost = uriHost(target) === trunk.sipAddress.toLowerCase();
+  return {
+    from: formatForTrunk(from, trunk.sipCallingFormat ?? '+e164'),
+    host: trunk.sipAddress,
+    port: deps.sip.trunkPort,
+    proxy: trunk.outboundProxy ?? false,
+    username: sameHost ? trunk.sipUsername ?? '' : '',
+    password: sameHost ? passwordOf(deps, trunk, callId) : '',
+    ringTimeoutSeconds,
+  };
+}
+
 /**
  * Hands an answered call to `to` (a number, reached through the call's trunk, or a SIP URI) with a REFER; a far
- * end that refuses it has the gateway dial `to` through the trunk itself and join the caller to it (the trunk's
- * credentials go only to the trunk's own address). The outcome comes later as a gateway notice. A call that
- * cannot be handed over at all is a `RejectedError`.
+ * end that refuses it has the gateway dial `to` through the trunk itself and join the caller to it, the caller
+ * hearing the apology a carrier's failed `<Dial>` says when nobody answers. The outcome comes later as a gateway
+ * notice. A call that cannot be handed over at all is a `RejectedError`.
  */
 export async function transferSipCall(deps: SipOutboundDeps, call: { callSid: string; callId: number }, to: string, ringTimeoutSeconds: number): Promise<void> {
   const trunk = await trunkOfCall(deps.knex, call.callId);
   if (!trunk && !/^sips?:/i.test(to)) throw new RejectedError('This call\'s number is not a SIP trunk any more: there is nowhere to send the transfer.');
   const target = trunk ? trunkTarget(trunk, to, deps.sip.trunkPort) : to;
-  const sameHost = trunk !== undefined && uriHost(target) === trunk.sipAddress.toLowerCase();
-  const leg = trunk && {
-    from: formatForTrunk(trunk.phoneNumber, trunk.sipCallingFormat ?? '+e164'),
-    host: trunk.sipAddress,
-    port: deps.sip.trunkPort,
-    proxy: trunk.outboundProxy ?? false,
-    username: sameHost ? trunk.sipUsername ?? '' : '',
-    password: sameHost ? passwordOf(deps, trunk, call.callId) : '',
-    ringTimeoutSeconds,
-  };
+  const leg = trunk && legThrough(deps, trunk, target, trunk.phoneNumber, call.callId, ringTimeoutSeconds);
   try {
-    await deps.gateway.ask('transfer', { callSid: call.callSid, target, ...(leg ? { leg } : {}) });
+    await deps.gateway.ask('transfer', { callSid: call.callSid, target, apology: TRANSFER_FAILED, ...(leg ? { leg } : {}) });
+  } catch (error) {
+    throw new RejectedError(error instanceof Error ? error.message : String(error));
+  }
+}
+
+/** A warm transfer of a trunk call, as the media role asks for it (the trunk carrier's `warmTransfer`). */
+export interface SipWarmTransfer {
+  /** The supervisor: a number (E.164), reached through the call's trunk, or a SIP URI (`custom_sip`). */
+  to: string;
+  /** The number the supervisor sees calling (E.164). */
+  callerId: string;
+  ringTimeoutSeconds: number;
+  /** The hold music's volume (0 to 100); null: the caller waits in silence. */
+  holdMusicVolume: number | null;
+  briefing: string;
+  connectedMessage: string;
+}
+
+/**
+ * Holds an answered trunk call for a supervisor (`warm_call_transfer`): the gateway dials the supervisor through
+ * the call's trunk as a leg of its own, plays the caller the hold music, the supervisor the briefing and the
+ * caller the connected message (Parley synthesizes them when the gateway asks), then joins the two; a supervisor
+ * who does not take the call leaves the caller the apology. Answers the supervisor leg's SIP Call-ID; the steps
+ * come later as gateway notices. A call that cannot be held is a `RejectedError`.
+ */
+export async function warmTransferSipCall(deps: SipOutboundDeps, call: { callSid: string; callId: number }, request: SipWarmTransfer): Promise<{ supervisorCallId: string }> {
+  const trunk = await trunkOfCall(deps.knex, call.callId);
+  if (!trunk) throw new RejectedError('This call\'s number is not a SIP trunk any more: there is no way to reach the supervisor.');
+  const target = trunkTarget(trunk, request.to, deps.sip.trunkPort);
+  try {
+    return await deps.gateway.ask<{ supervisorCallId: string }>('warm-transfer', {
+      callSid: call.callSid,
+      target,
+      leg: legThrough(deps, trunk, target, request.callerId, call.callId, request.ringTimeoutSeconds),
+      holdMusic: request.holdMusicVolume === null ? '' : holdMusicMulaw(request.holdMusicVolume).toString('base64'),
+      briefing: request.briefing.slice(0, MAX_SPOKEN_CHARS),
+      connected: request.connectedMessage.slice(0, MAX_SPOKEN_CHARS),
+      apology: TRANSFER_FAILED,
+    });
   } catch (error) {
     throw new RejectedError(error instanceof Error ? error.message : String(error));
   }

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Logger } from '../logger.ts';
+import { advanceSupervisorTransfer, SUPERVISOR_TRANSFER_STATUSES, type SupervisorTransferStatus } from '../calls/transfers.ts';
 import { recordTransferOutcome } from '../resources/carrier-callbacks/transfers.ts';
 import { recordCarrierStatus } from '../resources/carrier-callbacks/service.ts';
 import type { TemporalClient } from '../temporal/client.ts';
@@ -51,6 +52,30 @@ export async function recordGatewayTransfer(deps: SipStatusDeps, notice: { callS
   const row = await deps.knex('sip_calls').where({ callSid: notice.callSid }).first<SipCallRow | undefined>('callSid', 'callId');
   if (!row) return;
   await recordTransferOutcome(deps, { callId: Number(row.callId), dialStatus: notice.status, duration: notice.duration });
+}
+
+/** What the gateway tells of a warm transfer it runs (src/sip/gateway/warm.go): `connected`, then how it ended. */
+export interface WarmTransferNotice {
+  callSid: string;
+  status: string;
+  duration?: number;
+  error?: string;
+}
+
+/**
+ * A step of a warm transfer the gateway runs, recorded on the call's transfer as a Twilio supervisor's status
+ * callback is (`advanceSupervisorTransfer`): the gateway has already told the caller when nobody took the call.
+ */
+export async function recordGatewayWarmTransfer(deps: SipStatusDeps, notice: WarmTransferNotice): Promise<void> {
+  const row = await deps.knex('sip_calls').where({ callSid: notice.callSid }).first<SipCallRow | undefined>('callSid', 'callId');
+  if (!row) return;
+  const status = SUPERVISOR_TRANSFER_STATUSES.find((known) => known !== 'requested' && known === notice.status) as Exclude<SupervisorTransferStatus, 'requested'> | undefined;
+  const advanced = await advanceSupervisorTransfer(deps.knex, Number(row.callId), {
+    status: status ?? 'failed',
+    ...(notice.duration === undefined ? {} : { duration: notice.duration }),
+    ...(notice.error === undefined ? {} : { error: notice.error }),
+  });
+  if (!advanced) deps.logger.info({ callId: Number(row.callId), status: notice.status }, 'a warm transfer step for a call with no warm transfer running');
 }
 
 /**

@@ -173,6 +173,20 @@ describe('POST /api/user/assistant', () => {
       'tools.1.assistant_id': ['The selected tools.1.assistant id is invalid.'],
       'tools.2.calcom_custom_endpoint': ['The tools.2.calcom custom endpoint field is required when calcom endpoint is custom.'],
     });
+    // `custom_sip` makes the supervisor a SIP URI, and only then.
+    expect(await errorsFor(currentBody({
+      tools: [
+        { type: 'warm_call_transfer', supervisor_phone: '+14155550124', custom_sip: true, outbound_phone_id: outbound, description: 'x' },
+        { type: 'warm_call_transfer', supervisor_phone: 'sip:desk@pbx.example.com', outbound_phone_id: outbound, description: 'x' },
+      ],
+    }), owner)).toEqual({
+      'tools.0.supervisor_phone': ['The tools.0.supervisor phone field must be a SIP URI when custom sip is true.'],
+      'tools.1.supervisor_phone': ['The tools.1.supervisor phone field must be a phone number in E.164 format.'],
+    });
+    const sip = await create(owner, currentBody({
+      tools: [{ type: 'warm_call_transfer', supervisor_phone: 'sip:desk@pbx.example.com', custom_sip: true, outbound_phone_id: outbound, description: 'x' }],
+    }));
+    expect(sip.status, sip.text).toBe(201);
   });
 
   it('answers 500 "Assistant creation failed" when storing fails unexpectedly', async () => {

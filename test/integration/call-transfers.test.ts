@@ -80,6 +80,11 @@ describe('transfers of phone calls to numbers', () => {
     await expect(phone.checkTransfer('+14155550142')).resolves.toBeUndefined();
     await expect(phone.checkTransfer('+442079460000')).rejects.toThrow('Calls to GB numbers are not allowed for this account.');
     await expect(phone.checkTransfer('+1415')).rejects.toThrow('+1415 is not a valid phone number.');
+    // A SIP URI (a `custom_sip` supervisor) is reached only by the SIP gateway, on a call through a trunk.
+    await expect(phone.checkTransfer('sip:desk@pbx.example.com')).rejects.toThrow('A SIP address can only be called from a call that came through a SIP trunk.');
+    const trunkCall = await liveCall(`SIP${'a'.repeat(32)}`);
+    const trunkLine = phoneLine({ knex: knex(), telephony: carrier.telephony, sipTrunks: carrier.telephony.calls!, publicUrl: PUBLIC_URL }, { id: trunkCall, userId: owner.id });
+    await expect(trunkLine.checkTransfer('sip:desk@pbx.example.com')).resolves.toBeUndefined();
     await expect(phone.transfer({ to: '+442079460000', whisper: undefined })).rejects.toThrow(RejectedError);
     expect(carrier.transfers).toEqual([]);
   });

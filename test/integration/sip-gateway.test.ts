@@ -1,19 +1,14 @@
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
-import { Writable } from 'node:stream';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { createLogger } from '../../src/logger.ts';
-import { workflowIds } from '../../src/temporal/names.ts';
-import { lastUserText, startFakeLlmServer, type ChatCompletionRequest, type FakeLlmServer, type FakeTurn } from '../fakes/llm-server.ts';
+import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { lastUserText, type ChatCompletionRequest, type FakeTurn } from '../fakes/llm-server.ts';
 import { startWebhookReceiver } from '../fakes/webhook-receiver.ts';
 import { createTestAssistant } from '../support/assistants.ts';
-import { baresipInstalled, baresipSkipReason, freePortPair, lineWav, startBaresip, type Baresip, type BaresipOptions } from '../support/baresip.ts';
+import { baresipInstalled, baresipSkipReason, lineWav } from '../support/baresip.ts';
 import { placeCall, settledCall } from '../support/phone-calls.ts';
-import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
-import { freePort } from '../support/ports.ts';
+import type { TestPlatform } from '../support/platform.ts';
 import { sipOptions } from '../support/sip-probe.ts';
+import { sipTestbed } from '../support/sip-testbed.ts';
 import { rms, speechInstalled, speechSkipReason } from '../support/speech.ts';
 import { createTestUser, type TestUser } from '../support/users.ts';
 
@@ -32,84 +27,25 @@ function scenario(request: ChatCompletionRequest): FakeTurn {
     return { reply: 'Please type your number.' };
   }
   if (prompt.includes('[caller]')) return afterTool === 'end_call' ? { reply: 'Goodbye.' } : { toolCalls: [{ name: 'end_call', arguments: {} }] };
-  if (prompt.includes('[listener]')) return { reply: /sam/i.test(heard) ? 'Hi Sam, thanks.' : 'I would like to talk to sales, please.' };
-  if (prompt.includes('[transfer]')) return afterTool ? { reply: 'Connecting you now.' } : { toolCalls: [{ name: 'call_transfer', arguments: {} }] };
   if (/goodbye/i.test(heard)) return { reply: 'Thank you, goodbye.' };
   return { reply: 'Nice to meet you. How can I help?' };
 }
 
 describe.skipIf(skipReason !== '')(`SIP trunks through the SIP gateway${skipReason ? ` (${skipReason})` : ''}`, () => {
-  let llm: FakeLlmServer;
-  let platform: TestPlatform;
+  const bed = sipTestbed(scenario);
+  const { farEnd, trunk, lastCallOf, settled, closedWith } = bed;
+  const audio: Record<'talk' | 'keys' | 'quiet' | 'long', string> = { talk: '', keys: '', quiet: '', long: '' };
   let owner: TestUser;
-  /** The gateway's SIP port, which trunk addresses are dialed on too: each far end is another loopback address. */
+  let platform: TestPlatform;
   let port: number;
   let tlsPort: number;
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-sip-test-'));
-  const audio: Record<'talk' | 'keys' | 'quiet' | 'long', string> = { talk: '', keys: '', quiet: '', long: '' };
-  const farEnds: Baresip[] = [];
-  let logged = '';
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      logged += chunk.toString();
-      done();
-    },
-  });
-
   beforeAll(async () => {
-    llm = await startFakeLlmServer({ chunkSize: 4 });
-    llm.respond(scenario);
-    port = await freePortPair();
-    // A self-signed certificate for SIP over TLS, on a port of its own.
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1',
-      '-keyout', path.join(dir, 'sip.key'), '-out', path.join(dir, 'sip.crt')], { stdio: 'ignore' });
-    tlsPort = await freePort();
-    platform = await startTestPlatform({
-      worker: true, media: true, sip: true,
-      // Everything the platform and the gateway log, at the most verbose level the gateway has, is searched for passwords.
-      logger: createLogger({ log: { level: 'debug', pretty: false } }, sink),
-      env: {
-        LLM_BASE_URL: llm.baseUrl, LLM_API_KEY: 'test', SIP_PORT: String(port), SIP_TRUNK_PORT: String(port), FETCH_ALLOW_HOSTS: '127.0.0.1',
-        // The gateway logs at the level the platform's configuration says (silent in tests: errors only).
-        LOG_LEVEL: 'debug',
-        SIP_TLS_CERT: path.join(dir, 'sip.crt'), SIP_TLS_KEY: path.join(dir, 'sip.key'), SIP_TLS_PORT: String(tlsPort),
-      },
-    });
-    owner = await createTestUser(platform.database.knex, { balanceUsd: 5 });
-    audio.talk = await lineWav(path.join(dir, 'talk.wav'), [4500, 'Hello, my name is Sam.', 6000, 'Thank you, goodbye.', 3000]);
-    audio.keys = await lineWav(path.join(dir, 'keys.wav'), [30_000]);
-    audio.quiet = await lineWav(path.join(dir, 'quiet.wav'), [8000]);
-    audio.long = await lineWav(path.join(dir, 'long.wav'), [4000, 'Hello, can you put me through to sales?', 20_000]);
-  }, 120_000);
-  afterAll(async () => {
-    await Promise.all(farEnds.map((farEnd) => farEnd.close()));
-    await platform?.close();
-    await llm?.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
-
+    ({ owner, platform, port, tlsPort } = bed);
+    audio.talk = await lineWav(path.join(bed.dir, 'talk.wav'), [4500, 'Hello, my name is Sam.', 6000, 'Thank you, goodbye.', 3000]);
+    audio.keys = await lineWav(path.join(bed.dir, 'keys.wav'), [30_000]);
+    audio.quiet = await lineWav(path.join(bed.dir, 'quiet.wav'), [8000]);
+  }, 60_000);
   const knex = () => platform.database.knex;
-  /** Every far end listens on the gateway's port at a loopback address of its own. */
-  let addresses = 10;
-  const farEnd = async (options: Omit<BaresipOptions, 'host' | 'port'>) => {
-    const started = await startBaresip({ host: `127.0.0.${addresses++}`, port, ...options });
-    farEnds.push(started);
-    return started;
-  };
-  const trunk = async (user: TestUser, body: Record<string, unknown>) => {
-    const created = await platform.request('POST', '/user/phone-numbers/sip-trunks', {
-      token: user.token,
-      body: { sip_trunk_type: 'number', sip_username: 'carrier', sip_password: 'trunk-secret', sip_address: '127.0.0.3', country_code: 'DE', inbound_authorization_type: 'ip', allowed_inbound_ips: ['127.0.0.3'], ...body },
-    });
-    expect(created.status, created.text).toBe(201);
-    return created.body.data.id as number;
-  };
-  const lastCallOf = async (user: TestUser) => knex()('calls').where({ userId: user.id }).orderBy('id', 'desc').first();
-  const settled = async (user: TestUser, callId: number) => {
-    await platform.temporal.client.workflow.getHandle(workflowIds.call(callId)).result();
-    return knex()('calls').where({ id: callId }).first();
-  };
-  const closedWith = (caller: Baresip) => caller.waitFor((event) => event.type === 'CALL_CLOSED', 60_000);
 
   it('answers OPTIONS over UDP, TCP and TLS, refuses unknown numbers, and gives a caller from a trunk\'s address to its inbound assistant over SRTP', async () => {
     expect(await sipOptions('127.0.0.1', port, 'udp')).toBe('SIP/2.0 200 OK');
@@ -174,8 +110,8 @@ describe.skipIf(skipReason !== '')(`SIP trunks through the SIP gateway${skipReas
     expect(row.transcript).toContain('[pressed 42#]');
     // The assistant's key went to the caller as a telephone event, not as a tone in its audio.
     expect(caller.keysReceived()).toBe('7');
-    expect(logged).toContain('a SIP call came in');
-    expect(logged).not.toContain('right-pass');
+    expect(bed.logged()).toContain('a SIP call came in');
+    expect(bed.logged()).not.toContain('right-pass');
   }, 120_000);
 
   it('places calls through trunks: a callee who talks and hangs up; busy, unanswered and refused calls end as the far end said, unbilled', async () => {
@@ -226,54 +162,8 @@ describe.skipIf(skipReason !== '')(`SIP trunks through the SIP gateway${skipReas
     const answered = await settled(carrierSide, Number((await lastCallOf(carrierSide)).id));
     expect(answered).toMatchObject({ type: 'inbound', status: 'ended_by_customer', clientPhoneNumber: '+4930555555' });
     expect(answered.transcript).toMatch(/^AI: Parley desk, how can I help\?/);
-    expect(logged).toContain('placed a SIP call');
-    expect(logged).not.toContain('pw-4444');
-  }, 120_000);
-
-  it('transfers a caller with a REFER to the number, through the carrier that brought the call', async () => {
-    const transferring = await createTestUser(knex(), { balanceUsd: 5 });
-    // The carrier's phone takes the transferred call itself: the number is one of its users.
-    const caller = await farEnd({ user: '+4915100000009', aliases: ['+4930777777'], audio: audio.long, incoming: 'answer' });
-    const trunkId = await trunk(transferring, { phone_number: '+4930666666', sip_address: caller.host, allowed_inbound_ips: [caller.host] });
-    await createTestAssistant(platform, transferring, {
-      type: 'inbound', initial_message: 'Parley, good morning.', phone_number_id: trunkId, system_prompt: '[transfer]', tools: [{ type: 'call_transfer', phone_number: '+4930777777' }],
-    });
-    await caller.command('dial', `sip:+4930666666@127.0.0.1:${port}`);
-    // The caller's phone (the carrier, here) calls the number itself once told to, and answers its own call.
-    await caller.waitFor((event) => event.type === 'TRANSFER', 60_000);
-    const callId = Number((await lastCallOf(transferring)).id);
-    const row = await settled(transferring, callId);
-    expect(row).toMatchObject({ status: 'completed', endReason: 'transferred' });
-    await expect.poll(async () => ((await knex()('calls').where({ id: callId }).first()).transfers as { status: string }[])[0]?.status, { timeout: 30_000 }).toBe('answered');
-  }, 120_000);
-
-  it('dials the transfer\'s number through the trunk and joins the caller to it when the far end refuses the REFER', async () => {
-    // The caller is Parley itself, through a trunk to the gateway: its side of the call refuses REFER (406).
-    const callee = await farEnd({ user: '+4930888888', audio: audio.talk, incoming: 'answer' });
-    const desk = await createTestUser(knex(), { balanceUsd: 5 });
-    const deskTrunk = await trunk(desk, { phone_number: '+4930888800', sip_address: callee.host, allowed_inbound_ips: ['127.0.0.1'] });
-    await createTestAssistant(platform, desk, {
-      type: 'inbound', initial_message: 'Parley, good morning.', phone_number_id: deskTrunk, system_prompt: '[transfer]', tools: [{ type: 'call_transfer', phone_number: '+4930888888' }],
-    });
-    const caller = await createTestUser(knex(), { balanceUsd: 5 });
-    const callerTrunk = await trunk(caller, { phone_number: '+4930888801', sip_address: '127.0.0.1' });
-    const assistant = await createTestAssistant(platform, caller, { initial_message: 'Hi.', wait_for_customer: true, phone_number_id: callerTrunk, system_prompt: '[listener]' });
-    const { row } = await settledCall(platform, caller, await placeCall(platform, caller, { phone_number: '+4930888800', assistant_id: assistant.id }));
-
-    // The callee got the call from the desk's trunk number, and the caller heard the callee speak.
-    expect((await callee.waitFor((event) => event.type === 'CALL_ESTABLISHED')).peeruri).toMatch(/^sip:\+4930888800@/);
-    expect(row).toMatchObject({ status: 'ended_by_customer' });
-    expect(row.transcript).toMatch(/Customer: .*(sam|goodbye)/i);
-    const transferred = await settled(desk, Number((await lastCallOf(desk)).id));
-    expect(transferred).toMatchObject({ status: 'completed', endReason: 'transferred' });
-    // A REFER taken would have ended `answered`: `completed` with the seconds talked is the gateway's own leg,
-    // whose outcome comes when the two part, which may be after the desk's call has settled.
-    const transferOf = async () => ((await knex()('calls').where({ id: transferred.id }).first()).transfers as { status: string; duration: number }[])[0];
-    await expect.poll(async () => (await transferOf())?.status, { timeout: 30_000 }).toBe('completed');
-    expect((await transferOf())!.duration).toBeGreaterThan(5);
-    expect(logged).toContain('joined the caller to the transfer\'s second leg');
-    // The leg went to the trunk's own address, so it carried the trunk's password: never into a log.
-    expect(logged).not.toContain('trunk-secret');
+    expect(bed.logged()).toContain('placed a SIP call');
+    expect(bed.logged()).not.toContain('pw-4444');
   }, 120_000);
 
   it('dials a campaign\'s lead through the trunk of its number and posts the call\'s webhook', async () => {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { RejectedError } from '../../lib/errors.ts';
-import type { CallRequest, CarrierCalls, DialAttempt, TransferRequest } from './types.ts';
+import type { CallRequest, CarrierCalls, DialAttempt, TransferRequest, WarmTransferRequest } from './types.ts';
 
 /**
  * The calls of SIP trunks, placed by Parley's own SIP gateway (the `sip` role) rather than by the deployment's
@@ -76,6 +76,19 @@ export function createSipTrunkCarrier(options: SipTrunkCarrierOptions): CarrierC
     async transferCall(providerCallId: string, request: TransferRequest) {
       const answer = await post(`/sip/calls/${providerCallId}/transfer`, { to: request.to, ringTimeoutSeconds: request.ringTimeoutSeconds });
       if (answer.status !== 200) throw refusal('transfer the call', answer);
+    },
+    /** The gateway holds the caller itself and dials the supervisor through the call's trunk (src/sip/outbound.ts). */
+    async warmTransfer(providerCallId: string, request: WarmTransferRequest) {
+      const answer = await post(`/sip/calls/${providerCallId}/warm-transfer`, {
+        to: request.to,
+        callerId: request.callerId,
+        ringTimeoutSeconds: request.ringTimeoutSeconds,
+        holdMusicVolume: request.holdMusicVolume ?? null,
+        briefing: request.briefing,
+        connectedMessage: request.connectedMessage,
+      });
+      if (answer.status !== 200 || typeof answer.body.supervisorCallId !== 'string') throw refusal('hold the call for the supervisor', answer);
+      return { supervisorCallId: answer.body.supervisorCallId };
     },
     callPrice() {
       return Promise.resolve(0);

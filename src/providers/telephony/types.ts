@@ -123,7 +123,7 @@ export interface TransferRequest {
  * briefing and then joins.
  */
 export interface WarmTransferRequest {
-  /** E.164: the supervisor. */
+  /** E.164: the supervisor; or a SIP URI (`custom_sip`), which only Parley's SIP gateway dials. */
   to: string;
   /** The number the supervisor sees calling. */
   callerId: string;
@@ -146,7 +146,18 @@ export interface WarmTransferRequest {
   supervisorStatusUrl: string;
   /** How long the supervisor's phone rings before the carrier gives up with `no-answer`. */
   ringTimeoutSeconds: number;
+  /**
+   * The same as what the TwiML above says, for a carrier that plays it itself (Parley's SIP gateway): the
+   * supervisor's briefing, what the caller hears once connected, and the hold music's volume (0-100; undefined:
+   * silence).
+   */
+  briefing: string;
+  connectedMessage: string;
+  holdMusicVolume: number | undefined;
 }
+
+/** A warm transfer as a carrier that follows TwiML runs it (the sandbox carrier, as Twilio). */
+export type TwimlWarmTransferRequest = Omit<WarmTransferRequest, 'briefing' | 'connectedMessage' | 'holdMusicVolume'>;
 
 /** What a carrier does with calls. */
 export interface CarrierCalls {

@@ -26,6 +26,17 @@ export const WebUrl = Type.String({
   [MESSAGES]: { format: 'The :attribute field must be a valid URL.', pattern: 'The :attribute field must be a valid URL.' },
 });
 
+/**
+ * A warm transfer's supervisor: a number in E.164, or with `custom_sip` a SIP URI (`sip:desk@pbx.example.com`),
+ * which Parley's SIP gateway dials on calls through a SIP trunk (the rules check the two agree).
+ */
+const SupervisorAddress = Type.String({
+  maxLength: 255,
+  pattern: '^(\\+[1-9][0-9]{6,14}|[Ss][Ii][Pp][Ss]?:[^\\s]+)$',
+  examples: ['+14155550123', 'sip:desk@pbx.example.com'],
+  [MESSAGES]: { pattern: 'The :attribute field must be a phone number in E.164 format.' },
+});
+
 const Description = Type.String({ maxLength: 500 });
 
 /** The documented English texts of `warm_call_transfer` when the assistant leaves them out. */
@@ -49,7 +60,7 @@ const fieldsByType: Record<BuiltinToolType, Record<string, TSchema>> = {
     warm_transfer_message: Type.Optional(Type.String({ maxLength: 1000 })),
   },
   warm_call_transfer: {
-    supervisor_phone: E164,
+    supervisor_phone: SupervisorAddress,
     outbound_phone_id: IdField(),
     description: Type.String({ minLength: 1, maxLength: 500 }),
     custom_sip: Type.Optional(Type.Boolean({ default: false })),

@@ -286,6 +286,12 @@ async function builtinTools(
     }
     if (type === 'warm_call_transfer') {
       if (!(await PhoneNumber.query(deps.knex).findOne({ id: data.outbound_phone_id as number, userId }))) errors.invalid(at('outbound_phone_id'));
+      const sipAddress = /^sips?:/i.test(String(data.supervisor_phone));
+      if (data.custom_sip === true && !sipAddress) {
+        errors.add(at('supervisor_phone'), `The ${attributeName(at('supervisor_phone'))} field must be a SIP URI when custom sip is true.`);
+      } else if (data.custom_sip !== true && sipAddress) {
+        errors.add(at('supervisor_phone'), `The ${attributeName(at('supervisor_phone'))} field must be a phone number in E.164 format.`);
+      }
       if (data.caller_id_mode === 'custom' && !data.custom_caller_id) {
         errors.add(at('custom_caller_id'), `The ${attributeName(at('custom_caller_id'))} field is required when caller id mode is custom.`);
       }

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { pause } from '../../lib/abort.ts';
 import type { Logger } from '../../logger.ts';
 import { callbackRouting } from '../../providers/telephony/routing.ts';
-import type { CallRequest, TransferRequest, WarmTransferRequest } from '../../providers/telephony/types.ts';
+import type { CallRequest, TransferRequest, TwimlWarmTransferRequest } from '../../providers/telephony/types.ts';
 import { calleeFor, DEFAULT_SCRIPT, farEndTurn, timingsAt, VOICEMAIL_GREETING, type CalleeKind, type CalleeTimings } from './callees.ts';
 import { Line } from './line.ts';
 import { newCallSid, type SimulatedCall } from './simulated-call.ts';
@@ -146,7 +146,7 @@ export class SandboxCarrier {
    * to Parley ends at once and the supervisor is rung (warm-transfers.ts). Answers the supervisor's call sid;
    * undefined when the call is not up with its stream.
    */
-  warmTransfer(sid: string, request: WarmTransferRequest): string | undefined {
+  warmTransfer(sid: string, request: TwimlWarmTransferRequest): string | undefined {
     const run = this.running.get(sid);
     if (!run?.line?.open || run.handover || run.hold) return undefined;
     run.hold = new SupervisorHold(request);

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { pause } from '../../lib/abort.ts';
 import { wavPeak } from '../../providers/telephony/hold-music.ts';
-import type { WarmTransferRequest } from '../../providers/telephony/types.ts';
+import type { TwimlWarmTransferRequest } from '../../providers/telephony/types.ts';
 import { calleeFor, timings, type CalleeKind } from './callees.ts';
 import type { SimulatedWarmTransfer } from './simulated-call.ts';
 import type { PostWebhook } from './transfers.ts';
@@ -17,11 +17,11 @@ import { sayText } from './twiml.ts';
  */
 export class SupervisorHold {
   readonly record: SimulatedWarmTransfer;
-  private readonly request: WarmTransferRequest;
+  private readonly request: TwimlWarmTransferRequest;
   /** The TwiML Parley moved the caller to, latest last. */
   private readonly updates: string[] = [];
 
-  constructor(request: WarmTransferRequest) {
+  constructor(request: TwimlWarmTransferRequest) {
     this.request = request;
     this.record = {
       to: request.to, callee: calleeFor(request.to), supervisorSid: `CA${randomBytes(16).toString('hex')}`, room: request.room, status: 'queued', holdMusicPeak: 0,

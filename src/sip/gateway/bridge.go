@@ -50,6 +50,11 @@ type bridge struct {
 	inbox    *jitterBuffer
 	lastRTP  atomic.Int64
 	answered time.Time
+	// parleyGone: Parley has left the call (a transfer's leg or hold goes on), so its audio holds no keys to send.
+	parleyGone atomic.Bool
+	// The leg the caller is joined to, which the caller's keys go to; and the keys it pressed, for the caller.
+	joinedLeg    atomic.Pointer[legAudio]
+	keysToCaller chan rune
 	// firstSound is when the first frame with sound went to the caller (the greeting), for the bench.
 	firstSound atomic.Int64
 	// What went each way, for the log at the end of a call.
@@ -84,13 +89,13 @@ func newBridge(log *slog.Logger, med *diago.DialogMedia, stream *mediaStream) (*
 		audioPT: props.Codec.PayloadTypeRecv(),
 		out:     newPlayout(maxPlayoutFrames),
 		inbox:   newJitterBuffer(jitterDepth, jitterWindow),
+		// A few keys' worth: more pressed within a key's 140 ms are dropped.
+		keysToCaller: make(chan rune, 8),
 	}
 	b.stats.listenRTCP(med, med.RTPPacketWriter.SSRC)
 	if keysIn != nil {
 		keysIn.OnDTMF(func(digit rune) error {
-			if err := stream.key(digit); err != nil {
-				log.Debug("could not report a key to Parley", "error", err)
-			}
+			b.callerKey(digit)
 			return nil
 		})
 	}
@@ -99,8 +104,8 @@ func newBridge(log *slog.Logger, med *diago.DialogMedia, stream *mediaStream) (*
 
 // run carries audio until either end leaves or `ctx` ends (the dialog ended, or Parley asked to hang up);
 // the result says which. Parley hears `stop` unless it left first. A call Parley left after handing it to a
-// second leg (`c.leg`, a transfer the far end would not take as a REFER) goes on with the caller's side of the
-// bridge joined to that leg until either hangs up.
+// second leg (`c.leg`, a transfer the far end would not take as a REFER, or a warm transfer's supervisor) goes
+// on with the caller's side of the bridge joined to that leg until either hangs up.
 func (b *bridge) run(ctx context.Context, c *call) error {
 	callerCtx, endCall := context.WithCancelCause(ctx)
 	defer endCall(nil)
@@ -118,14 +123,39 @@ func (b *bridge) run(ctx context.Context, c *call) error {
 		b.stream.stop()
 	} else {
 		_ = b.stream.conn.Close()
+		b.parleyGone.Store(true)
 		if l := c.leg.Load(); l != nil {
-			return b.join(callerCtx, l)
+			if w := c.warm.Load(); w != nil {
+				return b.warmJoin(callerCtx, l, w)
+			}
+			err := b.join(callerCtx, l)
+			if errors.Is(err, errLegLeft) && l.med == nil {
+				// Nobody took the transfer: the caller is told so before the call ends.
+				return b.apologize(callerCtx, l.apology, err)
+			}
+			return err
 		}
 	}
 	if errors.Is(cause, context.Canceled) {
 		return errFarEndLeft
 	}
 	return cause
+}
+
+// callerKey takes a key the caller pressed to Parley, or once Parley has left to the leg the caller is joined to.
+func (b *bridge) callerKey(digit rune) {
+	if !b.parleyGone.Load() {
+		if err := b.stream.key(digit); err != nil {
+			b.log.Debug("could not report a key to Parley", "error", err)
+		}
+		return
+	}
+	if leg := b.joinedLeg.Load(); leg != nil {
+		select {
+		case leg.keys <- digit:
+		default:
+		}
+	}
 }
 
 // receiveRTP reads the caller's audio packets (keys are taken out on the way by the DTMF reader).
@@ -217,7 +247,8 @@ func (b *bridge) listen() error {
 }
 
 // play writes one frame to the caller every 20 ms (the RTP writer keeps the clock), silence while Parley is
-// quiet; a keypad tone of Parley's goes as a telephone event instead of as audio.
+// quiet; a keypad tone of Parley's goes as a telephone event instead of as audio, as do the keys a joined leg
+// pressed.
 func (b *bridge) play(ctx context.Context) error {
 	silence := make([]byte, frameBytes)
 	silenceCode := ulawSilence
@@ -229,12 +260,20 @@ func (b *bridge) play(ctx context.Context) error {
 	}
 	var tones toneDetector
 	for ctx.Err() == nil {
+		select {
+		case digit := <-b.keysToCaller:
+			if b.keysOut != nil {
+				b.sendKey(digit, &tones)
+			}
+			continue
+		default:
+		}
 		frame, marks := b.out.next()
 		b.echo(marks)
 		payload := silence
 		if frame != nil {
 			digit, tone := rune(0), false
-			if b.keysOut != nil {
+			if b.keysOut != nil && !b.parleyGone.Load() {
 				digit, tone = tones.feed(frame)
 			}
 			if digit != 0 {
@@ -262,7 +301,7 @@ func (b *bridge) play(ctx context.Context) error {
 }
 
 // sendKey sends a digit as RFC 4733 events (about 140 ms), then drops the rest of the tone and the pause after
-// it that Parley sent meanwhile, so the caller's audio stays in step with Parley's clock.
+// it that Parley (or a joined leg) sent meanwhile, so the caller's audio stays in step with its clock.
 func (b *bridge) sendKey(digit rune, tones *toneDetector) {
 	started := time.Now()
 	if err := b.keysOut.WriteDTMF(digit); err != nil {

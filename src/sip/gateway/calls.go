@@ -25,8 +25,10 @@ type call struct {
 	// referred: the far end accepted a REFER; transfer carries its outcome, the final NOTIFY's status code.
 	referred atomic.Bool
 	transfer chan int
-	// leg: the far end refused a REFER, and the gateway dialed the transfer's target itself.
-	leg atomic.Pointer[secondLeg]
+	// leg: the far end refused a REFER, and the gateway dialed the transfer's target itself; or a warm
+	// transfer's supervisor (warm.go), whose hold and briefing `warm` holds (set before `leg`).
+	leg  atomic.Pointer[secondLeg]
+	warm atomic.Pointer[warmTransfer]
 }
 
 var errHangupRequested = errors.New("Parley asked to hang up")
@@ -90,35 +92,25 @@ func (g *gateway) hangup(_ context.Context, raw json.RawMessage) (any, error) {
 // transfer hands an answered call to `target`. A REFER first: answered once the far end accepts it (202); the
 // outcome (the final NOTIFY) is told to Parley later, and the dialog is hung up then. A far end that refuses it
 // (or never answers it) has the target dialed by the gateway through the trunk (`leg`), joined to the caller
-// once Parley leaves; that outcome is told when the two part.
+// once Parley leaves; that outcome is told when the two part. The caller of a leg that is not answered hears
+// `apology` (synthesized by Parley as the leg is dialed) before the call ends.
 func (g *gateway) transfer(ctx context.Context, raw json.RawMessage) (any, error) {
 	var request struct {
 		CallSid string      `json:"callSid"`
 		Target  string      `json:"target"`
 		Leg     *legRequest `json:"leg"`
+		Apology string      `json:"apology"`
 	}
 	if err := json.Unmarshal(raw, &request); err != nil {
 		return nil, err
 	}
-	value, ok := g.calls.Load(request.CallSid)
-	if !ok {
-		return nil, fmt.Errorf("no live call %s", request.CallSid)
-	}
-	c := value.(*call)
-	refer := c.refer.Load()
-	if refer == nil {
-		return nil, fmt.Errorf("call %s is not answered", request.CallSid)
-	}
-	var target sip.Uri
-	if err := sip.ParseUri(request.Target, &target); err != nil {
-		return nil, fmt.Errorf("not a SIP URI: %s", request.Target)
-	}
-	if c.referred.Load() || c.leg.Load() != nil {
-		return nil, fmt.Errorf("call %s is being transferred already", request.CallSid)
+	c, target, refer, err := g.transferable(request.CallSid, request.Target)
+	if err != nil {
+		return nil, err
 	}
 	referCtx, cancel := context.WithTimeout(ctx, referWait)
 	defer cancel()
-	err := (*refer)(referCtx, target, func(code int) {
+	err = refer(referCtx, target, func(code int) {
 		if code < 200 {
 			return
 		}
@@ -139,8 +131,30 @@ func (g *gateway) transfer(ctx context.Context, raw json.RawMessage) (any, error
 	if err != nil {
 		return nil, fmt.Errorf("could not dial the transfer's target: %w", err)
 	}
+	l.apology = g.speak(c.ctx, request.Apology)
 	c.leg.Store(l)
 	return map[string]any{"accepted": true, "bridged": true}, nil
+}
+
+// transferable finds the answered call a transfer is asked for, not being transferred already, and its target.
+func (g *gateway) transferable(callSid, rawTarget string) (*call, sip.Uri, func(context.Context, sip.Uri, func(int)) error, error) {
+	var target sip.Uri
+	value, ok := g.calls.Load(callSid)
+	if !ok {
+		return nil, target, nil, fmt.Errorf("no live call %s", callSid)
+	}
+	c := value.(*call)
+	refer := c.refer.Load()
+	if refer == nil {
+		return nil, target, nil, fmt.Errorf("call %s is not answered", callSid)
+	}
+	if err := sip.ParseUri(rawTarget, &target); err != nil {
+		return nil, target, nil, fmt.Errorf("not a SIP URI: %s", rawTarget)
+	}
+	if c.referred.Load() || c.leg.Load() != nil || c.warm.Load() != nil {
+		return nil, target, nil, fmt.Errorf("call %s is being transferred already", callSid)
+	}
+	return c, target, *refer, nil
 }
 
 // awaitTransfer waits, after Parley has left a call it transferred, for the far end to say how the transfer

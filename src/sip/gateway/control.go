@@ -111,7 +111,8 @@ func (c *control) ask(ctx context.Context, kind string, body any, result any) er
 func (c *control) serve(ctx context.Context, in io.Reader) error {
 	defer close(c.closed)
 	scanner := bufio.NewScanner(in)
-	scanner.Buffer(make([]byte, 64*1024), 1024*1024)
+	// A line may carry audio: a warm transfer's hold music, a synthesized clip (at most 3 minutes: 1.9 MB).
+	scanner.Buffer(make([]byte, 64*1024), 8*1024*1024)
 	for scanner.Scan() {
 		var message envelope
 		if err := json.Unmarshal(scanner.Bytes(), &message); err != nil {

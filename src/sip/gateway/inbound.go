@@ -96,6 +96,8 @@ func (g *gateway) bridgeCall(ctx context.Context, c *call, med *diago.DialogMedi
 		"packetsIn", b.packetsIn.Load(), "framesOut", b.framesOut.Load(), "firstSoundMs", notice.FirstSoundMs,
 		"sendJitterP99Us", b.stats.p99(), "peerJitterMaxMs", b.stats.peerMaxMs.Load())
 	switch l := c.leg.Load(); {
+	case l != nil && c.warm.Load() != nil:
+		g.ctl.tell("warm-transfer", l.warmOutcome(c.sid, cause))
 	case l != nil:
 		g.ctl.tell("transfer", l.outcome(c.sid))
 	case errors.Is(cause, errParleyLeft) && c.referred.Load():

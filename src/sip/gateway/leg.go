@@ -2,8 +2,11 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"strconv"
 	"strings"
@@ -34,15 +37,19 @@ var errLegLeft = errors.New("the transferred party ended the call")
 // secondLeg is a transfer's target dialed by the gateway, to be joined to the caller once Parley has left the
 // call. Its dialog lives until the leg or the caller's call ends.
 type secondLeg struct {
+	// callID is the SIP Call-ID of the leg's INVITE, which Parley keeps as the supervisor's call id.
+	callID string
 	// ready is closed once the leg is answered (med set) or has failed (status and code set).
 	ready  chan struct{}
 	med    *diago.DialogMedia
 	over   <-chan struct{}
 	status string
 	code   int
-	// When the two were joined and parted, for the transfer's duration.
-	mu               sync.Mutex
-	joined, finished time.Time
+	// What the caller hears when the leg is not answered, before the call ends.
+	apology *clip
+	// When the leg answered, and when the two were joined and parted, for the transfer's duration.
+	mu                         sync.Mutex
+	answered, joined, finished time.Time
 }
 
 // dialLeg dials `target` for the call `c` through the trunk `request` describes; the leg is rung out, or
@@ -52,7 +59,9 @@ func (g *gateway) dialLeg(c *call, target sip.Uri, request legRequest) (*secondL
 	if err != nil {
 		return nil, err
 	}
-	l := &secondLeg{ready: make(chan struct{}), status: "failed"}
+	callID := sip.CallIDHeader(newCallID())
+	dialog.InviteRequest.AppendHeader(&callID)
+	l := &secondLeg{callID: string(callID), ready: make(chan struct{}), status: "failed", apology: readyClip(nil)}
 	headers := []sip.Header{&sip.FromHeader{
 		Address: sip.Uri{Scheme: "sip", User: request.From, Host: g.settings.publicHost},
 		Params:  sip.NewParams(),
@@ -76,6 +85,9 @@ func (g *gateway) dialLeg(c *call, target sip.Uri, request legRequest) (*secondL
 			close(l.ready)
 			return
 		}
+		l.mu.Lock()
+		l.answered = time.Now()
+		l.mu.Unlock()
 		l.med, l.over = med, dialog.Context().Done()
 		close(l.ready)
 		select {
@@ -87,6 +99,13 @@ func (g *gateway) dialLeg(c *call, target sip.Uri, request legRequest) (*secondL
 		_ = dialog.Hangup(hangupCtx)
 	}()
 	return l, nil
+}
+
+// newCallID is a fresh SIP Call-ID.
+func newCallID() string {
+	raw := make([]byte, 16)
+	_, _ = rand.Read(raw)
+	return hex.EncodeToString(raw)
 }
 
 // outcome is how the transfer went, as the gateway tells Parley: the leg's failure, or `completed` with the
@@ -111,30 +130,61 @@ func (l *secondLeg) outcome(callSid string) map[string]any {
 	return notice
 }
 
-// join connects the caller to the leg once it answers: the caller's jitter-buffered audio goes to the leg and
-// the leg's to the caller's playout, one frame each per 20 ms, until either hangs up. The caller hears silence
-// while the leg rings; keys are not passed between them.
-func (b *bridge) join(ctx context.Context, l *secondLeg) error {
-	select {
-	case <-l.ready:
-	case <-ctx.Done():
-		return errFarEndLeft
-	}
-	if l.med == nil {
-		return errLegLeft
-	}
+// legAudio is an answered leg's media as the bridge uses it: its audio, read from the moment it answered into a
+// jitter buffer of its own, and a writer converting the caller's μ-law where the leg speaks A-law. Its context
+// ends with the caller's, or with errLegLeft when the leg hangs up.
+type legAudio struct {
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	med    *diago.DialogMedia
+	writer io.Writer
+	heard  *jitterBuffer
+	alaw   bool
+	// The caller's keys for the leg, sent as RFC 4733 events where the leg offered them (keysOut set).
+	keys    chan rune
+	keysOut *diago.DTMFWriter
+}
+
+// openLeg starts reading an answered leg's audio.
+func (b *bridge) openLeg(ctx context.Context, l *secondLeg) (*legAudio, error) {
 	props := diago.MediaProps{}
 	reader, err := l.med.AudioReader(diago.WithAudioReaderMediaProps(&props))
 	if err != nil {
-		return err
+		return nil, err
 	}
-	writer, err := l.med.AudioWriter()
+	// A leg that offered telephone events trades keys with the caller as events, as the caller's side does.
+	keysIn := &diago.DTMFReader{}
+	if keyed, err := l.med.AudioReader(diago.WithAudioReaderDTMF(keysIn)); err == nil {
+		reader = keyed
+	} else {
+		keysIn = nil
+	}
+	keysOut := &diago.DTMFWriter{}
+	writer, err := l.med.AudioWriter(diago.WithAudioWriterDTMF(keysOut))
 	if err != nil {
-		return err
+		keysOut = nil
+		if writer, err = l.med.AudioWriter(); err != nil {
+			return nil, err
+		}
 	}
-	legAlaw, legPT := strings.EqualFold(props.Codec.Name, "pcma"), props.Codec.PayloadTypeRecv()
 	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
+	leg := &legAudio{
+		ctx: ctx, cancel: cancel, med: l.med, writer: writer, heard: newJitterBuffer(jitterDepth, jitterWindow),
+		alaw: strings.EqualFold(props.Codec.Name, "pcma"), keys: make(chan rune, 8), keysOut: keysOut,
+	}
+	if keysIn != nil {
+		keysIn.OnDTMF(func(digit rune) error {
+			// Keys pressed during a warm transfer's briefing are not the caller's to hear.
+			if b.joinedLeg.Load() == leg {
+				select {
+				case b.keysToCaller <- digit:
+				default:
+				}
+			}
+			return nil
+		})
+	}
+	legPT := props.Codec.PayloadTypeRecv()
 	go func() {
 		select {
 		case <-l.over:
@@ -142,7 +192,6 @@ func (b *bridge) join(ctx context.Context, l *secondLeg) error {
 		case <-ctx.Done():
 		}
 	}()
-	heard := newJitterBuffer(jitterDepth, jitterWindow)
 	go func() {
 		buf := make([]byte, media.RTPBufSize)
 		for ctx.Err() == nil {
@@ -156,12 +205,48 @@ func (b *bridge) join(ctx context.Context, l *secondLeg) error {
 				continue
 			}
 			frame := append([]byte(nil), buf[:n]...)
-			if legAlaw {
+			if leg.alaw {
 				frame = g711.Alaw2Ulaw(frame)
 			}
-			heard.put(header.SequenceNumber, frame)
+			leg.heard.put(header.SequenceNumber, frame)
 		}
 	}()
+	return leg, nil
+}
+
+// write sends the leg one μ-law frame.
+func (leg *legAudio) write(frame []byte) error {
+	if leg.alaw {
+		frame = g711.Ulaw2Alaw(frame)
+	}
+	if _, err := leg.writer.Write(frame); err != nil {
+		return errLegLeft
+	}
+	return nil
+}
+
+// join connects the caller to the leg once it answers (the caller hears silence while it rings), as relayLeg
+// does; a leg that is not answered leaves errLegLeft.
+func (b *bridge) join(ctx context.Context, l *secondLeg) error {
+	select {
+	case <-l.ready:
+	case <-ctx.Done():
+		return errFarEndLeft
+	}
+	if l.med == nil {
+		return errLegLeft
+	}
+	leg, err := b.openLeg(ctx, l)
+	if err != nil {
+		return err
+	}
+	defer leg.cancel(nil)
+	return b.relayLeg(l, leg)
+}
+
+// relayLeg joins the caller and the answered leg: the caller's jitter-buffered audio goes to the leg and the
+// leg's to the caller's playout, one frame each per 20 ms, until either hangs up.
+func (b *bridge) relayLeg(l *secondLeg, leg *legAudio) error {
 	l.mu.Lock()
 	l.joined = time.Now()
 	l.mu.Unlock()
@@ -171,27 +256,57 @@ func (b *bridge) join(ctx context.Context, l *secondLeg) error {
 		l.mu.Unlock()
 	}()
 	b.log.Info("joined the caller to the transfer's second leg")
-	go func() { cancel(b.relay(ctx, heard, writer, legAlaw)) }()
-	<-ctx.Done()
-	if cause := context.Cause(ctx); !errors.Is(cause, context.Canceled) {
+	b.joinedLeg.Store(leg)
+	defer b.joinedLeg.Store(nil)
+	go func() { leg.cancel(b.relay(leg)) }()
+	<-leg.ctx.Done()
+	return endCause(leg.ctx)
+}
+
+// endCause is why a phase of a bridged call ended: the cause its context was cancelled with, the caller's
+// leaving where nothing more precise was said.
+func endCause(ctx context.Context) error {
+	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
 		return cause
 	}
 	return errFarEndLeft
 }
 
 // relay moves one frame each way every 20 ms: the caller's to the leg (silence where it has none), the leg's
-// into the caller's playout.
-func (b *bridge) relay(ctx context.Context, heard *jitterBuffer, toLeg interface{ Write([]byte) (int, error) }, legAlaw bool) error {
-	return b.eachFrame(ctx, func(frame []byte) error {
-		if legAlaw {
-			frame = g711.Ulaw2Alaw(frame)
+// into the caller's playout; a key the caller pressed goes to the leg in its frame's place.
+func (b *bridge) relay(leg *legAudio) error {
+	return b.eachFrame(leg.ctx, func(frame []byte) error {
+		select {
+		case digit := <-leg.keys:
+			b.log.Debug("sending a key to the transfer's leg", "key", string(digit), "asEvents", leg.keysOut != nil)
+			leg.sendKey(digit, b.inbox)
+			return nil
+		default:
 		}
-		if _, err := toLeg.Write(frame); err != nil {
-			return errLegLeft
+		if err := leg.write(frame); err != nil {
+			return err
 		}
-		if frame := heard.take(); frame != nil {
+		if frame := leg.heard.take(); frame != nil {
 			b.out.push(frame)
 		}
 		return nil
 	})
+}
+
+// sendKey sends the leg a key the caller pressed as RFC 4733 events (about 140 ms), then drops both sides'
+// audio of that time, so that neither waits behind it from then on.
+func (leg *legAudio) sendKey(digit rune, callerAudio *jitterBuffer) {
+	if leg.keysOut == nil {
+		return
+	}
+	started := time.Now()
+	if err := leg.keysOut.WriteDTMF(digit); err != nil {
+		return
+	}
+	elapsed := time.Since(started)
+	leg.med.RTPPacketWriter.DelayTimestamp(uint32(elapsed.Seconds() * 8000))
+	for skip := int(elapsed / (20 * time.Millisecond)); skip > 0; skip-- {
+		callerAudio.take()
+		leg.heard.take()
+	}
 }

@@ -34,6 +34,8 @@ type settings struct {
 	tlsPort    int
 	tlsCert    string
 	tlsKey     string
+	// What the gateway's own calls offer: 0 plain RTP, 1 SRTP with SDES keys (diago's MediaSRTP).
+	outboundSRTP int
 	// Packets per second a source may send before it is trusted, and after.
 	unknownRate float64
 	trustedRate float64
@@ -76,6 +78,13 @@ func readSettings() (settings, error) {
 		return s, err
 	}
 	s.unknownRate, s.trustedRate = float64(unknown), 2000
+	switch srtp := env("SIP_OUTBOUND_SRTP", "off"); srtp {
+	case "off":
+	case "sdes":
+		s.outboundSRTP = 1
+	default:
+		return s, fmt.Errorf("SIP_OUTBOUND_SRTP must be off or sdes, got %q", srtp)
+	}
 	if err := s.logLevel.UnmarshalText([]byte(env("SIP_LOG_LEVEL", "info"))); err != nil {
 		return s, err
 	}
@@ -145,12 +154,13 @@ func run(s settings, log *slog.Logger) error {
 	g.admission = &admission{trunks: newTrunkCache(3*time.Second, trunkLookup), nonces: newNonces("parley", 30*time.Second), guard: guard, draining: g.draining.Load}
 	// Calls that come in are answered with SRTP (SDES keys, RFC 4568) when their offer asks for it and with plain
 	// RTP otherwise; calls the gateway places go out on a transport of their own that offers plain RTP, which
-	// every trunk takes (a trunk has no setting that says it wants SRTP).
+	// every trunk takes, or SRTP only where the deployment says its carriers want it (SIP_OUTBOUND_SRTP: a trunk
+	// has no setting of its own for it).
 	transport := func(kind string, port int) diago.Transport {
 		return diago.Transport{Transport: kind, BindHost: s.host, BindPort: port, ExternalHost: publicHost, ExternalPort: port, MediaExternalIP: mediaIP, MediaSRTP: 1}
 	}
 	outgoing := transport("udp", port)
-	outgoing.ID, outgoing.MediaSRTP = outgoingTransport, 0
+	outgoing.ID, outgoing.MediaSRTP = outgoingTransport, s.outboundSRTP
 	options := []diago.DiagoOption{
 		diago.WithServer(server), diago.WithLogger(log), diago.WithServerRequestMiddleware(g.admission.middleware),
 		diago.WithTransport(transport("udp", port)), diago.WithTransport(transport("tcp", port)), diago.WithTransport(outgoing),
@@ -174,6 +184,7 @@ func run(s settings, log *slog.Logger) error {
 	ctl.handle("dial", g.dial)
 	ctl.handle("hangup", g.hangup)
 	ctl.handle("transfer", g.transfer)
+	ctl.handle("warm-transfer", g.warmTransfer)
 	ctl.handle("drain", g.drain)
 
 	errs := make(chan error, 4)

@@ -105,3 +105,10 @@ func (p *playout) headMarksLocked() []string {
 	}
 	return marks
 }
+
+// pending is how many frames wait to be played.
+func (p *playout) pending() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.frames
+}
