@@ -76,13 +76,14 @@ describe.skipIf(skipReason !== '')(`Transfers of SIP trunk calls through the SIP
     await expect.poll(async () => (await transfersOf(callId))[0]?.status, { timeout: 30_000 }).toBe('answered');
   }, 120_000);
 
-  /** A desk whose assistant transfers to `number`, called by Parley itself through a trunk to the gateway (whose side refuses REFER: 406). */
-  const deskCalledByParley = async (numbers: { desk: string; caller: string; transferTo: string }, calleeHost: string) => {
+  /**
+   * A desk whose assistant transfers with `tool` (given the desk trunk's id), called by Parley itself through a
+   * trunk to the gateway (whose side refuses REFER: 406), transcribing what it hears.
+   */
+  const deskCalledByParley = async (numbers: { desk: string; caller: string }, calleeHost: string, prompt: string, tool: (deskTrunk: number) => Record<string, unknown>) => {
     const desk = await createTestUser(knex(), { balanceUsd: 5 });
     const deskTrunk = await bed.trunk(desk, { phone_number: numbers.desk, sip_address: calleeHost, allowed_inbound_ips: ['127.0.0.1'] });
-    await createTestAssistant(bed.platform, desk, {
-      type: 'inbound', initial_message: 'Parley, good morning.', phone_number_id: deskTrunk, system_prompt: '[transfer]', tools: [{ type: 'call_transfer', phone_number: numbers.transferTo }],
-    });
+    await createTestAssistant(bed.platform, desk, { type: 'inbound', initial_message: 'Parley, good morning.', phone_number_id: deskTrunk, system_prompt: prompt, tools: [tool(deskTrunk)] });
     const caller = await createTestUser(knex(), { balanceUsd: 5 });
     const callerTrunk = await bed.trunk(caller, { phone_number: numbers.caller, sip_address: '127.0.0.1' });
     const assistant = await createTestAssistant(bed.platform, caller, { initial_message: 'Hi.', wait_for_customer: true, phone_number_id: callerTrunk, system_prompt: '[listener]' });
@@ -90,10 +91,11 @@ describe.skipIf(skipReason !== '')(`Transfers of SIP trunk calls through the SIP
     const transferred = await bed.settled(desk, Number((await bed.lastCallOf(desk)).id));
     return { row, transferred };
   };
+  const coldTo = (number: string) => () => ({ type: 'call_transfer', phone_number: number });
 
   it('dials the transfer\'s number through the trunk (offering SRTP) and joins the caller to it when the far end refuses the REFER', async () => {
     const callee = await bed.farEnd({ user: '+4930888888', audio: audio.talk, incoming: 'answer', mediaenc: 'srtp-mand' });
-    const { row, transferred } = await deskCalledByParley({ desk: '+4930888800', caller: '+4930888801', transferTo: '+4930888888' }, callee.host);
+    const { row, transferred } = await deskCalledByParley({ desk: '+4930888800', caller: '+4930888801' }, callee.host, '[transfer]', coldTo('+4930888888'));
     // The callee got the call from the desk's trunk number, and the caller heard the callee speak.
     expect((await callee.waitFor((event) => event.type === 'CALL_ESTABLISHED')).peeruri).toMatch(/^sip:\+4930888800@/);
     expect(row).toMatchObject({ status: 'ended_by_customer' });
@@ -108,14 +110,23 @@ describe.skipIf(skipReason !== '')(`Transfers of SIP trunk calls through the SIP
     expect(bed.logged()).not.toContain('trunk-secret');
   }, 120_000);
 
-  it('tells the caller that nobody took the transfer when the second leg is busy, then hangs up', async () => {
+  it('tells the caller that nobody took the transfer, then hangs up: a busy second leg, and a busy supervisor called at a number through the trunk', async () => {
     const callee = await bed.farEnd({ user: '+4930888899', audio: audio.quiet, incoming: 'refuse', mediaenc: 'srtp-mand' });
-    const { row, transferred } = await deskCalledByParley({ desk: '+4930888890', caller: '+4930888891', transferTo: '+4930888899' }, callee.host);
-    // The caller (Parley, transcribing what it hears) heard the apology before the gateway hung up.
-    expect(row).toMatchObject({ status: 'ended_by_customer' });
-    expect(row.transcript).toMatch(/Customer: .*nobody could take/i);
-    expect(transferred).toMatchObject({ status: 'completed', endReason: 'transferred' });
-    await expect.poll(async () => (await transfersOf(Number(transferred.id)))[0]?.status, { timeout: 30_000 }).toBe('busy');
+    const supervisor = await bed.farEnd({ user: '+4930888897', audio: audio.quiet, incoming: 'refuse', mediaenc: 'srtp-mand' });
+    const [cold, warm] = await Promise.all([
+      deskCalledByParley({ desk: '+4930888890', caller: '+4930888891' }, callee.host, '[transfer]', coldTo('+4930888899')),
+      deskCalledByParley({ desk: '+4930888892', caller: '+4930888893' }, supervisor.host, '[warm]', (deskTrunk) => ({
+        type: 'warm_call_transfer', supervisor_phone: '+4930888897', outbound_phone_id: deskTrunk, description: 'A colleague in sales.',
+      })),
+    ]);
+    for (const { row, transferred } of [cold, warm]) {
+      // The caller (Parley, transcribing what it hears) heard the apology before the gateway hung up.
+      expect(row).toMatchObject({ status: 'ended_by_customer' });
+      expect(row.transcript).toMatch(/Customer: .*nobody could take/i);
+      expect(transferred).toMatchObject({ status: 'completed', endReason: 'transferred' });
+      await expect.poll(async () => (await transfersOf(Number(transferred.id)))[0]?.status, { timeout: 30_000 }).toBe('busy');
+    }
+    expect((await transfersOf(Number(warm.transferred.id)))[0]).toMatchObject({ type: 'supervisor', to: '+4930888897', connected_at: null });
   }, 120_000);
 
   it('holds the caller with music for a warm transfer to a SIP URI, briefs the supervisor, then joins the two, keys passing between them', async () => {
