@@ -23,7 +23,11 @@ describe('endpointing', () => {
     expect(completeness('My account number is 4 5 6 7')).toBe('unknown');
     // Nor does the recognizer's full stop after a number: it may be the first group of one read in groups.
     expect(completeness('My phone number is 555.')).toBe('unknown');
-    expect(completeness('Tuesday at 3.')).toBe('unknown');
+    expect(completeness('My card number is 4 4.')).toBe('unknown');
+    // One or two digits after a word are a time or a count, finished by the full stop like any word.
+    expect(completeness('Tuesday at 3.')).toBe('complete');
+    expect(completeness('Tuesday at 3:30.')).toBe('complete');
+    expect(completeness('A table for 12.')).toBe('complete');
     expect(completeness('Tuesday at three.')).toBe('complete');
     expect(completeness('')).toBe('unknown');
   });

@@ -27,8 +27,8 @@ export type Completeness = 'complete' | 'incomplete' | 'unknown';
 
 /**
  * How finished the words of a turn sound, by their punctuation and, with `language` (BCP 47), their last word
- * against the language's trailing words (lib/languages); with null, by the recognizer's punctuation alone, but a
- * number at the end is never finished by its full stop.
+ * against the language's trailing words (lib/languages); with null, by the recognizer's punctuation alone, but
+ * digits that may be the first group of a number are never finished by their full stop.
  */
 export function completeness(transcript: string, language: string | null = 'en'): Completeness {
   const text = transcript.trim();
@@ -38,10 +38,21 @@ export function completeness(transcript: string, language: string | null = 'en')
   // A language without a pack (one only a hosted recognizer hears) is judged by its punctuation alone.
   const trailing = language !== null && hasLanguagePack(language) ? languagePack(language).trailingWords : undefined;
   if (/(?:,|-|—|\.\.\.|…)$/.test(text) || (lastWord !== undefined && trailing?.has(lastWord))) return 'incomplete';
-  // A number at the end may be the first group of one read in groups ("555." of "555, 0199"): a recognizer
-  // writes the full stop at the pause, so it does not finish the words.
-  if (/[.!?]["')\]]*$/.test(text) && !/^\p{N}+$/u.test(lastWord ?? '')) return 'complete';
+  if (/[.!?]["')\]]*$/.test(text) && !mayBeFirstGroup(text)) return 'complete';
   return 'unknown';
+}
+
+/**
+ * Whether the words end on digits that may be the first group of a number read in groups ("555." of
+ * "555, 0199", "4 5 6 7." of "4 5 6 7, 8 9 0 1"): a recognizer writes the full stop at the pause, so it does not
+ * finish the words. One or two digits after a word are a time or a count ("Tuesday at 3.", "a table for 2."),
+ * finished like any word.
+ */
+function mayBeFirstGroup(text: string): boolean {
+  if (/\p{N}:\p{N}{2}\W*$/u.test(text)) return false;
+  const [previous, last] = (text.match(/[\p{L}\p{N}']+/gu) ?? []).slice(-2);
+  if (last === undefined || !/^\p{N}+$/u.test(last)) return false;
+  return last.length >= 3 || (previous !== undefined && /^\p{N}+$/u.test(previous));
 }
 
 /** The silence after speech that ends a turn, given the policy and the words heard so far. */
