@@ -10,7 +10,8 @@
  * The callers and the table are bench/anchors/pipecat/side_by_side.py's, run with the anchor's Python.
  *
  *   bench/anchors/pipecat/install.sh        # once: the anchor into .tools/pipecat-anchor (PyPI only)
- *   npm run bench:pipecat-side-by-side -- [--calls 1,4,8] [--turns 4] [--seed 1] [--json-out file]
+ *   npm run bench:pipecat-side-by-side -- [--calls 1,4,8] [--turns 4] [--seed 1] [--sentence "..."] [--json-out file]
+ * The callers say the anchor's sentence unless told another (`--sentence`; each is synthesized once and cached).
  * Levels above 10 calls need a plan of more than the default plan's 10 calls at once, and MEDIA_MAX_CALLS
  * (8 with Piper on two cores) refuses calls above it, which the table then shows as errors.
  */
@@ -18,15 +19,18 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import type { CallTurn, TurnMetrics } from '../src/voice/hooks.ts';
 import { createTestAssistant } from '../test/support/assistants.ts';
 import { freePort } from '../test/support/ports.ts';
 import { deployParley, type ParleyDeployment } from './calls/parley-process.ts';
+import { spread } from './voice/turns.ts';
 
 const { values } = parseArgs({
   options: {
     calls: { type: 'string', default: '1,4,8' },
     turns: { type: 'string', default: '4' },
     seed: { type: 'string', default: '1' },
+    sentence: { type: 'string' },
     'json-out': { type: 'string' },
   },
 });
@@ -85,6 +89,24 @@ async function parleyAssistant(parley: ParleyDeployment): Promise<{ token: strin
   return { token, assistantId: id };
 }
 
+/**
+ * Where Parley's time went in the run's calls (warm-up included), from the turns it stored: the explanation of
+ * its row in the table, which load.py measured from outside.
+ */
+async function parleyStages(parley: ParleyDeployment, token: string): Promise<void> {
+  const page = await parley.request<{ data: { turns: CallTurn[] | null }[] }>('GET', '/user/calls?per_page=100', { token });
+  const turns = page.body.data.flatMap((call) => call.turns ?? []);
+  const replies = turns.filter((turn) => turn.role === 'assistant' && turn.metrics.end_of_turn_decision_ms !== undefined);
+  const of = (pick: keyof TurnMetrics) => spread(replies.map((turn) => turn.metrics[pick] ?? Number.NaN));
+  const heard = new Map<string, number>();
+  for (const turn of turns.filter((entry) => entry.role === 'user')) heard.set(turn.text, (heard.get(turn.text) ?? 0) + 1);
+  console.log(`\nParley's stored turn metrics, p50 / p95 over ${replies.length} replies: engine (end of speech → first frame sent) ${of('end_of_speech_to_first_audio_ms')}, ` +
+    `turn decision ${of('end_of_turn_decision_ms')}, recognizer final ${of('stt_final_delay_ms')}, model first token ${of('llm_first_token_ms')}, ` +
+    `first audio synthesized ${of('tts_first_byte_ms')}; drafted before the commit ${replies.filter((turn) => turn.metrics.preemptive).length}, ` +
+    `drafts discarded ${replies.reduce((sum, turn) => sum + (turn.metrics.preemptive_discarded ?? 0), 0)}`);
+  console.log(`Parley heard: ${[...heard].map(([text, count]) => `${JSON.stringify(text)} ×${count}`).join(', ')}`);
+}
+
 const [llmPort, pipecatPort] = [await freePort(), await freePort()];
 const llmUrl = `http://127.0.0.1:${llmPort}`;
 let llm: ChildProcess | undefined;
@@ -103,10 +125,12 @@ try {
     '--pipecat-url', `ws://127.0.0.1:${pipecatPort}/ws`, '--pipecat-pid', String(pipecat.pid),
     '--parley-api', parley.baseUrl, '--parley-token', token, '--parley-assistant', String(assistantId),
     '--parley-pid', String(parley.pid()), '--parley-metrics', parley.metricsUrl,
+    ...(values.sentence ? ['--sentence', values.sentence] : []),
     ...(values['json-out'] ? ['--json-out', path.resolve(values['json-out'])] : []),
   ], { env, stdio: 'inherit' });
   const [code] = await new Promise<[number | null]>((resolve) => driver.once('exit', (exitCode) => resolve([exitCode])));
   if (code !== 0) process.exitCode = 1;
+  await parleyStages(parley, token);
 } finally {
   await stop(pipecat);
   await stop(llm);

@@ -60,27 +60,20 @@ def rss_mb(pid):
     return 0.0
 
 
-def tree(root):
-    """{pid: (comm, cpu ticks, rss MB)} of root and its descendants now."""
-    stats = {}
+def descendants(root):
+    """root and every process below it now (one pass over /proc)."""
+    children = {}
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             try:
-                stats[int(entry)] = read_stat(int(entry))
+                children.setdefault(read_stat(int(entry))[1], []).append(int(entry))
             except (OSError, IndexError, ValueError):
                 pass
-    children = {}
-    for pid, (_, ppid, _) in stats.items():
-        children.setdefault(ppid, []).append(pid)
-    found, todo = {}, [root]
+    found, todo = [], [root]
     while todo:
         pid = todo.pop()
-        if pid in stats:
-            try:
-                found[pid] = (stats[pid][0], stats[pid][2], rss_mb(pid))
-            except OSError:
-                continue
-            todo.extend(children.get(pid, []))
+        found.append(pid)
+        todo.extend(children.get(pid, []))
     return found
 
 
@@ -97,7 +90,13 @@ class TreeSampler(load.ProcSampler):
         samplers.append(self)  # run_level() keeps its sampler to itself; measure() reads the split from here
 
     def _sample(self):
-        now = tree(self.pid)
+        now = {}
+        for pid in descendants(self.pid):  # about 1 ms a pass over /proc, every 0.2 s
+            try:
+                name, _, ticks = read_stat(pid)
+                now[pid] = (name, ticks, rss_mb(pid))
+            except (OSError, IndexError, ValueError):
+                pass
         for pid, (name, ticks, _) in now.items():
             self.base.setdefault(pid, ticks if not self.started else 0)
             self.last[pid] = ticks
@@ -154,11 +153,11 @@ def parley_idle(metrics_url, timeout=60):
 def measure(product, n, turns, audio, seed, llm_url):
     before = get_json(llm_url + "/stats")["requests"]
     level = load.run_level(argparse.Namespace(url=product["url"], turns=turns), n, audio, product["pid"], seed)
-    level["llm_requests"] = get_json(llm_url + "/stats")["requests"] - before
     sampler = samplers[-1]
     level["cpu_by_name"] = {name: 100.0 * s / sampler.wall for name, s in sampler.by_name().items() if s > 0}
     level["rss_by_name"] = sampler.peak_by_name
     product["idle"]()
+    level["llm_requests"] = get_json(llm_url + "/stats")["requests"] - before
     return level
 
 
@@ -178,6 +177,7 @@ def main():
     ap.add_argument("--calls", default="1,4,8")
     ap.add_argument("--turns", type=int, default=4)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--sentence", default=load.SENTENCE, help="what the callers say (a Piper take of it, cached)")
     ap.add_argument("--llm-url", required=True, help="the fake model, http://127.0.0.1:<port>")
     ap.add_argument("--pipecat-url", required=True)
     ap.add_argument("--pipecat-pid", type=int, required=True)
@@ -194,10 +194,10 @@ def main():
         {"name": "Pipecat", "url": args.pipecat_url, "pid": args.pipecat_pid, "idle": lambda: load.wait_idle(pipecat_health)},
         {"name": "Parley", "url": PARLEY_URL, "pid": args.parley_pid, "idle": lambda: parley_idle(args.parley_metrics)},
     ]
-    audio = load.caller_audio("piper", load.SENTENCE)
+    audio = load.caller_audio("piper", args.sentence)
     llm = get_json(args.llm_url + "/stats")
     print("caller sentence: %r (Piper joe, %.2f s, cached in %s); fake model: first token %d ms, first sentence %d ms"
-          % (load.SENTENCE, len(audio) / 8000.0, load.ANCHOR_HOME / "cache", llm["ttft_ms"], llm["first_sentence_ms"]), flush=True)
+          % (args.sentence, len(audio) / 8000.0, load.ANCHOR_HOME / "cache", llm["ttft_ms"], llm["first_sentence_ms"]), flush=True)
     for product in products:
         warm = measure(product, 1, 1, audio, 0, args.llm_url)
         print("warm-up %s: %d/1 turn, latency %.0f ms, errors %s" % (product["name"], warm["turns_ok"], warm["lat_p50"], warm["errors"][:3]), flush=True)
