@@ -68,11 +68,11 @@ async function waitForHttp(url: string, child: ChildProcess, name: string): Prom
 }
 
 async function stop(child: ChildProcess | undefined): Promise<void> {
-  if (!child?.pid || child.exitCode !== null) return;
+  if (!child?.pid || child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise((resolve) => child.once('exit', resolve));
-  process.kill(child.pid, 'SIGTERM');
+  child.kill('SIGTERM');
   await Promise.race([exited, sleep(10_000)]);
-  if (child.exitCode === null) process.kill(child.pid, 'SIGKILL');
+  if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 }
 
 /** An account with credit and an assistant speaking with the Piper voice; its API key and the assistant's id. */
@@ -115,7 +115,7 @@ let parley: ParleyDeployment | undefined;
 try {
   llm = startPython('fake_llm', [path.join(anchor, 'fake_llm.py'), '--port', String(llmPort), '--ttft-ms', '200', '--token-ms', '10']);
   await waitForHttp(`${llmUrl}/health`, llm, 'fake_llm');
-  parley = await deployParley({ name: 'sidebyside', llmUrl: `${llmUrl}/v1`, extra: { STT_PROVIDER: 'local', TTS_PROVIDER: 'local' } });
+  parley = await deployParley({ name: 'sidebyside', llmUrl: `${llmUrl}/v1`, extra: { STT_PROVIDER: 'local', TTS_PROVIDER: 'local', SIP_ENABLED: 'false' } });
   const { token, assistantId } = await parleyAssistant(parley);
   pipecat = startPython('server', [path.join(anchor, 'server.py'), '--port', String(pipecatPort), '--llm-url', `${llmUrl}/v1`]);
   await waitForHttp(`http://127.0.0.1:${pipecatPort}/health`, pipecat, 'server');

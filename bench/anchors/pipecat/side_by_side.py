@@ -52,6 +52,14 @@ def read_stat(pid):
     return head.split("(", 1)[1], int(parts[1]), int(parts[11]) + int(parts[12])  # comm, ppid, utime + stime
 
 
+def command(pid, comm):
+    """The program a process runs (node, python3.11, temporal): node names its main thread `MainThread`."""
+    try:
+        return os.path.basename(os.readlink("/proc/%d/exe" % pid))
+    except OSError:
+        return comm
+
+
 def rss_mb(pid):
     with open("/proc/%d/status" % pid) as f:
         for line in f:
@@ -100,13 +108,14 @@ class TreeSampler(load.ProcSampler):
         for pid, (name, ticks, _) in now.items():
             self.base.setdefault(pid, ticks if not self.started else 0)
             self.last[pid] = ticks
-            self.names[pid] = name
+            if pid not in self.names:
+                self.names[pid] = command(pid, name)
         self.started = True
         total = sum(rss for _, _, rss in now.values())
         if total > self.peak_rss:
             self.peak_rss, self.peak_by_name = total, {}
-            for name, _, rss in now.values():
-                self.peak_by_name[name] = self.peak_by_name.get(name, 0.0) + rss
+            for pid, (_, _, rss) in now.items():
+                self.peak_by_name[self.names[pid]] = self.peak_by_name.get(self.names[pid], 0.0) + rss
         return total
 
     def cpu_s(self):
@@ -214,7 +223,7 @@ def main():
     print()
     print("Both servers ran throughout on this machine (%d cores); load.py's callers and the fake model share them." % os.cpu_count())
     print("lat: the caller's end of speech (its last voiced frame sent) -> the first reply audio frame received; "
-          "voiced: the same to the first voiced frame. CPU and RSS: the server's process tree (%% of one core).")
+          "voiced: the same to the first voiced frame. CPU and RSS: the server's process tree (% of one core).")
     hdr = ("calls", "product", "turns", "greet p50", "lat p50", "lat p95", "lat max", "voiced p50", "jitter p99", "underrun max",
            "CPU %", "CPU s/turn", "RSS MB", "RSS +MB/call", "LLM requests")
     print("| " + " | ".join(hdr) + " |")
