@@ -112,6 +112,17 @@ const llmUrl = `http://127.0.0.1:${llmPort}`;
 let llm: ChildProcess | undefined;
 let pipecat: ChildProcess | undefined;
 let parley: ParleyDeployment | undefined;
+// The servers run in process groups of their own, which a Ctrl-C in the terminal does not reach: stop them here.
+process.once('SIGINT', () => {
+  for (const group of [pipecat?.pid, llm?.pid, parley?.pid()]) {
+    try {
+      if (group) process.kill(-group, 'SIGTERM');
+    } catch {
+      // already gone
+    }
+  }
+  process.exit(130);
+});
 try {
   llm = startPython('fake_llm', [path.join(anchor, 'fake_llm.py'), '--port', String(llmPort), '--ttft-ms', '200', '--token-ms', '10']);
   await waitForHttp(`${llmUrl}/health`, llm, 'fake_llm');
