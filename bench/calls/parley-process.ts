@@ -30,6 +30,8 @@ export interface ParleyDeployment {
   cli(...args: string[]): string;
   /** Starts `src/main.ts all` and waits until it is ready. */
   start(): Promise<void>;
+  /** The started process's id (its Temporal dev server and speech workers are its children). */
+  pid(): number | undefined;
   /** SIGKILLs the whole process group, the Temporal dev server included: a crash, nothing drained. */
   kill(): Promise<void>;
   /** Stops it as an operator does (SIGTERM), then removes what the drill made. */
@@ -70,6 +72,7 @@ export async function deployParley(options: { name: string; llmUrl: string; extr
         if (Date.now() - began > 180_000) throw new Error('Parley did not start within 180 s');
       }
     },
+    pid: () => child?.pid,
     async kill() {
       if (child?.pid) process.kill(-child.pid, 'SIGKILL');
       await exited;

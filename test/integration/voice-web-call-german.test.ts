@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { multilingualSpeechInstalled } from '../../src/providers/speech-install.ts';
 import { type FakeLlmServer, type FakeTurn, lastUserText, startFakeLlmServer } from '../fakes/llm-server.ts';
 import { createTestAssistant } from '../support/assistants.ts';
-import { connectMediaStream, L16_16K, type MediaStreamClient } from '../support/media-stream-client.ts';
+import { connectMediaStream, L16_16K } from '../support/media-stream-client.ts';
+import { transcriptLines } from '../support/web-call.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { speechDir, speechInstalled, speechSkipReason, spokenPcm } from '../support/speech.ts';
 import { createTestUser, type TestUser } from '../support/users.ts';
@@ -31,8 +32,6 @@ describe.skipIf(!ready)(`a German web call on the offline speech stack${ready ? 
     await llm?.close();
   });
 
-  const lines = (caller: MediaStreamClient) =>
-    caller.received.flatMap((message) => (message.transcript ? [`${message.transcript.role}: ${message.transcript.text}`] : []));
 
   it('hears the caller in German and answers in German, dates and times read the German way', async () => {
     const knex = platform.database.knex;
@@ -49,16 +48,16 @@ describe.skipIf(!ready)(`a German web call on the offline speech stack${ready ? 
     expect(created.status).toBe(201);
     const caller = await connectMediaStream(created.body.data.websocket_url as string, L16_16K);
     caller.start();
-    await caller.waitFor(() => lines(caller).length === 1, 30_000, 'the greeting');
+    await caller.waitFor(() => transcriptLines(caller).length === 1, 30_000, 'the greeting');
 
     await caller.say(await spokenPcm('Guten Tag, ich brauche Hilfe mit meiner Bestellung.', { voice: 'de', silenceMs: 200 }));
     const replyFrom = caller.played.length;
     // The assistant's turn is in the live transcript once it has been played to its end.
-    await caller.waitFor(() => lines(caller).length === 3, 60_000, `the reply after ${JSON.stringify(lines(caller))}`);
+    await caller.waitFor(() => transcriptLines(caller).length === 3, 60_000, `the reply after ${JSON.stringify(transcriptLines(caller))}`);
     caller.close();
     await caller.closed;
 
-    expect(lines(caller)).toEqual(['assistant: Guten Tag, hier ist Parley.', expect.stringMatching(/^user: .*bestellung/i), `assistant: ${reply}`]);
+    expect(transcriptLines(caller)).toEqual(['assistant: Guten Tag, hier ist Parley.', expect.stringMatching(/^user: .*bestellung/i), `assistant: ${reply}`]);
     expect(lastUserText(llm.requests.at(-1)!)).toMatch(/hilfe.*bestellung/i);
 
     // The German voice was asked for the date and time as words ("zwölften März …", not "zwölf Punkt null drei"),

@@ -4,6 +4,7 @@ import { workflowIds } from '../../src/temporal/names.ts';
 import { type FakeLlmServer, type FakeTurn, lastUserText, startFakeLlmServer } from '../fakes/llm-server.ts';
 import { createTestAssistant } from '../support/assistants.ts';
 import { connectMediaStream, L16_16K, type MediaStreamClient } from '../support/media-stream-client.ts';
+import { transcriptLines } from '../support/web-call.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { schemaViolations } from '../support/response-schema.ts';
 import { speechInstalled, speechSkipReason, spokenPcm } from '../support/speech.ts';
@@ -39,17 +40,15 @@ describe.skipIf(!speechInstalled)(`a web call on the offline speech stack${speec
     await llm?.close();
   });
 
-  const lines = (caller: MediaStreamClient) =>
-    caller.received.flatMap((message) => (message.transcript ? [`${message.transcript.role}: ${message.transcript.text}`] : []));
 
   /** Resolves once the assistant has finished its next turn (the live transcript shows it), with its words. */
   async function hearReply(caller: MediaStreamClient): Promise<string> {
-    const before = lines(caller).length;
+    const before = transcriptLines(caller).length;
     await caller.waitFor(
-      () => lines(caller).slice(before).some((line) => line.startsWith('assistant: ')), 30_000,
-      `the assistant to finish a turn after ${JSON.stringify(lines(caller))}`,
+      () => transcriptLines(caller).slice(before).some((line) => line.startsWith('assistant: ')), 30_000,
+      `the assistant to finish a turn after ${JSON.stringify(transcriptLines(caller))}`,
     );
-    return lines(caller).slice(before).find((line) => line.startsWith('assistant: ')) ?? '';
+    return transcriptLines(caller).slice(before).find((line) => line.startsWith('assistant: ')) ?? '';
   }
 
   it('greets, answers, ends on the assistant\'s goodbye, and stores, evaluates and charges the call', async () => {
@@ -76,12 +75,12 @@ describe.skipIf(!speechInstalled)(`a web call on the offline speech stack${speec
     await caller.say(await spokenPcm('No thank you, goodbye.', { silenceMs: 200 }));
     let hungUp = false;
     void caller.closed.then(() => (hungUp = true));
-    await caller.waitFor(() => hungUp, 30_000, `the assistant to hang up after ${JSON.stringify(lines(caller))}`);
+    await caller.waitFor(() => hungUp, 30_000, `the assistant to hang up after ${JSON.stringify(transcriptLines(caller))}`);
     const closed = await caller.closed;
     expect(closed.code).toBe(1000);
     expect(caller.playedSound.length).toBeGreaterThan(heard);
     // The browser's live transcript: every committed turn, the caller's and the assistant's.
-    expect(lines(caller)).toEqual([
+    expect(transcriptLines(caller)).toEqual([
       'assistant: Hello, this is Parley. How can I help you today?',
       expect.stringMatching(/^user: .*appointment/i),
       'assistant: Sure, Tuesday at three works. Is there anything else?',

@@ -23,7 +23,16 @@ describe('endpointing', () => {
     expect(completeness('My account number is 4 5 6 7')).toBe('unknown');
     // Nor does the recognizer's full stop after a number: it may be the first group of one read in groups.
     expect(completeness('My phone number is 555.')).toBe('unknown');
-    expect(completeness('Tuesday at 3.')).toBe('unknown');
+    expect(completeness('My card number is 4 4.')).toBe('unknown');
+    expect(completeness('The address is 22.')).toBe('unknown');
+    // One or two digits after a word such as "at" or "for" are a time or a count, and a clock time is one:
+    // finished by the full stop like any word.
+    expect(completeness('Tuesday at 3.')).toBe('complete');
+    expect(completeness('Tuesday at 3:30.')).toBe('complete');
+    expect(completeness('A table for 12.')).toBe('complete');
+    expect(completeness('A table for 120.')).toBe('unknown');
+    expect(completeness('Am Dienstag um 3.', 'de-DE')).toBe('complete');
+    expect(completeness('Meine Nummer ist 22.', 'de-DE')).toBe('unknown');
     expect(completeness('Tuesday at three.')).toBe('complete');
     expect(completeness('')).toBe('unknown');
   });

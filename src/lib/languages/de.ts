@@ -13,6 +13,7 @@ export const german: LanguagePack = {
     'der', 'die', 'das', 'den', 'dem', 'des', 'ein', 'eine', 'einen', 'einem', 'einer', 'mein', 'meine', 'meinen', 'meinem', 'unser', 'unsere', 'dieser', 'diese', 'dieses',
     'äh', 'ähm', 'öh', 'hm', 'hmm',
   ]),
+  countWords: new Set(['um', 'für', 'bis', 'gegen', 'ab', 'vor', 'nach', 'zu']),
   voicemailPhrases: [
     /\b(hinterlassen sie|hinterlasse|hinterlasst|hinterlass) (mir |uns )?(bitte )?(eine |ihre |deine )?(kurze )?nachricht\b/,
     /\bnach dem (signalton|piepton|ton|piep)\b/,

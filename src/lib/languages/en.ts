@@ -11,6 +11,7 @@ export const english: LanguagePack = {
     'the', 'a', 'an', 'my', 'your', 'our', 'their', 'this', 'these', 'those',
     'um', 'uh', 'er', 'erm', 'hmm', 'like', 'i', "i'm", 'is', 'are', 'was', 'were', 'be', 'have', 'has',
   ]),
+  countWords: new Set(['at', 'for', 'by', 'until', 'till', 'around', 'before', 'after', 'from', 'to']),
   voicemailPhrases: [
     /\bleave (a|your|me a|us a) (brief |short |detailed )?(message|voice ?mail|name and number)\b/,
     /\b(after|at) the (tone|beep|signal)\b/,

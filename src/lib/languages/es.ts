@@ -12,6 +12,7 @@ export const spanish: LanguagePack = {
     'el', 'la', 'los', 'las', 'un', 'una', 'unos', 'unas', 'mi', 'mis', 'su', 'sus', 'tu', 'tus',
     'eh', 'em', 'mm', 'pues',
   ]),
+  countWords: new Set(['a', 'las', 'la', 'para', 'hasta', 'por', 'de', 'desde']),
   voicemailPhrases: [
     /\b(deje|deja|dejen) (su |tu |un )?(breve )?(mensaje|recado)\b/,
     /\bdespues (de la senal|del tono|del pitido|de la senal acustica)\b/,

@@ -12,6 +12,7 @@ export const french: LanguagePack = {
     'un', 'une', 'mon', 'ma', 'mes', 'votre', 'vos', 'notre', 'nos', 'ce', 'cette', 'ces', 'le', 'la', 'les',
     'euh', 'heu', 'bah', 'ben', 'hum', 'je',
   ]),
+  countWords: new Set(['à', 'a', 'pour', 'vers', 'avant', 'après', 'de', "jusqu'à"]),
   voicemailPhrases: [
     /\b(laissez|laisse|laissez moi|laisse moi) (un |votre |ton )?(petit |bref )?message\b/,
     /\bapres le (bip|signal( sonore)?|tonalite)\b/,

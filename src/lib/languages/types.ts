@@ -18,6 +18,11 @@ export interface LanguagePack {
   /** Words after which a speaker has not finished: conjunctions, prepositions, articles, hesitations. Lower case. */
   trailingWords: ReadonlySet<string>;
   /**
+   * Words after which one or two digits are a time or a count ("at 3", "for 2"), not the first group of a
+   * number read in groups: the recognizer's full stop after them finishes the turn's words. Lower case.
+   */
+  countWords: ReadonlySet<string>;
+  /**
    * The words of a recorded voicemail greeting, matched against the recognizer's text once it is normalized
    * (lower case, accents and apostrophes dropped, one space between words: voicemail/phrases.ts).
    */

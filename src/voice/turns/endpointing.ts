@@ -26,22 +26,33 @@ export function vadSilenceMs(sensitivity: number): number {
 export type Completeness = 'complete' | 'incomplete' | 'unknown';
 
 /**
- * How finished the words of a turn sound, by their punctuation and, with `language` (BCP 47), their last word
- * against the language's trailing words (lib/languages); with null, by the recognizer's punctuation alone, but a
- * number at the end is never finished by its full stop.
+ * How finished the words of a turn sound, by their punctuation and, when `readWords`, their last word against
+ * the trailing words of `language` (BCP 47; lib/languages). Digits that may be the first group of a number are
+ * never finished by their full stop.
  */
-export function completeness(transcript: string, language: string | null = 'en'): Completeness {
+export function completeness(transcript: string, language = 'en', readWords = true): Completeness {
   const text = transcript.trim();
   if (!text) return 'unknown';
+  // A language without a pack (one only a hosted recognizer hears) is judged by its punctuation alone.
+  const pack = hasLanguagePack(language) ? languagePack(language) : undefined;
   // Numbers are words too: "my number is 4 5 6 7" ends on 7, not on "is".
   const lastWord = /([\p{L}\p{N}']+)[^\p{L}\p{N}']*$/u.exec(text)?.[1]?.toLowerCase();
-  // A language without a pack (one only a hosted recognizer hears) is judged by its punctuation alone.
-  const trailing = language !== null && hasLanguagePack(language) ? languagePack(language).trailingWords : undefined;
-  if (/(?:,|-|—|\.\.\.|…)$/.test(text) || (lastWord !== undefined && trailing?.has(lastWord))) return 'incomplete';
-  // A number at the end may be the first group of one read in groups ("555." of "555, 0199"): a recognizer
-  // writes the full stop at the pause, so it does not finish the words.
-  if (/[.!?]["')\]]*$/.test(text) && !/^\p{N}+$/u.test(lastWord ?? '')) return 'complete';
+  if (/(?:,|-|—|\.\.\.|…)$/.test(text) || (readWords && lastWord !== undefined && pack?.trailingWords.has(lastWord))) return 'incomplete';
+  if (/[.!?]["')\]]*$/.test(text) && !mayBeFirstGroup(text, pack?.countWords)) return 'complete';
   return 'unknown';
+}
+
+/**
+ * Whether the words end on digits that may be the first group of a number read in groups ("555." of
+ * "555, 0199", "22." of "22, no sorry, 32 Main Street"): a recognizer writes the full stop at the pause, so it
+ * does not finish the words. One or two digits after a word of `countWords` are a time or a count ("Tuesday at
+ * 3.", "a table for 2."), and a clock time ("3:30.") is one: those finish the words as any word does.
+ */
+function mayBeFirstGroup(text: string, countWords: ReadonlySet<string> | undefined): boolean {
+  const [previous, last] = (text.toLowerCase().match(/[\p{L}\p{N}']+/gu) ?? []).slice(-2);
+  if (last === undefined || !/^\p{N}+$/u.test(last)) return false;
+  if (/\p{N}:\p{N}{2}\P{N}*$/u.test(text)) return false;
+  return last.length > 2 || previous === undefined || !countWords?.has(previous);
 }
 
 /** The silence after speech that ends a turn, given the policy and the words heard so far. */

@@ -67,7 +67,7 @@ export type TurnVerdict = 'complete' | 'incomplete' | 'unsure' | 'no_score';
 function wordsCompleteness(settings: TurnPolicySettings, text: string): Completeness {
   const language = settings.sttLanguage ?? 'en';
   if (settings.endpointType === 'ai') return completeness(text, language);
-  const punctuation = completeness(text, null);
+  const punctuation = completeness(text, language, false);
   return punctuation === 'complete' && completeness(text, language) === 'incomplete' ? 'unknown' : punctuation;
 }
 
