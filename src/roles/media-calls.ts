@@ -162,14 +162,14 @@ export function createCallGateway(ctx: RoleContext, sessionUrl: () => string): C
           turnsStored = turnsStored.then(() => appendTurn(knex, id, turn)
             .catch((error: unknown) => logger.error({ err: error, callId: id }, 'could not store a call turn')));
         },
-        onEnded(reason) {
+        onEnded(reason, at) {
           reservation?.stop();
           // A stream that never got a line (refused, or closed before its start) had nothing to give back.
           if (callId === undefined) return;
           admitted--;
           callsInProgress.dec({ source: from });
           const id = callId;
-          const endedAt = new Date();
+          const endedAt = at;
           live.delete(id);
           languages.delete(id);
           liveCallsChanged();

@@ -63,6 +63,9 @@ export interface CallHooks {
   onTurn?(turn: CallTurn): void;
   /** An outbound phone call's verdict on who answered (voicemail/judge.ts), once. */
   onAnsweredBy?(verdict: Verdict): void;
-  /** Called once, when the session has ended and its socket is closed or closing. */
-  onEnded?(reason: EndReason): void;
+  /**
+   * Called once, when the session has ended and its socket is closed or closing. `at`: when the call ended,
+   * which is when the line did (the caller's last words may be stored a moment later).
+   */
+  onEnded?(reason: EndReason, at: Date): void;
 }

@@ -77,7 +77,7 @@ export function runCallSession(options: RunCallOptions): RunningCall {
   // A hang-up asked for before the session ran closes the socket; the call ends for the reason asked.
   const endBeforeSession = (reason: EndReason) => {
     const final = pendingHangUp ?? reason;
-    options.hooks?.onEnded?.(final);
+    options.hooks?.onEnded?.(final, new Date());
     endedEarly?.(final);
   };
 

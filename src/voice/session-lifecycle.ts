@@ -8,6 +8,7 @@
 import type { Logger } from '../logger.ts';
 import type { VoiceClock } from './clock.ts';
 import type { CallHooks, EndReason } from './hooks.ts';
+import type { UserTurn } from './listening/listener.ts';
 import { goodbyesIn, reengageInstructionIn } from './session-parts.ts';
 import type { VoiceSettings } from './settings.ts';
 import { callTurn, type AnswerTime, type MeasuredTurn } from './turn-record.ts';
@@ -32,6 +33,11 @@ export interface LifecycleHost {
   wrapUp(farewell: string | undefined): Promise<void>;
   /** Ending now: drops what is being said; the reason the call ends with, `reason` or one the session knows better. */
   drop(reason: EndReason): EndReason;
+  /**
+   * The line ended: the caller's turn heard but not yet committed, once its words come (within a short bound),
+   * to be kept as their last words, not answered.
+   */
+  lastWords?(): Promise<UserTurn | undefined>;
   /** No one has the floor and nothing holds it: the silence may be filled. */
   silent(): boolean;
   /** The caller has been silent a while: ask whether they are still there, told by `instruction`. */
@@ -48,6 +54,8 @@ export class SessionLifecycle {
   /** Hanging up or ended: nothing more is answered. */
   ending = false;
   finished = false;
+  /** endNow() is closing the call (waiting, perhaps, for the caller's last words). */
+  private closing = false;
   readonly ended: Promise<EndReason>;
   private readonly parts: LifecycleParts;
   private readonly host: LifecycleHost;
@@ -88,12 +96,21 @@ export class SessionLifecycle {
     await this.finish(reason);
   }
 
-  /** The stream ended or the engine failed: no more words, it closes now. */
+  /**
+   * The stream ended or the engine failed: no more words, it closes now, once the caller's last words (said
+   * before the call was ending) are in. The call ends when the line did, whatever that wait.
+   */
   async endNow(reason: EndReason): Promise<void> {
-    if (this.finished) return;
+    if (this.finished || this.closing) return;
+    const endedAt = new Date();
+    const lastWords = !this.ending;
+    this.closing = true;
     this.ending = true;
     this.cancelTimers();
-    await this.finish(this.host.drop(reason));
+    const final = this.host.drop(reason);
+    const turn = lastWords ? await this.host.lastWords?.() : undefined;
+    if (turn?.text) this.report({ role: 'user', text: turn.text, startedAt: turn.startedAt, endedAt: turn.speechEndedAt, interrupted: false, metrics: {} });
+    await this.finish(final, endedAt);
   }
 
   /** Closes with `reason` at once, nothing more said (after a transfer). */
@@ -103,7 +120,7 @@ export class SessionLifecycle {
     await this.finish(reason);
   }
 
-  private async finish(reason: EndReason): Promise<void> {
+  private async finish(reason: EndReason, endedAt = new Date()): Promise<void> {
     if (this.finished) return;
     this.finished = true;
     this.cancelTimers();
@@ -113,7 +130,7 @@ export class SessionLifecycle {
     } catch (error) {
       this.parts.logger.warn({ err: error }, 'closing the call session failed');
     }
-    this.parts.hooks.onEnded?.(reason);
+    this.parts.hooks.onEnded?.(reason, endedAt);
     this.resolveEnded?.(reason);
   }
 

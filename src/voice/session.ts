@@ -66,6 +66,8 @@ export class CallSession {
         this.current?.handle.abandon(new Error('The media stream ended.'));
         return this.handover.transferring ? 'transferred' : reason;
       },
+      // The caller's last words count as userTurn would hear them: not a backchannel, not during a handover.
+      lastWords: async () => (this.handover.active || (this.overlap && !this.overlap.interrupted) ? undefined : this.listener?.finish()),
       silent: () => !this.floorHeld && !this.handover.active && !this.current,
       reengage: (instruction) => this.life.guard(this.reply({ history: this.history.slice(), message: instruction })),
       release: () => {

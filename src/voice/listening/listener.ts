@@ -13,7 +13,7 @@ import { INTERNAL_SAMPLE_RATE } from '../audio/frames.ts';
 import type { VoiceClock } from '../clock.ts';
 import type { VoiceSettings } from '../settings.ts';
 import { wordCount } from '../turns/barge-in.ts';
-import { IDLE_TURN, stepTurn, type TurnAction, type TurnInput, type TurnState, type TurnVerdict } from '../turns/turn-policy.ts';
+import { IDLE_TURN, stepTurn, turnSilence, type TurnAction, type TurnInput, type TurnState, type TurnVerdict } from '../turns/turn-policy.ts';
 import { SegmentTranscriber } from './segment-transcriber.ts';
 import { StreamTranscriber } from './stream-transcriber.ts';
 import { TurnAudio } from './turn-audio.ts';
@@ -40,6 +40,13 @@ const BEHIND_RECHECK_MS = 10;
  * Shorter gaps are the network or a busy sender holding frames back, and arrive as a burst.
  */
 const STALLED_LINE_MS = 1000;
+/**
+ * How long the end of the line waits for the words of the caller's last turn. A local Whisper decodes a turn of
+ * a few seconds in a few hundred milliseconds (about a second on a loaded machine), a hosted recognizer answers
+ * one request, a streaming one its finalize in less; a recognizer that hangs holds only the call's record, not
+ * the line nor the bill (the call ends when the line did).
+ */
+export const LAST_WORDS_GRACE_MS = 1500;
 
 /** A committed turn of the caller, with the times the latency metrics are measured from (clock milliseconds). */
 export interface UserTurn {
@@ -116,6 +123,8 @@ export class Listener {
   /** A pause the turn model is to hear once the audio reaches `atMs` (stream time). */
   private scoreDue: { pause: number; atMs: number } | undefined;
   private wakeTimer: { cancel(): void } | undefined;
+  /** The line has ended: words still coming finish the last turn (finish()), nothing else is decided. */
+  private finishing: { voiceEndMs: number; cut: boolean; done: () => void } | undefined;
   private closed = false;
 
   constructor(options: ListenerOptions) {
@@ -123,7 +132,7 @@ export class Listener {
     this.lastFrameAt = options.clock.now();
     const { stt, settings, logger } = options;
     this.detector = options.vad.create({ sampleRate: INTERNAL_SAMPLE_RATE, threshold: 0.5, minSpeechMs: VAD_MIN_SPEECH_MS, minSilenceMs: VAD_SILENCE_MS }, (event) => {
-      if (this.closed) return;
+      if (this.closed || this.finishing) return;
       if (event.type === 'speech_start') this.speechStarted(event.atMs);
       else this.speechEnded(event.atMs);
     });
@@ -139,7 +148,7 @@ export class Listener {
 
   /** One frame of caller audio. */
   push(frame: Int16Array): void {
-    if (this.closed) return;
+    if (this.closed || this.finishing) return;
     const frameMs = (frame.length * 1000) / INTERNAL_SAMPLE_RATE;
     this.streamMs += frameMs;
     this.lastFrameAt = this.options.clock.now();
@@ -150,6 +159,37 @@ export class Listener {
     if (this.scoreDue && this.streamMs >= this.scoreDue.atMs) this.score();
     this.detector.push(frame);
     if (this.onsetStreamMs !== undefined) this.reportProgress();
+  }
+
+  /**
+   * The line ended: the caller's turn, when one was heard (speech then a pause, or speech the hang-up cut), with
+   * its words, waited for at most `graceMs`; undefined when no turn was open. Only the words: no draft, no
+   * reply. Call close() after it.
+   */
+  async finish(graceMs = LAST_WORDS_GRACE_MS): Promise<UserTurn | undefined> {
+    if (this.closed || this.finishing || !this.state.open) return undefined;
+    const cut = this.state.speaking;
+    const voiceEndMs = cut ? this.streamMs : this.voiceEndMs ?? this.streamMs;
+    const { clock } = this.options;
+    this.wakeTimer?.cancel();
+    this.scoring?.abort(new Error('The call has ended.'));
+    let timer: { cancel(): void } | undefined;
+    await new Promise<void>((resolve) => {
+      this.finishing = { voiceEndMs, cut, done: resolve };
+      if (this.lastWordsIn()) return resolve();
+      timer = clock.setTimeout(resolve, graceMs);
+      // The recognizer is asked for the words up to the end, unless a decode that hears them is on its way.
+      this.voiceEndMs = voiceEndMs;
+      this.segments?.flush(voiceEndMs, this.streamMs);
+      if (cut) this.stream?.paused();
+    });
+    timer?.cancel();
+    const { state } = this;
+    const now = clock.now();
+    return {
+      text: this.text.trim(), startedAt: state.startedAt, speechEndedAt: this.clockAt(voiceEndMs), transcribedAt: state.transcribedAt || now,
+      committedAt: now, score: state.score, verdict: state.score === undefined ? 'no_score' : turnSilence(this.options.settings, state).verdict,
+    };
   }
 
   close(): void {
@@ -229,9 +269,22 @@ export class Listener {
     );
   }
 
+  /** Whether the words of the last turn have come: heard to the end of the voice, and settled. */
+  private lastWordsIn(): boolean {
+    const { finishing } = this;
+    if (!finishing) return false;
+    if (this.segments) return this.segments.coveredUntil >= finishing.voiceEndMs;
+    return !finishing.cut && this.state.covers && this.state.settled;
+  }
+
   private heard(text: string, covers: boolean, settled: boolean): void {
     if (this.closed) return;
     this.text = text;
+    if (this.finishing) {
+      this.state = { ...this.state, text, covers, settled, transcribedAt: this.options.clock.now() };
+      if (covers && settled) this.finishing.done();
+      return;
+    }
     this.step({ type: 'words', at: this.options.clock.now(), text, covers, settled });
     this.reportProgress();
   }
@@ -242,6 +295,7 @@ export class Listener {
   }
 
   private step(input: TurnInput): void {
+    if (this.finishing) return;
     const leastSilenceMs = this.options.handlers.leastSilenceMs?.() ?? 0;
     const settings = leastSilenceMs > 0 ? { ...this.options.settings, minSilenceMs: leastSilenceMs } : this.options.settings;
     const { state, actions } = stepTurn(settings, this.state, input, this.judgedUntil());

@@ -138,6 +138,18 @@ export class SegmentTranscriber {
   }
 
   /**
+   * The line ended with the voice at `voiceEndMs` and the audio at `nowMs`: the turn is decoded now (a hosted
+   * recognizer too, without its pause), unless words or a final decode already hear to the end of the voice.
+   */
+  flush(voiceEndMs: number, nowMs: number): void {
+    this.pausedAt = voiceEndMs;
+    this.pendingDecode = undefined;
+    if (this.heardUntil >= voiceEndMs) return;
+    if (this.running && this.running.untilMs >= voiceEndMs && this.running.priority === 'final') return;
+    this.request('final', nowMs);
+  }
+
+  /**
    * Asks for the turn again once CONFIRM_MS of silence have followed the voice, when the words heard to the
    * pause lack a full stop and were decoded with less of that silence; whether it did.
    */
