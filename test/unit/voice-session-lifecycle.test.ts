@@ -1,6 +1,7 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { CallHooks, EndReason } from '../../src/voice/hooks.ts';
+import type { UserTurn } from '../../src/voice/listening/listener.ts';
 import { SessionLifecycle, type LifecycleHost, type LifecycleParts } from '../../src/voice/session-lifecycle.ts';
 import { GOODBYES, REENGAGE_INSTRUCTION } from '../../src/voice/session-parts.ts';
 import { DEFAULT_VOICE_SETTINGS } from '../../src/voice/settings.ts';
@@ -10,11 +11,12 @@ const logger = pino({ level: 'silent' });
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
 /** A lifecycle over a host that writes down what it is asked; `silent` says whether the floor is free. */
-function setup(options: { closeFails?: boolean; drop?: (reason: EndReason) => EndReason } = {}) {
+function setup(options: { closeFails?: boolean; drop?: (reason: EndReason) => EndReason; lastWords?: () => Promise<UserTurn | undefined> } = {}) {
   const clock = manualVoiceClock();
   const asked: string[] = [];
   const closed: EndReason[] = [];
   const endings: EndReason[] = [];
+  const endedAt: Date[] = [];
   let silent = true;
   let farewellHeard: () => void = () => undefined;
   const host: LifecycleHost = {
@@ -26,6 +28,7 @@ function setup(options: { closeFails?: boolean; drop?: (reason: EndReason) => En
       asked.push(`drop: ${reason}`);
       return options.drop ? options.drop(reason) : reason;
     },
+    ...(options.lastWords ? { lastWords: options.lastWords } : {}),
     silent: () => silent,
     reengage: (instruction) => asked.push(`re-engage: ${instruction}`),
     release: () => asked.push('release'),
@@ -34,7 +37,13 @@ function setup(options: { closeFails?: boolean; drop?: (reason: EndReason) => En
     settings: { ...DEFAULT_VOICE_SETTINGS, reengagementMs: 10_000, maxSilenceMs: 25_000 },
     maxCallMs: 60_000,
     limitReason: 'max_duration',
-    hooks: { onEnded: (reason) => endings.push(reason) },
+    hooks: {
+      onEnded: (reason, at) => {
+        endings.push(reason);
+        endedAt.push(at);
+      },
+      onTurn: (turn) => asked.push(`turn: ${turn.role}: ${turn.text}`),
+    },
     clock,
     logger,
     close(reason: EndReason) {
@@ -43,7 +52,7 @@ function setup(options: { closeFails?: boolean; drop?: (reason: EndReason) => En
     },
   };
   const life = new SessionLifecycle(parts, host, 'the test session failed');
-  return { life, clock, asked, closed, endings, parts, setSilent: (value: boolean) => { silent = value; }, farewellHeard: () => farewellHeard() };
+  return { life, clock, asked, closed, endings, endedAt, parts, setSilent: (value: boolean) => { silent = value; }, farewellHeard: () => farewellHeard() };
 }
 
 describe('the lifecycle both voice sessions share', () => {
@@ -137,5 +146,35 @@ describe('the lifecycle both voice sessions share', () => {
     clock.advance(1_500);
     life.report({ role: 'user', text: 'hello', startedAt: clock.now() - 500, endedAt: clock.now(), interrupted: false, metrics: {} });
     expect(turns).toEqual([expect.objectContaining({ text: 'hello', start_offset_ms: 1_000, end_offset_ms: 1_500 })]);
+  });
+
+  it('keeps the caller\'s last words, heard before the line ended, as their last turn, and ends the call when the line did', async () => {
+    let words: (turn: UserTurn | undefined) => void = () => undefined;
+    const { life, clock, asked, endings, endedAt } = setup({ lastWords: () => new Promise((resolve) => { words = resolve; }) });
+    const lineEnded = Date.now();
+    const ending = life.endNow('customer_hangup');
+    await settle();
+    expect(asked).toEqual(['drop: customer_hangup']);
+    expect(life.ending).toBe(true);
+    expect(life.finished).toBe(false);
+    // The engine failing meanwhile does not close the call before the words are in.
+    void life.endNow('error');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const at = clock.now();
+    words({ text: 'Cancel my order.', startedAt: at - 900, speechEndedAt: at - 100, transcribedAt: at, committedAt: at, score: undefined, verdict: 'no_score' });
+    await ending;
+    expect(asked).toEqual(['drop: customer_hangup', 'turn: user: Cancel my order.', 'release']);
+    expect(endings).toEqual(['customer_hangup']);
+    expect(endedAt[0]!.getTime()).toBeLessThan(lineEnded + 15);
+  });
+
+  it('asks for no last words when the stream ends while the call is already ending', async () => {
+    let asked = 0;
+    const { life, endings } = setup({ lastWords: () => Promise.resolve(void asked++) });
+    void life.hangUp('assistant_end_call', 'Goodbye.');
+    await settle();
+    await life.endNow('customer_hangup');
+    expect(asked).toBe(0);
+    expect(endings).toEqual(['customer_hangup']);
   });
 });
