@@ -109,7 +109,7 @@ export class SessionLifecycle {
     this.cancelTimers();
     const final = this.host.drop(reason);
     const turn = lastWords ? await this.host.lastWords?.() : undefined;
-    if (turn?.text) this.report({ role: 'user', text: turn.text, startedAt: turn.startedAt, endedAt: turn.speechEndedAt, interrupted: false, metrics: {} });
+    if (turn?.text && !this.finished) this.report({ role: 'user', text: turn.text, startedAt: turn.startedAt, endedAt: turn.speechEndedAt, interrupted: false, metrics: {} });
     await this.finish(final, endedAt);
   }
 
