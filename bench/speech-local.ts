@@ -4,12 +4,15 @@
  * VAD CPU per 20 ms frame (alone and batched across calls), and per language the recognizer's word error rate
  * and CPU per utterance on phone audio (8 kHz μ-law): English with Whisper tiny.en (and base beside it, the
  * same sentences, as the baseline of the other languages' model), German, Spanish and French with Whisper
- * base, each told the language. Callers: Piper's Joe and espeak-ng for English, espeak-ng's voice of each other
- * language (no registry package ships a Piper voice of them). Medians over the sentences.
+ * base, each told the language. Callers: Piper's Joe and espeak-ng for English; for each other language
+ * espeak-ng's voice (robotic: no registry package ships a Piper voice of them) and, when
+ * scripts/install-bench-voices.sh has installed it, Kokoro-82M's (bench/speech/kokoro.ts; German with an
+ * English voice's accent). Medians over the sentences.
  *
  *   npm run bench:speech-local -- [--rounds 3] [--languages en,de,es,fr]
  */
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
@@ -20,6 +23,7 @@ import type { TextToSpeech } from '../src/providers/tts/types.ts';
 import { SileroStreams } from '../src/providers/vad/silero-streams.ts';
 import { Resampler } from '../src/lib/audio/resampler.ts';
 import { percentile } from './percentile.ts';
+import { Kokoro, KOKORO_CALLERS, type KokoroCaller } from './speech/kokoro.ts';
 import { PHONE_SENTENCES } from './speech/phone-sentences.ts';
 import { overPhoneLine, recognitionLine, recognize, RECOGNITION_HEADER, type RecognitionResult } from './speech/recognition.ts';
 
@@ -28,7 +32,7 @@ const rounds = Number(values.rounds);
 const languages = values.languages.split(',').map((code) => code.trim()).filter((code) => PHONE_SENTENCES[code]);
 const speechDir = loadConfig().speech.dir;
 const logger = createLogger({ log: { level: 'warn', pretty: false } });
-
+const benchVoicesDir = path.join(process.env.BENCH_VOICES_DIR ?? path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '.tools-bench'), 'kokoro');
 
 const median = (list: number[]) => percentile([...list].sort((a, b) => a - b), 50);
 const cpuMs = (since: NodeJS.CpuUsage) => {
@@ -118,7 +122,28 @@ async function callerSays(tts: TextToSpeech, voice: string, language: string): P
   return Promise.all(said.map(async (text) => ({ text, audio: overPhoneLine(await synthesize(tts, voice, text, language)) })));
 }
 
-async function benchRecognition(piper: TextToSpeech, espeak: TextToSpeech): Promise<void> {
+/**
+ * The phone sentences of `language` spoken by a Kokoro caller, put through the line; prints the synthesis's
+ * real-time factor and CPU per utterance (one thread).
+ */
+async function kokoroSays(kokoro: Kokoro, caller: KokoroCaller, language: string): Promise<{ text: string; audio: Int16Array }[]> {
+  const spoken = [];
+  const rtf: number[] = [];
+  const cpu: number[] = [];
+  for (const text of PHONE_SENTENCES[language]!) {
+    const started = performance.now();
+    const usage = process.cpuUsage();
+    const speech = await kokoro.speak(text, caller.voice, caller.espeakVoice);
+    const audioMs = (speech.audio.length / speech.sampleRate) * 1000;
+    cpu.push(cpuMs(usage));
+    rtf.push((performance.now() - started) / audioMs);
+    spoken.push({ text, audio: overPhoneLine(speech) });
+  }
+  console.log(`${`${caller.label} (${language})`.padEnd(30)} synthesis RTF p50 ${fixed(median(rtf), 2)} (wall), CPU p50 ${fixed(median(cpu), 0)} ms per sentence`);
+  return spoken;
+}
+
+async function benchRecognition(piper: TextToSpeech, espeak: TextToSpeech, kokoro: Kokoro | undefined): Promise<void> {
   const results: RecognitionResult[] = [];
   const run = async (language: string, model: string, voice: string, spoken: { text: string; audio: Int16Array }[]) => {
     results.push(await recognize({ speechDir, model, language, voice, rounds }, spoken));
@@ -132,6 +157,7 @@ async function benchRecognition(piper: TextToSpeech, espeak: TextToSpeech): Prom
       await run('en', WHISPER_BASE, 'espeak en-us', await callerSays(espeak, 'en-us', 'en'));
     } else {
       await run(language, WHISPER_BASE, `espeak ${language}`, await callerSays(espeak, language, language));
+      if (kokoro) for (const caller of KOKORO_CALLERS[language] ?? []) await run(language, WHISPER_BASE, caller.label, await kokoroSays(kokoro, caller, language));
     }
   }
   console.log(`\nrecognition on phone audio (8 kHz μ-law → 16 kHz), one worker, one thread, ${rounds} rounds; CPU and wall per utterance`);
@@ -153,5 +179,11 @@ const espeak = createEspeakTts();
 for (const language of languages) await benchTts(`espeak ${language === 'en' ? 'en-us' : language}+m3 (${language})`, espeak, `${language === 'en' ? 'en-us' : language}+m3`, language);
 const utterances = piperSpeech.map(to16k);
 await benchVad(utterances[0] as Int16Array);
-await benchRecognition(piper, espeak);
+const kokoro = languages.some((language) => KOKORO_CALLERS[language]) ? await Kokoro.load(benchVoicesDir) : undefined;
+if (kokoro) console.log(`\nKokoro-82M callers from ${benchVoicesDir} (one thread; bench audio only, slower than real time)`);
+else if (languages.some((language) => KOKORO_CALLERS[language])) {
+  console.log(`\nno Kokoro callers in ${benchVoicesDir} (bash scripts/install-bench-voices.sh): German, Spanish and French are heard from espeak-ng only`);
+}
+await benchRecognition(piper, espeak, kokoro);
+await kokoro?.release();
 piper.close();

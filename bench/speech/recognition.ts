@@ -106,7 +106,7 @@ const p = (list: number[], at: number) => percentile([...list].sort((a, b) => a 
 /** One line of the table: language, model, caller voice, WER, CPU and wall time per utterance. */
 export function recognitionLine(result: RecognitionResult): string {
   return [
-    result.language.padEnd(2), result.model.padEnd(15), result.voice.padEnd(18), String(result.utterances).padStart(3),
+    result.language.padEnd(2), result.model.padEnd(15), result.voice.padEnd(25), String(result.utterances).padStart(3),
     `${(result.wer * 100).toFixed(1).padStart(5)} %`,
     `${p(result.cpuMs, 50).toFixed(0).padStart(4)} / ${p(result.cpuMs, 95).toFixed(0).padStart(4)} ms`,
     `${p(result.wallMs, 50).toFixed(0).padStart(4)} ms`,
@@ -115,4 +115,4 @@ export function recognitionLine(result: RecognitionResult): string {
   ].join(' | ');
 }
 
-export const RECOGNITION_HEADER = 'la | model           | caller voice       | utt |   WER   | CPU p50 / p95  | wall p50 | audio p50 | worker start';
+export const RECOGNITION_HEADER = 'la | model           | caller voice              | utt |   WER   | CPU p50 / p95  | wall p50 | audio p50 | worker start';
