@@ -6,8 +6,8 @@
  * same sentences, as the baseline of the other languages' model), German, Spanish and French with Whisper
  * base, each told the language. Callers: Piper's Joe and espeak-ng for English; for each other language
  * espeak-ng's voice (robotic: no registry package ships a Piper voice of them) and, when
- * scripts/install-bench-voices.sh has installed it, Kokoro-82M's (bench/speech/kokoro.ts; German with an
- * English voice's accent). Medians over the sentences.
+ * scripts/install-bench-voices.sh has installed it, Kokoro-82M's (bench/speech/kokoro.ts; German read by its
+ * Spanish and French voices, with their accent). Medians over the sentences.
  *
  *   npm run bench:speech-local -- [--rounds 3] [--languages en,de,es,fr]
  */
