@@ -17,8 +17,8 @@
  * Temporal's core), of the Temporal server, of the PostgreSQL backends serving the bench, and of the bench
  * itself; and the platform's statements to the database and its calls to Temporal. Each part also spends CPU with no
  * requests at all (the worker's polls, the Temporal server's timers and housekeeping, pools and sweeps): the bench
- * measures that for `--idle` ms (a second after the warm-up) and shows each CPU figure also less its part's idle rate over the
- * level's time, which a turn does not cause. On a small machine all of them share the cores, and as N grows turns
+ * measures that for `--idle` ms (a second after the warm-up; the median half second of the process's threads) and
+ * shows each CPU figure also less its part's idle rate over the level's time, which a turn does not cause. On a small machine all of them share the cores, and as N grows turns
  * wait for CPU. `--cpu-prof DIR` profiles the main thread over each level, writes DIR/conversation-<db>-<N>.cpuprofile
  * and prints where its time went (bench/cpu-profile.ts).
  */
@@ -71,27 +71,42 @@ async function runTurns(level: number, conversations: number, turns: number, ass
 /** CPU milliseconds a second of each part with no requests: timers, polls and housekeeping, which no turn causes. */
 interface IdleRates { main: number; process: number; temporalServer: number | undefined; postgres: number | undefined }
 
-/** How long the platform is left alone after the warm-up before its idle rates are read. */
+/** How long the platform is left alone after the warm-up before its idle rates are read, and the windows they are read in. */
 const SETTLE_MS = 1_000;
+const IDLE_WINDOW_MS = 500;
 
 /**
- * The idle rates over `ms`, after a second of settling: the warm-up leaves a burst behind it (its garbage collected,
- * code compiled on background threads) that is not what the parts always spend.
+ * The idle rates over `ms`, after a second of settling. The process's threads are read in half-second windows and
+ * their median taken: a process that has just served turns spends bursts of 30-150 ms now and then for seconds after
+ * (on PostgreSQL mostly; their garbage collected, most likely), once taken for 135 ms a second of idle: the turns'
+ * cost, not the background's. The Temporal server and
+ * PostgreSQL, which the kernel counts in 10 ms ticks, are read over the whole time.
  */
 async function idleRates(ms: number): Promise<IdleRates> {
   await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
-  const before = await platform.cpu();
+  const first = await platform.cpu();
   const started = performance.now();
-  await new Promise((resolve) => setTimeout(resolve, ms));
-  const after = await platform.cpu();
-  const perSecond = (delta: number) => delta / ((performance.now() - started) / 1000);
-  const postgres = postgresCpuMs(before, after);
-  return {
-    main: perSecond(after.mainMs - before.mainMs),
+  const main: number[] = [];
+  const process: number[] = [];
+  let before = first;
+  for (let left = ms; left > 0; left -= IDLE_WINDOW_MS) {
+    const windowStart = performance.now();
+    await new Promise((resolve) => setTimeout(resolve, Math.min(left, IDLE_WINDOW_MS)));
+    const after = await platform.cpu();
+    const seconds = (performance.now() - windowStart) / 1000;
+    main.push((after.mainMs - before.mainMs) / seconds);
     // The bench's thread is idle too: what the whole process spends is the platform's.
-    process: perSecond(after.processMs - before.processMs),
-    temporalServer: after.temporalServerMs === undefined ? undefined : perSecond(after.temporalServerMs - before.temporalServerMs!),
-    postgres: postgres === undefined ? undefined : perSecond(postgres),
+    process.push((after.processMs - before.processMs) / seconds);
+    before = after;
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const median = (rates: number[]) => rates.sort((a, b) => a - b)[Math.floor(rates.length / 2)]!;
+  const postgres = postgresCpuMs(first, before);
+  return {
+    main: median(main),
+    process: median(process),
+    temporalServer: before.temporalServerMs === undefined ? undefined : (before.temporalServerMs - first.temporalServerMs!) / seconds,
+    postgres: postgres === undefined ? undefined : postgres / seconds,
   };
 }
 
@@ -144,7 +159,7 @@ try {
   if (Number(values.warmup) > 0) await runTurns(-1, levels[0]!, Number(values.warmup), assistantUuid);
   const idle = await idleRates(Number(values.idle));
   const rate = (perSecond: number | undefined) => (perSecond === undefined ? '-' : perSecond.toFixed(1));
-  console.log(`idle (${values.idle} ms without requests, a second after the warm-up), ms of CPU a second: main thread ${rate(idle.main)}, ` +
+  console.log(`idle (${values.idle} ms without requests, a second after the warm-up; the threads' median half second), ms of CPU a second: main thread ${rate(idle.main)}, ` +
     `process ${rate(idle.process)}, Temporal server ${rate(idle.temporalServer)}, PostgreSQL ${rate(idle.postgres)}; ` +
     'each CPU column shows per turn what was measured and, in brackets, that less what the part spends idle in the same time');
   console.log('concurrent | turns | overhead p50 | overhead p95 | turn p50 | turns/s |   main thread CPU/turn |       process CPU/turn | ' +
