@@ -15,8 +15,10 @@
  * Besides the overhead it prints, per turn: the CPU time of the main thread (the API, the worker's activities,
  * the database driver and PGlite), of the whole process less the bench's thread (adding the workflow threads and
  * Temporal's core), of the Temporal server, of the PostgreSQL backends serving the bench, and of the bench
- * itself; and the API's calls to Temporal. The Temporal server's CPU is also shown less what it spends idle, measured
- * for `--idle` ms after the warm-up with no requests: its timers, polls and housekeeping, which a turn does not cause. On a small machine all of them share the cores, and as N grows turns
+ * itself; and the platform's statements to the database and its calls to Temporal. Each part also spends CPU with no
+ * requests at all (the worker's polls, the Temporal server's timers and housekeeping, pools and sweeps): the bench
+ * measures that for `--idle` ms (a second after the warm-up; the median half second of the process's threads) and
+ * shows each CPU figure also less its part's idle rate over the level's time, which a turn does not cause. On a small machine all of them share the cores, and as N grows turns
  * wait for CPU. `--cpu-prof DIR` profiles the main thread over each level, writes DIR/conversation-<db>-<N>.cpuprofile
  * and prints where its time went (bench/cpu-profile.ts).
  */
@@ -66,18 +68,57 @@ async function runTurns(level: number, conversations: number, turns: number, ass
   return result;
 }
 
-/** The Temporal server's CPU milliseconds per second with no requests: timers, polls and its own housekeeping. */
-async function temporalIdleRate(ms: number): Promise<number | undefined> {
-  const before = await platform.cpu();
+/** CPU milliseconds a second of each part with no requests: timers, polls and housekeeping, which no turn causes. */
+interface IdleRates { main: number; process: number; temporalServer: number | undefined; postgres: number | undefined }
+
+/** How long the platform is left alone after the warm-up before its idle rates are read, and the windows they are read in. */
+const SETTLE_MS = 1_000;
+const IDLE_WINDOW_MS = 500;
+
+/**
+ * The idle rates over `ms`, after a second of settling. The process's threads are read in half-second windows and
+ * their median taken: a process that has just served turns spends bursts of 30-150 ms now and then for seconds after
+ * (on PostgreSQL mostly; their garbage collected, most likely), once taken for 135 ms a second of idle: the turns'
+ * cost, not the background's. The Temporal server and
+ * PostgreSQL, which the kernel counts in 10 ms ticks, are read over the whole time.
+ */
+async function idleRates(ms: number): Promise<IdleRates> {
+  await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+  const first = await platform.cpu();
   const started = performance.now();
-  await new Promise((resolve) => setTimeout(resolve, ms));
-  const after = await platform.cpu();
-  if (before.temporalServerMs === undefined || after.temporalServerMs === undefined) return undefined;
-  return (after.temporalServerMs - before.temporalServerMs) / ((performance.now() - started) / 1000);
+  const main: number[] = [];
+  const process: number[] = [];
+  let before = first;
+  for (let left = ms; left > 0; left -= IDLE_WINDOW_MS) {
+    const windowStart = performance.now();
+    await new Promise((resolve) => setTimeout(resolve, Math.min(left, IDLE_WINDOW_MS)));
+    const after = await platform.cpu();
+    const seconds = (performance.now() - windowStart) / 1000;
+    main.push((after.mainMs - before.mainMs) / seconds);
+    // The bench's thread is idle too: what the whole process spends is the platform's.
+    process.push((after.processMs - before.processMs) / seconds);
+    before = after;
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const median = (rates: number[]) => rates.sort((a, b) => a - b)[Math.floor(rates.length / 2)]!;
+  const postgres = postgresCpuMs(first, before);
+  return {
+    main: median(main),
+    process: median(process),
+    temporalServer: before.temporalServerMs === undefined ? undefined : (before.temporalServerMs - first.temporalServerMs!) / seconds,
+    postgres: postgres === undefined ? undefined : postgres / seconds,
+  };
+}
+
+/** CPU per turn as measured, and less what the part spends idle over the same time: "2.20 (1.95) ms". */
+function cpuCell(ms: number | undefined, idlePerSecond: number | undefined, seconds: number, turns: number, width: number): string {
+  if (ms === undefined) return '-'.padStart(width);
+  const lessIdle = idlePerSecond === undefined ? '' : ` (${((ms - idlePerSecond * seconds) / turns).toFixed(2)})`;
+  return `${(ms / turns).toFixed(2)}${lessIdle} ms`.padStart(width);
 }
 
 /** One level: its line of the table, and the profile's summary when asked for. */
-async function runLevel(level: number, conversations: number, assistantUuid: string, idlePerSecond: number | undefined): Promise<string[]> {
+async function runLevel(level: number, conversations: number, assistantUuid: string, idle: IdleRates): Promise<string[]> {
   const profiler = values['cpu-prof'] ? await startCpuProfile() : undefined;
   const before: CpuReading = await platform.cpu();
   const started = performance.now();
@@ -95,13 +136,12 @@ async function runLevel(level: number, conversations: number, assistantUuid: str
     String(conversations).padStart(10), String(turns).padStart(5), `${percentile(overheads, 50).toFixed(1)} ms`.padStart(12),
     `${percentile(overheads, 95).toFixed(1)} ms`.padStart(12), `${percentile(totals, 50).toFixed(1)} ms`.padStart(8),
     (turns / (elapsedMs / 1000)).toFixed(1).padStart(7),
-    perTurn(after.mainMs - before.mainMs, turns, 15),
-    perTurn(after.processMs - before.processMs - loadMs, turns, 18),
-    perTurn(after.temporalServerMs === undefined ? undefined : after.temporalServerMs - before.temporalServerMs!, turns, 15),
-    perTurn(after.temporalServerMs === undefined || idlePerSecond === undefined ? undefined
-      : after.temporalServerMs - before.temporalServerMs! - idlePerSecond * seconds, turns, 15),
-    perTurn(postgresCpuMs(before, after), turns, 15),
+    cpuCell(after.mainMs - before.mainMs, idle.main, seconds, turns, 21),
+    cpuCell(after.processMs - before.processMs - loadMs, idle.process, seconds, turns, 21),
+    cpuCell(after.temporalServerMs === undefined ? undefined : after.temporalServerMs - before.temporalServerMs!, idle.temporalServer, seconds, turns, 21),
+    cpuCell(postgresCpuMs(before, after), idle.postgres, seconds, turns, 21),
     perTurn(loadMs, turns, 14),
+    `${((after.statements - before.statements) / turns).toFixed(2)}, ${((after.statementMs - before.statementMs) / turns).toFixed(2)} ms`.padStart(21),
     `${(callCount / turns).toFixed(2)}${calls.length ? ` (${calls.map(([name, count]) => `${name} ${count}`).join(', ')})` : ''}`,
   ].join(' | ');
   return [line, ...(profile ? summaryLines(profile, (after.mainMs - before.mainMs) / turns) : [])];
@@ -117,13 +157,15 @@ try {
     `Temporal ${platform.config.temporal.address ? `at ${platform.config.temporal.address}` : 'dev server'}; load average ${os.loadavg()[0]!.toFixed(1)} on ` +
     `${os.availableParallelism()} cores; target: overhead p50 <= 10 ms`);
   if (Number(values.warmup) > 0) await runTurns(-1, levels[0]!, Number(values.warmup), assistantUuid);
-  const idlePerSecond = await temporalIdleRate(Number(values.idle));
-  console.log(`Temporal server idle (${values.idle} ms without requests, after the warm-up's workflows): ` +
-    `${idlePerSecond === undefined ? '-' : idlePerSecond.toFixed(1)} ms of CPU a second; "less idle" takes that out of its CPU per turn`);
-  console.log('concurrent | turns | overhead p50 | overhead p95 | turn p50 | turns/s | main CPU/turn | process CPU/turn | Temporal CPU/turn | ' +
-    'Temporal less idle | Postgres CPU/turn | bench CPU/turn | Temporal calls/turn');
+  const idle = await idleRates(Number(values.idle));
+  const rate = (perSecond: number | undefined) => (perSecond === undefined ? '-' : perSecond.toFixed(1));
+  console.log(`idle (${values.idle} ms without requests, a second after the warm-up; the threads' median half second), ms of CPU a second: main thread ${rate(idle.main)}, ` +
+    `process ${rate(idle.process)}, Temporal server ${rate(idle.temporalServer)}, PostgreSQL ${rate(idle.postgres)}; ` +
+    'each CPU column shows per turn what was measured and, in brackets, that less what the part spends idle in the same time');
+  console.log('concurrent | turns | overhead p50 | overhead p95 | turn p50 | turns/s |   main thread CPU/turn |       process CPU/turn | ' +
+    '  Temporal server CPU/turn | PostgreSQL CPU/turn | bench CPU/turn | DB statements, time/turn | Temporal calls/turn');
   for (const [level, conversations] of levels.entries()) {
-    for (const line of await runLevel(level, conversations, assistantUuid, idlePerSecond)) console.log(line);
+    for (const line of await runLevel(level, conversations, assistantUuid, idle)) console.log(line);
   }
   console.log(`load average ${os.loadavg()[0]!.toFixed(1)} at the end`);
 } finally {

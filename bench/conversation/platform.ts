@@ -2,7 +2,7 @@
  * The platform as `npm start` runs it, for bench/conversation.ts: the api and worker roles in this process on
  * its main thread, over the embedded PGlite (or a database of the bench's own on DATABASE_URL's server), with the
  * Temporal dev server as a child process (or TEMPORAL_ADDRESS). The media role is left out: a chat never reaches
- * it. Besides the API's URL it counts the API's calls to Temporal, by method, and reads the CPU time of this
+ * it. Besides the API's URL it counts the API's calls to Temporal, by method, and its statements to the database, and reads the CPU time of this
  * process, of the Temporal server and of the PostgreSQL backends serving the bench.
  */
 import fs from 'node:fs';
@@ -33,6 +33,10 @@ export interface CpuReading {
   postgres: Map<number, number> | undefined;
   /** The API's calls to Temporal so far, by method. */
   temporalCalls: Record<string, number>;
+  /** The statements the platform's knex has sent to the database so far (a transaction's begin and commit count too). */
+  statements: number;
+  /** The milliseconds they took, from sending each to its answer (the database's work, the round trip and any wait). */
+  statementMs: number;
 }
 
 /** The PostgreSQL backends' CPU time between two readings: a backend that started in between counts whole. */
@@ -95,6 +99,18 @@ export async function startBenchPlatform(llmUrl: string): Promise<BenchPlatform>
   const temporalPid = devServer ? Number(fs.readFileSync(pidFile, 'utf8')) : undefined;
   const temporal = createTemporalClient(config, temporalAddress);
   const temporalCalls = countCalls(temporal);
+  let statements = 0;
+  let statementMs = 0;
+  const sentAt = new Map<string, number>();
+  database.knex.on('query', ({ __knexQueryUid: uid }: { __knexQueryUid: string }) => {
+    statements += 1;
+    sentAt.set(uid, performance.now());
+  });
+  const answered = (_: unknown, { __knexQueryUid: uid }: { __knexQueryUid: string }) => {
+    statementMs += performance.now() - (sentAt.get(uid) ?? performance.now());
+    sentAt.delete(uid);
+  };
+  database.knex.on('query-response', answered).on('query-error', answered);
   const providers = createProviders(config, logger, {}, () => database.knex);
   const context: RoleContext = { config, logger, database, temporal, temporalAddress, providers, metrics: createMetricsRegistry() };
   const roles: RunningRole[] = [];
@@ -115,6 +131,8 @@ export async function startBenchPlatform(llmUrl: string): Promise<BenchPlatform>
         temporalServerMs: temporalPid === undefined ? undefined : processUsage(temporalPid).cpuMs,
         postgres: database.kind === 'postgres' ? await postgresBackends(database.knex) : undefined,
         temporalCalls: { ...temporalCalls },
+        statements,
+        statementMs,
       };
     },
     async stop() {

@@ -20,12 +20,12 @@ export interface TurnInput {
 }
 
 /** The variables of a dialogue: the assistant's defaults, overridden by those the conversation was started with. */
-export function dialogueVariables(profile: AgentProfile, variables: Record<string, unknown>): Record<string, unknown> {
+export function dialogueVariables(profile: Pick<AgentProfile, 'variables'>, variables: Record<string, unknown>): Record<string, unknown> {
   return { ...profile.variables, ...variables };
 }
 
 /** The assistant's opening line with its variables filled; empty when it has none. */
-export function openingLine(profile: AgentProfile, variables: Record<string, unknown>): string {
+export function openingLine(profile: Pick<AgentProfile, 'initialMessage' | 'variables'>, variables: Record<string, unknown>): string {
   return fillTemplate(profile.initialMessage, dialogueVariables(profile, variables)).trim();
 }
 

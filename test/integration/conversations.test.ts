@@ -1,6 +1,7 @@
 import http from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { recordEntry } from '../../src/billing/ledger.ts';
 import { createTestAssistant } from '../support/assistants.ts';
 import { uploadDocument, waitForDocument } from '../support/documents.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
@@ -227,6 +228,23 @@ describe('text conversations', () => {
     // The opening line, then 20 questions and their 20 answers; the refused 30 leave nothing behind.
     const listed = await platform.request('GET', `/user/conversations?assistant_id=${assistant.uuid}`, { token: owner.token });
     expect(listed.body.data[0]).toMatchObject({ message_count: 41, total_cost: 0.2 });
+  });
+
+  it("starts with the assistant's current opening and balance, however the process last saw them", async () => {
+    const owner = await createTestUser(platform.database.knex, { balanceUsd: 1 });
+    const assistant = await createTestAssistant(platform, owner, { initial_message: 'Hello {{name}}.', variables: { name: 'there' } });
+    const opening = async () => (await start({ assistant_id: assistant.uuid })).body.history;
+    expect(await opening()).toEqual([{ role: 'assistant', content: 'Hello there.' }]);
+    expect(await opening()).toEqual([{ role: 'assistant', content: 'Hello there.' }]);
+    // Changed behind this process's back, as another replica would: the next start reads it afresh.
+    await platform.database.knex('assistants').where({ uuid: assistant.uuid }).update({ variables: { name: 'friend' } });
+    expect(await opening()).toEqual([{ role: 'assistant', content: 'Hello friend.' }]);
+    await platform.database.knex('assistants').where({ uuid: assistant.uuid }).update({ initialMessage: 'Welcome back.' });
+    expect(await opening()).toEqual([{ role: 'assistant', content: 'Welcome back.' }]);
+    await recordEntry(platform.database.knex, { userId: owner.id, amountMicros: -1_000_000, kind: 'adjustment', idempotencyKey: randomUUID() });
+    expect((await start({ assistant_id: assistant.uuid })).body).toEqual({ status: false, error: 'Insufficient balance. Please top up your account.' });
+    await platform.database.knex('assistants').where({ uuid: assistant.uuid }).delete();
+    expect((await start({ assistant_id: assistant.uuid, type: 'test' })).status).toBe(404);
   });
 
   it('answers 404 for an unknown conversation or assistant', async () => {

@@ -28,9 +28,9 @@ export interface StoredProfile {
 
 /**
  * The query for an assistant's profile, with its mid-call tools, as one JSON value named `profile`. It stands
- * alone or as a subquery of a caller's statement: the id may be a column of that statement.
+ * alone or as a subquery of a caller's statement: the id or uuid may be a column or subquery of that statement.
  */
-export function agentProfileQuery(knex: Knex, where: { uuid: string } | { id: number | Knex.Raw }): Knex.QueryBuilder {
+export function agentProfileQuery(knex: Knex, where: { uuid: string | Knex.Raw } | { id: number | Knex.Raw }): Knex.QueryBuilder {
   return knex('assistants as a')
     .leftJoin('language_models as m', 'm.id', 'a.llm_model_id')
     .where('uuid' in where ? { 'a.uuid': where.uuid } : { 'a.id': where.id })

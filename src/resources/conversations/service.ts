@@ -14,6 +14,7 @@ import { recordEntry } from '../../billing/ledger.ts';
 import { assistantPorts } from '../assistants/ports.ts';
 import { toAgentProfile } from '../assistants/profile.ts';
 import { Conversation, ConversationMessage, type ConversationType } from './model.ts';
+import { insertIfOpeningCurrent, knownOpening, rememberOpening } from './known-openings.ts';
 import { startClaimedTimer, type QuietConversation, type QuietTimerDeps } from './quiet-timer.ts';
 import { insertConversation, startingProfile, storeReplyMessage, storeUserMessage, WIDGET_MESSAGE_MICROS, type TurnConversation } from './statements.ts';
 
@@ -49,18 +50,31 @@ async function findConversation(knex: Knex, uuid: string): Promise<Conversation>
   return conversation;
 }
 
-/** Starts a conversation: two statements, the profile with the owner's balance, then the conversation with its opening line. */
+/**
+ * Starts a conversation: one statement when this process knows the assistant's opening and it has not changed
+ * (known-openings.ts), else two, the profile with the owner's balance, then the conversation with its opening line.
+ */
 export async function startConversation(
   deps: ConversationDeps,
   input: { assistantUuid: string; type: ConversationType; variables: Record<string, unknown> },
 ): Promise<{ conversation: Pick<Conversation, 'id' | 'uuid'>; history: Pick<ConversationMessage, 'role' | 'content' | 'functionCalls' | 'human'>[] }> {
-  const found = isUuid(input.assistantUuid) ? await startingProfile(deps.knex, input.assistantUuid) : undefined;
+  if (!isUuid(input.assistantUuid)) throw new NotFoundError('Assistant not found');
+  const history = (opening: string) => (opening ? [{ role: 'assistant' as const, content: opening, functionCalls: null, human: false }] : []);
+  const known = knownOpening(deps.knex, input.assistantUuid);
+  if (known) {
+    const opening = openingLine(known, input.variables);
+    const conversation = await insertIfOpeningCurrent(deps.knex, { ...input, known, opening });
+    if (conversation) return { conversation, history: history(opening) };
+  }
+  const found = await startingProfile(deps.knex, input.assistantUuid);
   if (!found) throw new NotFoundError('Assistant not found');
+  const { id: assistantId, userId, initialMessage, variables } = found.profile;
+  const current = { assistantId, userId, initialMessage, variables: variables ?? {} };
+  rememberOpening(deps.knex, input.assistantUuid, current);
   if (input.type === 'widget' && found.balanceMicros <= 0) throw new InsufficientBalanceError();
-  const profile = toAgentProfile(deps.secrets, found.profile);
-  const opening = openingLine(profile, input.variables);
-  const conversation = await insertConversation(deps.knex, { userId: profile.userId, assistantId: profile.assistantId, type: input.type, variables: input.variables, opening });
-  return { conversation, history: opening ? [{ role: 'assistant', content: opening, functionCalls: null, human: false }] : [] };
+  const opening = openingLine(current, input.variables);
+  const conversation = await insertConversation(deps.knex, { userId, assistantId, type: input.type, variables: input.variables, opening });
+  return { conversation, history: history(opening) };
 }
 
 /** A conversation's messages, oldest first, with the WhatsApp sender of a `whatsapp` conversation. */

@@ -4,14 +4,14 @@ import type { HistoryEntry } from '../../agent/turn-input.ts';
 import { rechargeArmedExpression } from '../../billing/auto-recharge.ts';
 import { chargeExpression } from '../../billing/ledger.ts';
 import { asynchronousCommit } from '../../db/commit.ts';
-import { prepared } from '../../db/prepared.ts';
+import { fragment, prepared } from '../../db/prepared.ts';
 import { agentProfileQuery, type StoredProfile } from '../assistants/profile.ts';
 import type { Conversation, ConversationType } from './model.ts';
 import { CLAIMED_TIMER, MESSAGE_STORED_SET } from './quiet-timer.ts';
 
 /**
  * The statements of a chat turn, each one round trip and each a named prepared statement (db/prepared.ts): a
- * turn runs two (accepting the message, storing the reply), a conversation's start two more.
+ * turn runs two (accepting the message, storing the reply), a conversation's start one more (known-openings.ts) or two.
  */
 
 /** What one user message in a widget (or api) conversation costs: 0.01 USD. */
@@ -20,9 +20,10 @@ export const WIDGET_MESSAGE_MICROS = 10_000;
 /** The assistant's profile by its uuid, with its owner's balance; undefined when there is no such assistant. */
 export async function startingProfile(knex: Knex, assistantUuid: string): Promise<{ profile: StoredProfile; balanceMicros: number } | undefined> {
   const { rows } = await prepared('conversation-starting-profile', knex.raw<{ rows: { profile: StoredProfile; balanceMicros: number }[] }>(`
+    with input as (select cast(? as uuid) as uuid)
     select p.profile, coalesce((select b.micros from user_balances b where b.user_id = (p.profile->>'userId')::bigint), 0)::float8 as "balanceMicros"
-    from (?) p`,
-  [agentProfileQuery(knex, { uuid: assistantUuid })]));
+    from (${fragment(knex, 'profile-by-input-uuid', () => agentProfileQuery(knex, { uuid: knex.raw('(select uuid from input)') }))}) p`,
+  [assistantUuid]));
   return rows[0];
 }
 
@@ -104,14 +105,14 @@ export async function storeUserMessage(
     select c.id, c.uuid, c.user_id as "userId", c.assistant_id as "assistantId", c.type, c.variables, c.ai_enabled as "aiEnabled",
       (select id from message) as "messageId",
       coalesce((select starts_timer from counted), false) as "startsTimer",
-      ? as "rechargeArmed",
+      ${fragment(knex, 'recharge-armed-by-c', () => rechargeArmedExpression(knex, knex.raw('c.user_id')))} as "rechargeArmed",
       (select conversation_inactivity_timeout from assistants a where a.id = c.assistant_id) as "inactivityTimeoutMinutes",
       (select coalesce(json_agg(json_build_object('role', m.role, 'content', m.content) order by m.id), '[]')
         from conversation_messages m where m.conversation_id = c.id) as history,
-      ? as profile,
+      (${fragment(knex, 'profile-by-c', () => agentProfileQuery(knex, { id: knex.raw('c.assistant_id') }))}) as profile,
       ${asynchronousCommit('c.ai_enabled and ?::boolean')} as asynchronous
     from c`,
-  [uuid, charge, message, WIDGET_MESSAGE_MICROS, rechargeArmedExpression(knex, knex.raw('c.user_id')), agentProfileQuery(knex, { id: knex.raw('c.assistant_id') }), replyFollows]));
+  [uuid, charge, message, WIDGET_MESSAGE_MICROS, replyFollows]));
   return rows[0];
 }
 
