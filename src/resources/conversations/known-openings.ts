@@ -1,7 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import { prepared } from '../../db/prepared.ts';
-import type { Conversation, ConversationType } from './model.ts';
+import type { Conversation } from './model.ts';
+import { insertConversationOf, type NewConversation } from './statements.ts';
 
 /**
  * What a conversation's start needs of its assistant, as this process last read it (statements.ts,
@@ -44,29 +43,15 @@ export function rememberOpening(knex: Knex, assistantUuid: string, opening: Know
  * changed since can never be stored. No row: nothing was written, and the caller reads the assistant afresh
  * (which also tells a missing assistant or a balance used up, with their errors).
  */
-export async function insertIfOpeningCurrent(knex: Knex, input: {
-  assistantUuid: string; known: KnownOpening; type: ConversationType; variables: Record<string, unknown>; opening: string | undefined;
-}): Promise<Pick<Conversation, 'id' | 'uuid'> | undefined> {
-  const { known, opening = null } = input;
-  const { rows } = await prepared('conversation-insert-if-opening-current', knex.raw<{ rows: Pick<Conversation, 'id' | 'uuid'>[] }>(`
-    with assistant as (
-      select a.id, a.user_id from assistants a
+export function insertIfOpeningCurrent(
+  knex: Knex, input: NewConversation & { assistantUuid: string; known: KnownOpening },
+): Promise<Pick<Conversation, 'id' | 'uuid'> | undefined> {
+  const { known } = input;
+  const assistant = {
+    sql: `select a.id, a.user_id from assistants a
       where a.uuid = ? and a.id = ? and a.user_id = ? and a.initial_message = ? and a.variables = ?::jsonb
-        and (?::text <> 'widget' or coalesce((select b.micros from user_balances b where b.user_id = a.user_id), 0) > 0)
-    ),
-    conversation as (
-      insert into conversations (uuid, user_id, assistant_id, type, variables, message_count)
-      select ?, user_id, id, ?, ?::jsonb, case when ?::text is null then 0 else 1 end from assistant
-      returning id, uuid
-    ),
-    opening as (
-      insert into conversation_messages (conversation_id, role, content)
-      select id, 'assistant', ?::text from conversation where ?::text is not null
-    )
-    select id, uuid from conversation`,
-  [
-    input.assistantUuid, known.assistantId, known.userId, known.initialMessage, JSON.stringify(known.variables), input.type,
-    randomUUID(), input.type, JSON.stringify(input.variables), opening, opening, opening,
-  ]));
-  return rows[0];
+        and (?::text <> 'widget' or coalesce((select b.micros from user_balances b where b.user_id = a.user_id), 0) > 0)`,
+    bindings: [input.assistantUuid, known.assistantId, known.userId, known.initialMessage, JSON.stringify(known.variables), input.type],
+  };
+  return insertConversationOf(knex, 'conversation-insert-if-opening-current', assistant, input);
 }

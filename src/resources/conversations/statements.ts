@@ -27,14 +27,27 @@ export async function startingProfile(knex: Knex, assistantUuid: string): Promis
   return rows[0];
 }
 
-/** A new conversation with its opening line, if any, in one statement. */
-export async function insertConversation(knex: Knex, input: {
-  userId: number; assistantId: number; type: ConversationType; variables: Record<string, unknown>; opening: string | undefined;
-}): Promise<Pick<Conversation, 'id' | 'uuid'>> {
-  const { rows } = await prepared('conversation-insert', knex.raw<{ rows: Pick<Conversation, 'id' | 'uuid'>[] }>(`
-    with conversation as (
+/** A conversation to insert: its kind, the variables it was started with, and its opening line, if any. */
+export interface NewConversation {
+  type: ConversationType;
+  variables: Record<string, unknown>;
+  opening: string | undefined;
+}
+
+/**
+ * Inserts a conversation with its opening line, if any, in one statement named `name`, for the assistant the
+ * query `assistant` selects (its `id` and `user_id`, with `bindings`): when that selects no row, nothing is
+ * written and the result is undefined.
+ */
+export async function insertConversationOf(
+  knex: Knex, name: string, assistant: { sql: string; bindings: Knex.RawBinding[] }, input: NewConversation,
+): Promise<Pick<Conversation, 'id' | 'uuid'> | undefined> {
+  const opening = input.opening ?? null;
+  const { rows } = await prepared(name, knex.raw<{ rows: Pick<Conversation, 'id' | 'uuid'>[] }>(`
+    with assistant as (${assistant.sql}),
+    conversation as (
       insert into conversations (uuid, user_id, assistant_id, type, variables, message_count)
-      values (?, ?, ?, ?, ?::jsonb, case when ?::text is null then 0 else 1 end)
+      select ?, user_id, id, ?, ?::jsonb, case when ?::text is null then 0 else 1 end from assistant
       returning id, uuid
     ),
     opening as (
@@ -42,8 +55,16 @@ export async function insertConversation(knex: Knex, input: {
       select id, 'assistant', ?::text from conversation where ?::text is not null
     )
     select id, uuid from conversation`,
-  [randomUUID(), input.userId, input.assistantId, input.type, JSON.stringify(input.variables), input.opening ?? null, input.opening ?? null, input.opening ?? null]));
-  return rows[0]!;
+  [...assistant.bindings, randomUUID(), input.type, JSON.stringify(input.variables), opening, opening, opening]));
+  return rows[0];
+}
+
+/** A new conversation of an assistant already read, with its opening line, if any, in one statement. */
+export async function insertConversation(
+  knex: Knex, input: NewConversation & { userId: number; assistantId: number },
+): Promise<Pick<Conversation, 'id' | 'uuid'>> {
+  const assistant = { sql: 'select ?::bigint as id, ?::bigint as user_id', bindings: [input.assistantId, input.userId] };
+  return (await insertConversationOf(knex, 'conversation-insert', assistant, input))!;
 }
 
 /** What a turn needs of its conversation. */
