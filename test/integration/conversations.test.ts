@@ -241,6 +241,12 @@ describe('text conversations', () => {
     expect(await opening()).toEqual([{ role: 'assistant', content: 'Hello friend.' }]);
     await platform.database.knex('assistants').where({ uuid: assistant.uuid }).update({ initialMessage: 'Welcome back.' });
     expect(await opening()).toEqual([{ role: 'assistant', content: 'Welcome back.' }]);
+    // An opening that fills to nothing is none: no empty line is stored, or later sent to the model.
+    await platform.database.knex('assistants').where({ uuid: assistant.uuid }).update({ initialMessage: ' ' });
+    for (const started of [await start({ assistant_id: assistant.uuid }), await start({ assistant_id: assistant.uuid })]) {
+      expect(started.body.history).toEqual([]);
+      expect((await platform.request('GET', `/conversations/${started.body.conversation_id}`)).body.history).toEqual([]);
+    }
     await recordEntry(platform.database.knex, { userId: owner.id, amountMicros: -1_000_000, kind: 'adjustment', idempotencyKey: randomUUID() });
     expect((await start({ assistant_id: assistant.uuid })).body).toEqual({ status: false, error: 'Insufficient balance. Please top up your account.' });
     await platform.database.knex('assistants').where({ uuid: assistant.uuid }).delete();

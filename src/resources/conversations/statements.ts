@@ -42,7 +42,8 @@ export interface NewConversation {
 export async function insertConversationOf(
   knex: Knex, name: string, assistant: { sql: string; bindings: Knex.RawBinding[] }, input: NewConversation,
 ): Promise<Pick<Conversation, 'id' | 'uuid'> | undefined> {
-  const opening = input.opening ?? null;
+  // An opening that fills to nothing is none: no empty line to store, show or send to the model.
+  const opening = input.opening || null;
   const { rows } = await prepared(name, knex.raw<{ rows: Pick<Conversation, 'id' | 'uuid'>[] }>(`
     with assistant as (${assistant.sql}),
     conversation as (
