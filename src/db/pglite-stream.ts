@@ -1,44 +1,39 @@
 import { Duplex } from 'node:stream';
-import type { PGlite } from '@electric-sql/pglite';
+import type { FromPGliteThread, PGliteRequest } from './pglite-worker.ts';
 
-/** A simple-protocol Query message: 'Q', its length, the SQL and a NUL. */
-function queryMessage(sql: string): Buffer {
-  const text = Buffer.from(`${sql}\0`, 'utf8');
-  const message = Buffer.alloc(5 + text.length);
-  message.write('Q', 0, 'ascii');
-  message.writeInt32BE(4 + text.length, 1);
-  text.copy(message, 5);
-  return message;
+/** PGlite's thread as its connections see it (embedded.ts). */
+export interface PGliteSession {
+  /** Sends a request; replies come in the order sent, an error reply or the thread's death rejects. */
+  request(body: PGliteRequest, transfer?: ArrayBuffer[]): Promise<FromPGliteThread>;
+  /** Tracks an open connection, to destroy it if the thread stops. */
+  opened(stream: PGliteStream): void;
 }
 
 /**
- * A connection of the `pg` driver to PGlite in this process, in memory: the driver writes the wire protocol to
- * it as to a socket, and what it writes in one go (a query's Parse, Bind, Describe, Execute and Sync) reaches
- * PGlite as one batch whose whole answer comes back as one chunk. A unix socket served by pglite-socket cost a
- * chat turn about 2 ms of CPU more: a socket write each way per protocol message and a pass through PGlite's
- * main loop for each (docs/decisions.md, "What a turn's overhead is made of").
+ * A connection of the `pg` driver to PGlite on its thread (pglite-worker.ts), in memory: the driver writes the
+ * wire protocol to it as to a socket, and what it writes in one go (a query's Parse, Bind, Describe, Execute and
+ * Sync) crosses to the thread as one message, one copy of the bytes, whose whole answer comes back as one
+ * transferred buffer. A unix socket served by pglite-socket cost a chat turn about 2 ms of CPU more: a socket
+ * write each way per protocol message and a pass through PGlite's main loop for each (docs/decisions.md, "What
+ * a turn's overhead is made of").
  *
  * PGlite is one session, so a new connection (the pool replaces one it let go) starts by resetting it as a
  * connection pooler does: the transaction a gone connection left open is rolled back, and `DISCARD ALL` drops
  * its prepared statements, settings and locks.
  */
 export class PGliteStream extends Duplex {
-  private readonly db: PGlite;
+  private readonly session: PGliteSession;
   private batch: Buffer[] = [];
 
-  constructor(db: PGlite) {
+  constructor(session: PGliteSession) {
     super();
-    this.db = db;
+    this.session = session;
   }
 
   /** What `pg` calls in place of a socket's connect: the session is reset, then the connection is up. */
   connect(): this {
-    const ignore = { onRawData: () => undefined };
-    const reset = async () => {
-      if (this.db.isInTransaction()) await this.db.execProtocolRawStream(queryMessage('ROLLBACK'), ignore);
-      await this.db.execProtocolRawStream(queryMessage('DISCARD ALL'), ignore);
-    };
-    this.db.runExclusive(reset).then(() => this.emit('connect'), (error: unknown) => this.destroy(error as Error));
+    this.session.opened(this);
+    this.session.request({ type: 'reset' }).then(() => this.emit('connect'), (error: unknown) => this.destroy(error as Error));
     return this;
   }
 
@@ -60,7 +55,7 @@ export class PGliteStream extends Duplex {
   }
 
   override _read(): void {
-    // Answers are pushed as PGlite gives them.
+    // Answers are pushed as the thread gives them.
   }
 
   override _write(chunk: Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
@@ -71,22 +66,24 @@ export class PGliteStream extends Duplex {
 
   override _final(callback: (error?: Error | null) => void): void {
     // The driver ends the connection: once the batches before its end have been answered, so does PGlite's side.
-    this.db.runExclusive(() => Promise.resolve()).then(() => {
+    this.session.request({ type: 'sync' }).then(() => {
       this.push(null);
       callback();
     }, callback);
   }
 
   private runBatch(): void {
-    const message = Buffer.concat(this.batch);
+    // Joined into a buffer of its own (the driver's may be slices of a shared pool), which is then moved to the
+    // thread rather than copied again.
+    const message = new Uint8Array(this.batch.reduce((total, chunk) => total + chunk.length, 0));
+    let offset = 0;
+    for (const chunk of this.batch) {
+      message.set(chunk, offset);
+      offset += chunk.length;
+    }
     this.batch = [];
-    // The raw stream hands the answer over as it is written, copied out of PGlite's memory; PGlite's plain
-    // execProtocolRaw would also parse every message of it, for nothing.
-    const answer: Buffer[] = [];
-    const run = () => this.db.execProtocolRawStream(message, { onRawData: (data) => answer.push(Buffer.from(data)) });
-    // PGlite's lock keeps batches in order, and apart from the work of anything else that uses it.
-    this.db.runExclusive(run).then(() => {
-      if (answer.length > 0 && !this.destroyed) this.push(answer.length === 1 ? answer[0] : Buffer.concat(answer));
+    this.session.request({ type: 'batch', message }, [message.buffer]).then(({ answer }) => {
+      if (answer && !this.destroyed) this.push(Buffer.from(answer.buffer, answer.byteOffset, answer.byteLength));
     }, (error: unknown) => this.destroy(error as Error));
   }
 }
