@@ -60,19 +60,22 @@ export class PGliteStream extends Duplex {
 
   override _write(chunk: Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
     // The first message of a batch schedules it; the driver's other writes of the same tick join it.
-    if (this.batch.push(chunk) === 1) queueMicrotask(() => this.runBatch());
+    if (this.batch.push(chunk) === 1) queueMicrotask(() => this.sendBatch());
     callback();
   }
 
   override _final(callback: (error?: Error | null) => void): void {
     // The driver ends the connection: once the batches before its end have been answered, so does PGlite's side.
+    // The end can come in the tick of the last writes, before their batch's turn: it is sent first.
+    this.sendBatch();
     this.session.request({ type: 'sync' }).then(() => {
       this.push(null);
       callback();
     }, callback);
   }
 
-  private runBatch(): void {
+  private sendBatch(): void {
+    if (this.batch.length === 0) return;
     // Joined into a buffer of its own (the driver's may be slices of a shared pool), which is then moved to the
     // thread rather than copied again.
     const message = new Uint8Array(this.batch.reduce((total, chunk) => total + chunk.length, 0));
