@@ -26,6 +26,7 @@ export interface CpuProfile {
  */
 const kinds: [RegExp, string][] = [
   [/^wasm:|@electric-sql\/pglite/, 'PGlite (WebAssembly, its glue, its file writes)'],
+  [/\/src\/db\/(embedded|pglite-stream)\.ts/, "PGlite's connections (messages to its thread)"],
   [/node_modules\/(pg|pg-protocol|pg-pool|pg-types|pg-cursor|postgres-[a-z]+)\//, 'pg driver (and its socket)'],
   [/node_modules\/(knex|objection|tarn|lodash)\//, 'knex and objection'],
   [/node_modules\/(koa|@koa\/[^/]+|koa-[^/]+|co-body|raw-body|inflation|type-is|mime-[^/]+|accepts|negotiator|cookies|http-errors|statuses|on-finished|vary|content-type)\/|\/src\/api\/(app|routing|middleware\/(body|errors|cors|request-context))/, 'HTTP server (Koa, router, body, responses)'],
