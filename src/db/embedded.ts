@@ -47,8 +47,8 @@ export async function startEmbeddedPostgres(options: { dataDir?: string; loadDat
     const request = waiting.get(reply.id);
     if (!request) return;
     waiting.delete(reply.id);
-    // An idle thread does not keep the process alive, as PGlite in this thread did not; one at work does, or
-    // a process awaiting a query with nothing else to do would exit before its answer.
+    // An idle thread does not keep the process alive (PGlite on the main thread kept nothing alive either); one
+    // owing an answer does, or a process awaiting a query with nothing else to do would exit before the answer.
     if (waiting.size === 0) thread.unref();
     request.resolve(reply);
   });
