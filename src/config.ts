@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ConfigError } from './config/error.ts';
+import { readEmbeddings, readIngestion, type EmbeddingsConfig, type IngestionConfig } from './config/knowledge.ts';
 import { Reader, type Env } from './config/reader.ts';
 import { readPayments, type PaymentsConfig } from './config/payments.ts';
 import { readSip, type SipConfig } from './config/sip.ts';
@@ -11,7 +12,7 @@ import type { RealtimeConfig, SpeechConfig, SpeechToTextConfig, TextToSpeechConf
 import { decodeAppKey } from './lib/secrets.ts';
 
 export { ConfigError };
-export type { PaymentsConfig, SipConfig };
+export type { EmbeddingsConfig, IngestionConfig, PaymentsConfig, SipConfig };
 export type { RealtimeConfig, SpeechConfig, SpeechToTextConfig, TextToSpeechConfig };
 
 /** A bought number's subscription period: calendar months, or a fixed length (SUBSCRIPTION_PERIOD, for tests only). */
@@ -123,14 +124,8 @@ export interface Config {
     maxBytes: number;
     userAgent: string;
   };
-  /** An OpenAI-compatible `/v1/embeddings` service; `undefined` means retrieval uses full text alone. */
-  embeddings: {
-    baseUrl: string;
-    model: string;
-    dimensions: number;
-    apiKey: string | undefined;
-    batchSize: number;
-  } | undefined;
+  /** An OpenAI-compatible `/v1/embeddings` service; `undefined` means retrieval uses full text alone (config/knowledge.ts). */
+  embeddings: EmbeddingsConfig;
   stt: SpeechToTextConfig;
   tts: TextToSpeechConfig;
   storage: {
@@ -167,17 +162,8 @@ export interface Config {
    * CONVERSATION_INACTIVITY_UNIT=second, for tests and demos where a chat has to go quiet in seconds.
    */
   conversationInactivityUnitMs: number;
-  /** Bounds on one document's ingestion, so a hostile or huge file fails alone instead of starving the service. */
-  ingestion: {
-    /** Characters of extracted text beyond which a document fails (docs/decisions.md: fail, never truncate). */
-    maxCharacters: number;
-    /** Chunks beyond which a document fails. */
-    maxChunks: number;
-    /** How long text extraction, or chunking (each in a process of its own), may run before the document fails. */
-    extractTimeoutMs: number;
-    /** The heap of each of those processes; a file that needs more fails. */
-    extractMemoryMb: number;
-  };
+  /** Bounds on one document's ingestion, so a hostile or huge file fails alone (config/knowledge.ts). */
+  ingestion: IngestionConfig;
 }
 
 /** Reads `.env` (or PARLEY_ENV_FILE) into process.env, without overriding what the environment already sets. */
@@ -309,38 +295,6 @@ export function loadConfig(env: Env = process.env, cores = os.availableParalleli
 function mediaUrlBeside(publicUrl: string, mediaPort: number): string {
   const url = new URL(publicUrl);
   return `${url.protocol === 'https:' ? 'wss:' : 'ws:'}//${url.hostname}:${mediaPort}`;
-}
-
-// The extraction and chunking activities' start-to-close timeout (workflows/document-ingestion.ts) is 10
-// minutes: the deadline stays well inside it, so a slow file ends with the deadline's reason, never a
-// timed-out retry.
-const maxExtractTimeoutSeconds = 5 * 60;
-
-function readIngestion(read: Reader): Config['ingestion'] {
-  const timeoutSeconds = read.duration('INGEST_EXTRACT_TIMEOUT', 120);
-  if (timeoutSeconds > maxExtractTimeoutSeconds) throw new ConfigError('INGEST_EXTRACT_TIMEOUT', `must be at most ${maxExtractTimeoutSeconds / 60}m, got ${timeoutSeconds}s.`);
-  return {
-    maxCharacters: read.integer('INGEST_MAX_CHARACTERS', 5_000_000, 1000, 100_000_000),
-    maxChunks: read.integer('INGEST_MAX_CHUNKS', 10_000, 1, 1_000_000),
-    extractTimeoutMs: timeoutSeconds * 1000,
-    extractMemoryMb: read.integer('INGEST_EXTRACT_MEMORY_MB', 512, 64, 16_384),
-  };
-}
-
-function readEmbeddings(read: Reader): Config['embeddings'] {
-  const baseUrl = read.url('EMBEDDINGS_BASE_URL', ['http:', 'https:']);
-  if (baseUrl === undefined) return undefined;
-  const model = read.string('EMBEDDINGS_MODEL');
-  if (model === undefined) throw new ConfigError('EMBEDDINGS_MODEL', 'is required when EMBEDDINGS_BASE_URL is set.');
-  if (read.string('EMBEDDINGS_DIMENSIONS') === undefined) throw new ConfigError('EMBEDDINGS_DIMENSIONS', 'is required when EMBEDDINGS_BASE_URL is set.');
-  return {
-    baseUrl: baseUrl.replace(/\/+$/, ''),
-    model,
-    // pgvector indexes a `vector` of at most 2000 dimensions.
-    dimensions: read.integer('EMBEDDINGS_DIMENSIONS', 0, 1, 2000),
-    apiKey: read.string('EMBEDDINGS_API_KEY'),
-    batchSize: read.integer('EMBEDDINGS_BATCH_SIZE', 64, 1, 2048),
-  };
 }
 
 /** A setting counted in minutes, or in seconds for tests and demos: `minute` (the default) or `second`, in ms. */

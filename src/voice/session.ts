@@ -3,16 +3,16 @@
  * (listening, thinking, speaking), and runs one utterance of the assistant at a time through a SpeechHandle;
  * its lifecycle (session-lifecycle.ts) keeps the timers (silence, re-engagement, the call's time limit) and
  * the ending. Barge-in is a method call: `interrupt()` stops the handle (model request, tools and synthesis
- * through its one signal) and clears the audio queued here and at the far side. When the caller starts speaking
- * over the assistant the audio is held at once (the far side drops what it has) and the utterance stopped for
- * good only once the caller's words come: a cough or a knock (a turn without words) lets it go on from where
- * the caller stopped hearing it. Replies to the caller's words are drafted at their pause (session-drafts.ts).
+ * through its one signal) and clears the audio queued here and at the far side; the caller's speech over the
+ * assistant is followed by session-barge-in.ts. Replies to the caller's words are drafted at their pause
+ * (session-drafts.ts).
  */
 import type { HistoryEntry } from '../agent/turn-input.ts';
 import { openingLine, voicemailLine } from '../agent/turn-input.ts';
 import type { EndReason, TurnMetrics } from './hooks.ts';
 import type { Listener, SpeechProgress, UserTurn } from './listening/listener.ts';
 import type { SessionLine } from './line.ts';
+import { BargeIn, type FloorUtterance } from './session-barge-in.ts';
 import { SessionLifecycle } from './session-lifecycle.ts';
 import { speakReply, speakText, type ReplyOutcome } from './reply.ts';
 import { DraftReplies, type Draft } from './session-drafts.ts';
@@ -21,16 +21,13 @@ import type { SessionParts, SessionState } from './session-parts.ts';
 import type { SpeechTimings } from './speaker.ts';
 import { SpeechHandle, untilHeard } from './speech.ts';
 import { replyMetrics } from './turn-record.ts';
-import { shouldInterrupt } from './turns/barge-in.ts';
 import { Keypad } from './turns/keypad.ts';
 import type { Verdict } from './voicemail/judge.ts';
 import { AnswerScreening } from './voicemail/screening.ts';
 
 export { GOODBYES, goodbyesIn, MARK_GRACE_MS, REENGAGE_INSTRUCTION, reengageInstructionIn, type SessionParts, type SessionState } from './session-parts.ts';
 
-interface Utterance {
-  handle: SpeechHandle;
-  interruptible: boolean;
+interface Utterance extends FloorUtterance {
   /** Settles once the utterance is committed to the history. */
   committed: Promise<void>;
 }
@@ -42,10 +39,7 @@ export class CallSession {
   private readonly screening: AnswerScreening | undefined;
   private listener: Listener | undefined;
   private current: Utterance | undefined;
-  /** The caller's speech while the assistant had the floor, and whether it interrupted. */
-  private overlap: { interrupted: boolean } | undefined;
-  /** The utterance whose audio is held because the caller spoke over it, and since when. */
-  private held: { utterance: Utterance; at: number } | undefined;
+  private readonly bargeIn: BargeIn;
   private readonly drafts: DraftReplies;
   /** Counts the caller's pauses, so a draft that waited for the utterance before it knows whether it is still wanted. */
   private pauses = 0;
@@ -67,7 +61,7 @@ export class CallSession {
         return this.handover.transferring ? 'transferred' : reason;
       },
       // The caller's last words count as userTurn would hear them: not a backchannel, not during a handover.
-      lastWords: async () => (this.handover.active || (this.overlap && !this.overlap.interrupted) ? undefined : this.listener?.finish()),
+      lastWords: async () => (this.handover.active || this.bargeIn.overheard ? undefined : this.listener?.finish()),
       silent: () => !this.floorHeld && !this.handover.active && !this.current,
       reengage: (instruction) => this.life.guard(this.reply({ history: this.history.slice(), message: instruction })),
       release: () => {
@@ -79,6 +73,7 @@ export class CallSession {
       },
     }, 'the call session failed');
     this.ended = this.life.ended;
+    this.bargeIn = new BargeIn(parts, () => this.current);
     const line: SessionLine = { keypad: new Keypad(parts.clock, (keys) => this.keypadTurn(keys)), phone: parts.phone, assistants: parts.assistants };
     this.line = line;
     this.handover = new Handover({
@@ -151,12 +146,7 @@ export class CallSession {
 
   /** Stops the assistant's current utterance at once (at the time its audio was held, when it was). */
   interrupt(): void {
-    const utterance = this.current;
-    if (!utterance || utterance.handle.interrupted) return;
-    const at = this.held?.utterance === utterance ? this.held.at : this.parts.clock.now();
-    this.held = undefined;
-    utterance.handle.interrupt(at);
-    this.parts.output.clear();
+    this.bargeIn.interrupt();
   }
 
   /**
@@ -176,28 +166,19 @@ export class CallSession {
     this.screening?.speechStarted(at);
     this.life.callerSpoke(at);
     this.life.cancelSilence();
-    if (this.current && !this.current.handle.interrupted) this.overlap = { interrupted: false };
+    this.bargeIn.speechStarted();
   }
 
   private progress(speech: SpeechProgress): void {
     this.screening?.heard(speech.text);
-    // Audio held for the caller stops for good once they say words: it was not a cough.
-    if (this.held && speech.words > 0) this.interrupt();
-    const { overlap, current } = this;
-    if (!overlap || overlap.interrupted || !current?.interruptible || current.handle.interrupted) return;
-    if (shouldInterrupt(this.parts.settings, speech)) {
-      overlap.interrupted = true;
-      this.held = { utterance: current, at: this.parts.clock.now() };
-      this.parts.output.hold();
-      if (speech.words > 0) this.interrupt();
-    }
+    this.bargeIn.progress(speech);
   }
 
   /** Words before the caller pauses matter when they may stop the assistant or tell a machine's greeting. */
   private wantsWords(): boolean {
     const speaking = this.current !== undefined && !this.current.handle.interrupted;
     const judging = this.screening !== undefined && this.screening.answeredBy === undefined;
-    return this.held !== undefined || (speaking && this.parts.settings.minInterruptWords !== null) || judging;
+    return this.bargeIn.holding || (speaking && this.parts.settings.minInterruptWords !== null) || judging;
   }
 
   /**
@@ -205,20 +186,16 @@ export class CallSession {
    * utterance the caller interrupted is committed first, so the draft sees what of it was heard.
    */
   private draft(text: string, pause: number): void {
-    const overheard = this.overlap && !this.overlap.interrupted;
     const { current } = this;
-    if (this.floorHeld || this.handover.active || overheard || (current && !current.handle.interrupted) || pause !== this.pauses) return;
+    if (this.floorHeld || this.handover.active || this.bargeIn.overheard || (current && !current.handle.interrupted) || pause !== this.pauses) return;
     if (current) void current.committed.then(() => this.draft(text, pause));
     else this.drafts.draft(text, this.history.length);
   }
 
   /** A turn without words (a cough, a knock): nothing to answer; audio held for it goes on where the caller left it. */
   private falseStart(): void {
-    this.overlap = undefined;
     this.drafts.discard();
-    const held = this.held;
-    this.held = undefined;
-    if (held && held.utterance === this.current && !held.utterance.handle.interrupted) this.parts.output.resume();
+    this.bargeIn.falseStart();
     if (!this.current) this.life.armSilence();
   }
 
@@ -226,11 +203,10 @@ export class CallSession {
     this.pauses++;
     if (!turn.text) return this.falseStart();
     this.life.callerSpoke(this.parts.clock.now());
-    const overlap = this.overlap;
-    this.overlap = undefined;
+    const overheard = this.bargeIn.turnEnded();
     // Words that began over the assistant and did not interrupt it (a backchannel, or interruptions are off),
     // and words said while the call is being handed over.
-    const heard = !this.life.ending && !this.handover.active && !(overlap && !overlap.interrupted);
+    const heard = !this.life.ending && !this.handover.active && !overheard;
     if (heard) this.life.report({ role: 'user', text: turn.text, startedAt: turn.startedAt, endedAt: turn.speechEndedAt, interrupted: false, metrics: {} });
     // The first turn of an outbound call is judged before it is answered: a machine's greeting is never answered.
     this.screening?.turnEnded(turn.text);

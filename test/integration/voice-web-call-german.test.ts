@@ -1,12 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { multilingualSpeechInstalled } from '../../src/providers/speech-install.ts';
-import { type FakeLlmServer, type FakeTurn, lastUserText, startFakeLlmServer } from '../fakes/llm-server.ts';
-import { createTestAssistant } from '../support/assistants.ts';
-import { connectMediaStream, L16_16K } from '../support/media-stream-client.ts';
-import { transcriptLines } from '../support/web-call.ts';
-import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { type FakeTurn, lastUserText } from '../fakes/llm-server.ts';
 import { speechDir, speechInstalled, speechSkipReason, spokenPcm } from '../support/speech.ts';
-import { createTestUser, type TestUser } from '../support/users.ts';
+import { transcriptLines, webCallTestbed } from '../support/web-call.ts';
 
 const ready = speechInstalled && multilingualSpeechInstalled(speechDir);
 
@@ -16,38 +12,20 @@ const ready = speechInstalled && multilingualSpeechInstalled(speechDir);
  * time and price read as German says them: the German voice is asked for the words, and the caller is played them.
  */
 describe.skipIf(!ready)(`a German web call on the offline speech stack${ready ? '' : ` (${speechSkipReason}, with Whisper base)`}`, () => {
-  let llm: FakeLlmServer;
-  let platform: TestPlatform;
-  let owner: TestUser;
   const reply = 'Gerne. Ihre Bestellung kommt am 12.03.2026 um 14:30 Uhr.';
-
-  beforeAll(async () => {
-    llm = await startFakeLlmServer({ chunkSize: 4 });
-    llm.respond((request): FakeTurn => (/bestellung/i.test(lastUserText(request)) ? { reply } : { reply: 'Wie bitte?' }));
-    platform = await startTestPlatform({ worker: true, media: true, env: { LLM_BASE_URL: llm.baseUrl, LLM_API_KEY: 'test' } });
-    owner = await createTestUser(platform.database.knex, { balanceUsd: 5 });
-  }, 60_000);
-  afterAll(async () => {
-    await platform?.close();
-    await llm?.close();
-  });
-
+  const bed = webCallTestbed((request): FakeTurn => (/bestellung/i.test(lastUserText(request)) ? { reply } : { reply: 'Wie bitte?' }));
 
   it('hears the caller in German and answers in German, dates and times read the German way', async () => {
-    const knex = platform.database.knex;
-    const espeak = platform.providers.tts.forCode('espeak')!;
+    const knex = bed.platform.database.knex;
+    const espeak = bed.platform.providers.tts.forCode('espeak')!;
     const synthesize = vi.spyOn(espeak, 'synthesize');
     const [german, voice] = await Promise.all([
       knex('languages').where({ iso2: 'de' }).first('id'),
       knex('voices').where({ name: 'German Male (eSpeak)' }).first('id'),
     ]);
-    const assistant = await createTestAssistant(platform, owner, {
+    const { caller } = await bed.call(await bed.assistant({
       language_id: Number(german.id), voice_id: Number(voice.id), initial_message: 'Guten Tag, hier ist Parley.', system_prompt: 'Du hilfst bei Bestellungen.',
-    });
-    const created = await platform.request('POST', '/user/web-calls', { token: owner.token, body: { assistant_id: assistant.id } });
-    expect(created.status).toBe(201);
-    const caller = await connectMediaStream(created.body.data.websocket_url as string, L16_16K);
-    caller.start();
+    }));
     await caller.waitFor(() => transcriptLines(caller).length === 1, 30_000, 'the greeting');
 
     await caller.say(await spokenPcm('Guten Tag, ich brauche Hilfe mit meiner Bestellung.', { voice: 'de', silenceMs: 200 }));
@@ -58,7 +36,7 @@ describe.skipIf(!ready)(`a German web call on the offline speech stack${ready ? 
     await caller.closed;
 
     expect(transcriptLines(caller)).toEqual(['assistant: Guten Tag, hier ist Parley.', expect.stringMatching(/^user: .*bestellung/i), `assistant: ${reply}`]);
-    expect(lastUserText(llm.requests.at(-1)!)).toMatch(/hilfe.*bestellung/i);
+    expect(lastUserText(bed.llm.requests.at(-1)!)).toMatch(/hilfe.*bestellung/i);
 
     // The German voice was asked for the date and time as words ("zwölften März …", not "zwölf Punkt null drei"),
     // and the caller was played them. Whisper base is not asked to read it back: on espeak-ng's German it writes

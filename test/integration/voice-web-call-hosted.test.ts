@@ -1,13 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { workflowIds } from '../../src/temporal/names.ts';
 import { startFakeDeepgramServer, type FakeDeepgramServer } from '../fakes/deepgram-server.ts';
-import { type FakeLlmServer, type FakeTurn, lastUserText, startFakeLlmServer } from '../fakes/llm-server.ts';
+import { type FakeTurn, lastUserText } from '../fakes/llm-server.ts';
 import { startFakeSpeechServer, type FakeSpeechRequest, type FakeSpeechServer } from '../fakes/speech-server.ts';
-import { createTestAssistant } from '../support/assistants.ts';
-import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { fromVoiceOnset, speechInstalled, speechSkipReason, spokenPcm } from '../support/speech.ts';
-import { createTestUser, type TestUser } from '../support/users.ts';
-import { placeWebCall, transcriptOf } from '../support/web-call.ts';
+import { transcriptOf, webCallTestbed } from '../support/web-call.ts';
 
 /**
  * Whole web calls through the media gateway with the platform configured for hosted speech providers, each
@@ -43,8 +39,8 @@ interface HostedSetup {
   checkWire(fakes: Fakes, call: { synthesized: FakeSpeechRequest[] }): Promise<void>;
 }
 
+/** The fakes of the speech providers (the language model's is the testbed's). */
 interface Fakes {
-  llm: FakeLlmServer;
   speech: FakeSpeechServer;
   deepgram: FakeDeepgramServer;
 }
@@ -118,51 +114,42 @@ const setups: HostedSetup[] = [
 
 describe.skipIf(!speechInstalled).each(setups)(`a web call with $name${speechInstalled ? '' : ` (${speechSkipReason})`}`, (setup) => {
   const fakes = {} as Fakes;
-  let platform: TestPlatform;
-  let owner: TestUser;
-
-
+  // Registered before the testbed's hooks: the fakes are up before the platform starts, and closed after it.
   beforeAll(async () => {
-    fakes.llm = await startFakeLlmServer({ chunkSize: 4 });
     fakes.speech = await startFakeSpeechServer();
     // Audio comes at twice real time, so a sentence is still being synthesized while it plays.
     fakes.speech.chunkBytes = 3200;
     fakes.speech.chunkIntervalMs = 50;
     fakes.deepgram = await startFakeDeepgramServer();
-    fakes.llm.respond((request): FakeTurn => {
-      const said = lastUserText(request);
-      if (request.tool_choice) return { toolCalls: [{ name: 'record_call_evaluation', arguments: { status: true, summary: 'The caller asked about the menu.' } }] };
-      if (request.messages.at(-1)?.role === 'tool') return { reply: GOODBYE };
-      if (said === LINES.question.heard) return { reply: MENU, pieceDelayMs: 60 };
-      if (said === LINES.interruption.heard) return { reply: ANSWER };
-      return { toolCalls: [{ name: 'end_call', arguments: {} }] };
-    });
-    platform = await startTestPlatform({
-      worker: true, media: true, env: { LLM_BASE_URL: fakes.llm.baseUrl, LLM_API_KEY: 'test', ...setup.env(fakes) },
-    });
-    owner = await createTestUser(platform.database.knex, { balanceUsd: 5 });
-  }, 60_000);
-  afterAll(async () => {
-    await platform?.close();
-    await Promise.all([fakes.llm?.close(), fakes.speech?.close(), fakes.deepgram?.close()]);
   });
+  afterAll(async () => {
+    await Promise.all([fakes.speech?.close(), fakes.deepgram?.close()]);
+  });
+  const bed = webCallTestbed((request): FakeTurn => {
+    const said = lastUserText(request);
+    if (request.tool_choice) return { toolCalls: [{ name: 'record_call_evaluation', arguments: { status: true, summary: 'The caller asked about the menu.' } }] };
+    if (request.messages.at(-1)?.role === 'tool') return { reply: GOODBYE };
+    if (said === LINES.question.heard) return { reply: MENU, pieceDelayMs: 60 };
+    if (said === LINES.interruption.heard) return { reply: ANSWER };
+    return { toolCalls: [{ name: 'end_call', arguments: {} }] };
+  }, { env: () => setup.env(fakes) });
 
   it('greets, is interrupted mid-reply, answers, ends on the assistant\'s goodbye, and stores and charges the call', async () => {
-    const voice = await platform.database.knex('voices').where({ name: setup.voice }).first<{ id: number }>('id');
-    const assistant = await createTestAssistant(platform, owner, {
+    const voice = await bed.platform.database.knex('voices').where({ name: setup.voice }).first<{ id: number }>('id');
+    const assistantId = await bed.assistant({
       voice_id: Number(voice.id),
       speech_speed: SPEED,
       initial_message: GREETING,
       tools: [{ type: 'end_call', data: { description: 'End the call when the customer says goodbye.' } }],
     });
     setup.script(fakes, Object.values(LINES).map((line) => line.heard));
-    const { callId, caller } = await placeWebCall(platform, owner, assistant.id);
+    const { callId, caller } = await bed.call(assistantId);
     expect(await transcriptOf(caller, 1)).toEqual([`assistant: ${GREETING}`]);
 
     const heardBefore = caller.playedSound.length;
     await caller.say(await spokenPcm(LINES.question.spoken, { silenceMs: 200 }));
     await caller.waitFor(() => caller.playedSound.length > heardBefore + 25, 20_000, 'the reply to be playing');
-    const modelAborted = fakes.llm.nextAbort();
+    const modelAborted = bed.llm.nextAbort();
     const synthesisAborted = fakes.speech.nextAbort();
     const onset = await caller.say(fromVoiceOnset(await spokenPcm(LINES.interruption.spoken)));
     // The line ends on its last voiced frame (the caller's microphone sends silence after it): from there a reply may come.
@@ -190,10 +177,8 @@ describe.skipIf(!speechInstalled).each(setups)(`a web call with $name${speechIns
     expect(cut.length).toBeLessThan(MENU.length / 2);
     expect(MENU.startsWith(cut)).toBe(true);
 
-    const knex = platform.database.knex;
-    const result = await platform.temporal.client.workflow.getHandle(workflowIds.call(callId)).result();
+    const { result, call } = await bed.settled(callId);
     expect(result).toMatchObject({ status: 'ended_by_assistant', reason: 'assistant_end_call' });
-    const call = await knex('calls').where({ id: callId }).first();
     expect(call.status).toBe('ended_by_assistant');
     expect(call.transcript).toBe([
       `AI: ${GREETING}`, `Customer: ${LINES.question.heard}`, `AI: ${cut}`, `Customer: ${LINES.interruption.heard}`,
@@ -203,7 +188,7 @@ describe.skipIf(!speechInstalled).each(setups)(`a web call with $name${speechIns
     expect(call.evaluation).toEqual({ status: true, summary: 'The caller asked about the menu.' });
     expect(call.duration).toBeGreaterThan(5);
     expect(Number(call.totalCostMicros)).toBe(Math.ceil((call.duration * Number(call.pricePerMinuteMicros)) / 60));
-    const charge = await knex('balance_transactions').where({ idempotencyKey: `call-${callId}` }).first();
+    const [charge] = await bed.charges(callId);
     expect(Number(charge.amountMicros)).toBe(-Number(call.totalCostMicros));
 
     // Every sentence spoken was one synthesis request, in order, with the assistant's voice and speed.

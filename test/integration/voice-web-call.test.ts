@@ -1,14 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CallItem } from '../../src/resources/calls/schemas.ts';
-import { workflowIds } from '../../src/temporal/names.ts';
-import { type FakeLlmServer, type FakeTurn, lastUserText, startFakeLlmServer } from '../fakes/llm-server.ts';
-import { createTestAssistant } from '../support/assistants.ts';
+import { type FakeTurn, lastUserText } from '../fakes/llm-server.ts';
 import { connectMediaStream, L16_16K, type MediaStreamClient } from '../support/media-stream-client.ts';
-import { transcriptLines } from '../support/web-call.ts';
-import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { schemaViolations } from '../support/response-schema.ts';
 import { speechInstalled, speechSkipReason, spokenPcm } from '../support/speech.ts';
-import { createTestUser, type TestUser } from '../support/users.ts';
+import { transcriptLines, webCallTestbed } from '../support/web-call.ts';
 
 /**
  * A web call from start to finish on the embedded default: the media role runs the voice engine over the
@@ -17,29 +13,14 @@ import { createTestUser, type TestUser } from '../support/users.ts';
  * real worker. What the caller hears, what is stored and what is charged are checked.
  */
 describe.skipIf(!speechInstalled)(`a web call on the offline speech stack${speechInstalled ? '' : ` (${speechSkipReason})`}`, () => {
-  let llm: FakeLlmServer;
-  let platform: TestPlatform;
-  let owner: TestUser;
-
-
-  beforeAll(async () => {
-    llm = await startFakeLlmServer({ chunkSize: 4 });
-    llm.respond((request): FakeTurn => {
-      if (request.tool_choice) {
-        return { toolCalls: [{ name: 'record_call_evaluation', arguments: { status: true, summary: 'An appointment was booked for Tuesday at three.' } }] };
-      }
-      if (request.messages.at(-1)?.role === 'tool') return { reply: 'Goodbye, have a nice day.' };
-      if (/appointment|tuesday/i.test(lastUserText(request))) return { reply: 'Sure, Tuesday at three works. Is there anything else?' };
-      return { toolCalls: [{ name: 'end_call', arguments: {} }] };
-    });
-    platform = await startTestPlatform({ worker: true, media: true, env: { LLM_BASE_URL: llm.baseUrl, LLM_API_KEY: 'test' } });
-    owner = await createTestUser(platform.database.knex, { balanceUsd: 5 });
-  }, 60_000);
-  afterAll(async () => {
-    await platform?.close();
-    await llm?.close();
+  const bed = webCallTestbed((request): FakeTurn => {
+    if (request.tool_choice) {
+      return { toolCalls: [{ name: 'record_call_evaluation', arguments: { status: true, summary: 'An appointment was booked for Tuesday at three.' } }] };
+    }
+    if (request.messages.at(-1)?.role === 'tool') return { reply: 'Goodbye, have a nice day.' };
+    if (/appointment|tuesday/i.test(lastUserText(request))) return { reply: 'Sure, Tuesday at three works. Is there anything else?' };
+    return { toolCalls: [{ name: 'end_call', arguments: {} }] };
   });
-
 
   /** Resolves once the assistant has finished its next turn (the live transcript shows it), with its words. */
   async function hearReply(caller: MediaStreamClient): Promise<string> {
@@ -52,18 +33,14 @@ describe.skipIf(!speechInstalled)(`a web call on the offline speech stack${speec
   }
 
   it('greets, answers, ends on the assistant\'s goodbye, and stores, evaluates and charges the call', async () => {
-    const assistant = await createTestAssistant(platform, owner, {
+    const { platform, owner } = bed;
+    const { callId, websocketUrl, caller } = await bed.call(await bed.assistant({
       initial_message: 'Hello, this is Parley. How can I help you today?',
       record: true,
       tools: [{ type: 'end_call', data: { description: 'End the call when the customer says goodbye.' } }],
-    });
-    const created = await platform.request('POST', '/user/web-calls', { token: owner.token, body: { assistant_id: assistant.id } });
-    expect(created.status).toBe(201);
-    const { call_id: callId, websocket_url: websocketUrl } = created.body.data as { call_id: number; websocket_url: string };
+    }));
     expect(websocketUrl.startsWith(platform.mediaUrl ?? '-')).toBe(true);
 
-    const caller = await connectMediaStream(websocketUrl, L16_16K);
-    caller.start();
     expect(await hearReply(caller)).toBe('assistant: Hello, this is Parley. How can I help you today?');
 
     const firstLine = await spokenPcm('I would like to book an appointment for Tuesday at three.', { silenceMs: 200 });
@@ -88,10 +65,8 @@ describe.skipIf(!speechInstalled)(`a web call on the offline speech stack${speec
       'assistant: Goodbye, have a nice day.',
     ]);
 
-    const knex = platform.database.knex;
-    const result = await platform.temporal.client.workflow.getHandle(workflowIds.call(callId)).result();
+    const { result, call } = await bed.settled(callId);
     expect(result).toMatchObject({ status: 'ended_by_assistant' });
-    const call = await knex('calls').where({ id: callId }).first();
     expect(call.status).toBe('ended_by_assistant');
     expect(call.transcript).toMatch(/^AI: Hello, this is Parley\. How can I help you today\?\nCustomer: .*appointment.*\nAI: Sure, Tuesday at three works\. Is there anything else\?\nCustomer: .*goodbye.*\nAI: Goodbye, have a nice day\.$/i);
     expect(call.turns).toHaveLength(5);
@@ -99,7 +74,7 @@ describe.skipIf(!speechInstalled)(`a web call on the offline speech stack${speec
     expect(replyTurn.metrics.end_of_speech_to_first_audio_ms).toBeGreaterThan(0);
     expect(call.duration).toBeGreaterThan(3);
     expect(Number(call.totalCostMicros)).toBeGreaterThan(0);
-    const charge = await knex('balance_transactions').where({ idempotencyKey: `call-${callId}` }).first();
+    const [charge] = await bed.charges(callId);
     expect(Number(charge.amountMicros)).toBe(-Number(call.totalCostMicros));
     expect(call.evaluation).toEqual({ status: true, summary: 'An appointment was booked for Tuesday at three.' });
     expect(call.recordingKey).toBe(`calls/${callId}/recording.wav`);
@@ -117,11 +92,8 @@ describe.skipIf(!speechInstalled)(`a web call on the offline speech stack${speec
   }, 90_000);
 
   it('speaks with the default voice when the assistant\'s voice belongs to a synthesizer not configured here', async () => {
-    const rachel = await platform.database.knex('voices').where({ name: 'Rachel' }).first<{ id: number }>('id');
-    const assistant = await createTestAssistant(platform, owner, { voice_id: Number(rachel.id), initial_message: 'Hello there.' });
-    const created = await platform.request('POST', '/user/web-calls', { token: owner.token, body: { assistant_id: assistant.id } });
-    const caller = await connectMediaStream(created.body.data.websocket_url as string, L16_16K);
-    caller.start();
+    const rachel = await bed.platform.database.knex('voices').where({ name: 'Rachel' }).first<{ id: number }>('id');
+    const { caller } = await bed.call(await bed.assistant({ voice_id: Number(rachel.id), initial_message: 'Hello there.' }));
     expect(await hearReply(caller)).toBe('assistant: Hello there.');
     expect(caller.playedSound.length).toBeGreaterThan(10);
     caller.stop();
@@ -129,7 +101,7 @@ describe.skipIf(!speechInstalled)(`a web call on the offline speech stack${speec
   }, 60_000);
 
   it('refuses a used or unknown call link with its close code', async () => {
-    const caller = await connectMediaStream(`${platform.mediaUrl}/media/web-call?token=not-a-token`, L16_16K);
+    const caller = await connectMediaStream(`${bed.platform.mediaUrl}/media/web-call?token=not-a-token`, L16_16K);
     caller.start();
     expect(await caller.closed).toEqual({ code: 4401, reason: 'This call link has expired or was already used.' });
   });
