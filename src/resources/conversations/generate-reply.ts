@@ -52,7 +52,7 @@ export async function generateReply(deps: ConversationDeps, request: ReplyReques
   if (!assistant) throw new NotFoundError('Assistant not found or does not belong to you', { errorCode: 'ASSISTANT_NOT_FOUND' });
   if (await balanceMicros(deps.knex, request.userId) <= 0) throw insufficientBalance();
   const conversationUuid = await openCustomerConversation(deps.knex, request);
-  const turn = await acceptMessage(deps, conversationUuid, request.message).catch((error: unknown) => {
+  const turn = await acceptMessage(deps, conversationUuid, request.message, { signal }).catch((error: unknown) => {
     // The balance ran out between the check and the charge.
     throw error instanceof InsufficientBalanceError ? insufficientBalance() : error;
   });
