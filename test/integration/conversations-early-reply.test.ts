@@ -67,8 +67,9 @@ describe("a chat turn's model request, sent while its message is stored", () => 
   it('abandons the early request when the conversation or its assistant changed behind it, and asks afresh', async () => {
     const { owner, assistant, uuid } = await newConversation();
     await send(uuid, 'hello');
-    // An operator answers in between: the remembered history misses that message.
-    expect((await platform.request('POST', `/user/conversations/${uuid}/messages`, { token: owner.token, body: { message: 'Maria here.' } })).status).toBe(201);
+    // An operator answers through another process: this one's memory of the history misses that message.
+    const { id } = await knex()('conversations').where({ uuid }).first<{ id: number }>('id');
+    await knex()('conversation_messages').insert({ conversationId: id, role: 'assistant', content: 'Maria here.', human: true });
     let before = { early: await earlyCounts() };
     expect((await send(uuid, 'who is Maria?')).body.message).toBe('Re: who is Maria?');
     // The early request may be stopped before it reaches the model; the turn's own one is the last.

@@ -7,6 +7,7 @@ import { earlyModelRequests } from '../../lib/metrics.ts';
 import { assistantPorts } from '../assistants/ports.ts';
 import { toAgentProfile } from '../assistants/profile.ts';
 import { knownAssistant } from './known-assistants.ts';
+import type { ConversationType } from './model.ts';
 import type { ConversationDeps } from './service.ts';
 
 /**
@@ -22,6 +23,7 @@ import type { ConversationDeps } from './service.ts';
 /** What a process remembers of a conversation after a turn it served: enough to make the next turn's request. */
 export interface RememberedConversation {
   assistantUuid: string;
+  type: ConversationType;
   variables: Record<string, unknown>;
   history: HistoryEntry[];
 }
@@ -78,18 +80,26 @@ export async function replyOptions(
   return { modelName: profile.modelName ?? deps.defaultModel, temperature: profile.temperature, ...input, now: ports.now };
 }
 
+/** Mirrors a change of the conversation's variables made in the database (generate-reply.ts merges them). */
+export function rememberVariables(knex: Knex, uuid: string, variables: Record<string, unknown>): void {
+  const entry = memoryOf(knex).conversations.get(uuid);
+  if (entry) entry.conversation = { ...entry.conversation, variables };
+}
+
 /**
  * Sends the reply's model request early for a message to a conversation this process remembers, its assistant
- * too; undefined when it does not, or when the assistant retrieves passages for each message into its prompt
- * (a retrieval per message is not worth making early).
+ * too; undefined when it does not, when the assistant retrieves passages for each message into its prompt (a
+ * retrieval per message is not worth making early), or for a free test conversation: its messages are limited
+ * to keep the model's cost down, and one refused must not have asked the model.
  */
 export async function sendEarly(
   deps: ConversationDeps, uuid: string, message: string, signal: AbortSignal,
 ): Promise<EarlyModelRequest | undefined> {
   const conversation = memoryOf(deps.knex).conversations.get(uuid)?.conversation;
   const stored = conversation && knownAssistant(deps.knex, conversation.assistantUuid);
-  if (!deps.model || !stored || (stored.knowledgebaseId !== null && stored.knowledgebaseMode === 'prompt')) return undefined;
-  const options = await replyOptions(deps, toAgentProfile(deps.secrets, stored), { ...conversation, message }, signal);
+  if (!deps.model || !stored || conversation.type === 'test' || (stored.knowledgebaseId !== null && stored.knowledgebaseMode === 'prompt')) return undefined;
+  const { variables, history } = conversation;
+  const options = await replyOptions(deps, toAgentProfile(deps.secrets, stored), { variables, history, message }, signal);
   return new EarlyModelRequest(deps.model, firstModelRequest(options), signal);
 }
 

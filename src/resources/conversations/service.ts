@@ -63,7 +63,7 @@ export async function startConversation(
   if (!isUuid(input.assistantUuid)) throw new NotFoundError('Assistant not found');
   const started = (conversation: Pick<Conversation, 'id' | 'uuid'>, opening: string) => {
     const history = opening ? [{ role: 'assistant' as const, content: opening }] : [];
-    rememberConversation(deps.knex, conversation.uuid, { assistantUuid: input.assistantUuid, variables: input.variables, history });
+    rememberConversation(deps.knex, conversation.uuid, { assistantUuid: input.assistantUuid, type: input.type, variables: input.variables, history });
     return { conversation, history: history.map((entry) => ({ ...entry, functionCalls: null, human: false })) };
   };
   const openingOf = (profile: StoredProfile) => openingLine({ initialMessage: profile.initialMessage, variables: profile.variables ?? {} }, input.variables);
@@ -152,7 +152,11 @@ export async function acceptMessage(
   rememberAssistant(deps.knex, accepted.profile);
   if (accepted.messageId === null) throw new InsufficientBalanceError();
   const early = await sending;
-  if (!accepted.aiEnabled) dropEarly(early);
+  if (!accepted.aiEnabled) {
+    // A person answers (human takeover): nothing is sent early while they do.
+    forgetConversation(deps.knex, uuid);
+    dropEarly(early);
+  }
   const { messageId, history, profile, inactivityTimeoutMinutes, startsTimer, rechargeArmed, asynchronous: _commit, ...conversation } = accepted;
   const turn = {
     conversation,
@@ -246,6 +250,7 @@ export async function replyTo(
     await storeReply(deps, turn, result);
     rememberConversation(deps.knex, turn.conversation.uuid, {
       assistantUuid: turn.profile.assistantUuid,
+      type: turn.conversation.type,
       variables: turn.conversation.variables,
       history: [...turn.history, { role: 'user', content: turn.message }, { role: 'assistant', content: result.delivered }],
     });
