@@ -17,7 +17,9 @@ import type { ConversationDeps } from './service.ts';
  * (its history after the last turn it served here) and of the assistant (known-assistants.ts), and the turn takes
  * it only if it asks the model the very same thing from what the statement read (agent/early-request.ts); else it
  * is abandoned and the turn asks afresh, as it would have anyway. So a memory gone stale, another process's
- * turn, an operator's message or a changed prompt cost one wasted request, never a wrong answer.
+ * turn, an operator's message or a changed prompt cost one wasted request, never a wrong answer; and a
+ * conversation whose history grew behind this process's back (its messages go to several API processes) is
+ * not sent early here again, so that it does not cost one at each turn.
  */
 
 /** What a process remembers of a conversation after a turn it served: enough to make the next turn's request. */
@@ -33,7 +35,8 @@ const MOST_CONVERSATIONS = 1_000;
 const MOST_CHARACTERS = 4_000_000;
 
 interface Memory {
-  conversations: Map<string, { conversation: RememberedConversation; characters: number }>;
+  /** A conversation without its `conversation` is one written to by other processes too: none is sent early. */
+  conversations: Map<string, { conversation: RememberedConversation | undefined; characters: number }>;
   characters: number;
 }
 
@@ -54,12 +57,14 @@ export function forgetConversation(knex: Knex, uuid: string): void {
 }
 
 /** Remembers the conversation as it now is in the database; the ones remembered longest ago make room. */
-export function rememberConversation(knex: Knex, uuid: string, conversation: RememberedConversation): void {
+export function rememberConversation(knex: Knex, uuid: string, conversation: RememberedConversation | undefined): void {
+  const memory = memoryOf(knex);
+  const shared = memory.conversations.has(uuid) && !memory.conversations.get(uuid)!.conversation;
   forgetConversation(knex, uuid);
-  const characters = conversation.history.reduce((sum, entry) => sum + entry.content.length, 0);
+  const characters = conversation?.history.reduce((sum, entry) => sum + entry.content.length, 0) ?? 0;
   // A chat too long to keep is not sent early.
   if (characters > MOST_CHARACTERS / 100) return;
-  const memory = memoryOf(knex);
+  if (shared) conversation = undefined;
   for (const [oldest] of memory.conversations) {
     if (memory.conversations.size < MOST_CONVERSATIONS && memory.characters + characters <= MOST_CHARACTERS) break;
     forgetConversation(knex, oldest);
@@ -83,7 +88,20 @@ export async function replyOptions(
 /** Mirrors a change of the conversation's variables made in the database (generate-reply.ts merges them). */
 export function rememberVariables(knex: Knex, uuid: string, variables: Record<string, unknown>): void {
   const entry = memoryOf(knex).conversations.get(uuid);
-  if (entry) entry.conversation = { ...entry.conversation, variables };
+  if (entry?.conversation) entry.conversation = { ...entry.conversation, variables };
+}
+
+/** Whether a message's statement read the history its request was sent early with: no other process wrote in between. */
+export function heldHistory(knex: Knex, uuid: string, sent: SentEarly, history: HistoryEntry[]): boolean {
+  if (sent.historyLength === history.length) return true;
+  rememberConversation(knex, uuid, undefined);
+  return false;
+}
+
+export interface SentEarly {
+  request: EarlyModelRequest;
+  /** The length of the history it was made with. */
+  historyLength: number;
 }
 
 /**
@@ -94,13 +112,13 @@ export function rememberVariables(knex: Knex, uuid: string, variables: Record<st
  */
 export async function sendEarly(
   deps: ConversationDeps, uuid: string, message: string, signal: AbortSignal,
-): Promise<EarlyModelRequest | undefined> {
+): Promise<SentEarly | undefined> {
   const conversation = memoryOf(deps.knex).conversations.get(uuid)?.conversation;
   const stored = conversation && knownAssistant(deps.knex, conversation.assistantUuid);
   if (!deps.model || !stored || conversation.type === 'test' || (stored.knowledgebaseId !== null && stored.knowledgebaseMode === 'prompt')) return undefined;
   const { variables, history } = conversation;
   const options = await replyOptions(deps, toAgentProfile(deps.secrets, stored), { variables, history, message }, signal);
-  return new EarlyModelRequest(deps.model, firstModelRequest(options), signal);
+  return { request: new EarlyModelRequest(deps.model, firstModelRequest(options), signal), historyLength: history.length };
 }
 
 /** Counts what became of a request sent early, once its turn is over. */

@@ -14,7 +14,7 @@ import { LanguageModelError, type LanguageModel } from '../../providers/llm/type
 import { recordEntry } from '../../billing/ledger.ts';
 import { toAgentProfile, type StoredProfile } from '../assistants/profile.ts';
 import { Conversation, ConversationMessage, type ConversationType } from './model.ts';
-import { countEarly, forgetConversation, rememberConversation, replyOptions, sendEarly } from './early-reply.ts';
+import { countEarly, forgetConversation, heldHistory, rememberConversation, replyOptions, sendEarly } from './early-reply.ts';
 import { insertIfOpeningCurrent, knownAssistant, rememberAssistant } from './known-assistants.ts';
 import { startClaimedTimer, type QuietConversation, type QuietTimerDeps } from './quiet-timer.ts';
 import { insertConversation, startingProfile, storeReplyMessage, storeUserMessage, WIDGET_MESSAGE_MICROS, type TurnConversation } from './statements.ts';
@@ -141,7 +141,7 @@ export async function acceptMessage(
   // sent early again until a turn of its conversation goes through.
   const refused = async () => {
     forgetConversation(deps.knex, uuid);
-    dropEarly(await sending);
+    dropEarly((await sending)?.request);
   };
   const accepted = await storeUserMessage(deps.knex, uuid, message, chargeKey, replyFollows).catch(async (error: unknown) => {
     await refused();
@@ -151,12 +151,14 @@ export async function acceptMessage(
   if (!accepted) throw new NotFoundError('Conversation not found');
   rememberAssistant(deps.knex, accepted.profile);
   if (accepted.messageId === null) throw new InsufficientBalanceError();
-  const early = await sending;
+  const sent = await sending;
+  let early = sent && heldHistory(deps.knex, uuid, sent, accepted.history) ? sent.request : undefined;
   if (!accepted.aiEnabled) {
     // A person answers (human takeover): nothing is sent early while they do.
     forgetConversation(deps.knex, uuid);
-    dropEarly(early);
+    early = undefined;
   }
+  if (!early) dropEarly(sent?.request);
   const { messageId, history, profile, inactivityTimeoutMinutes, startsTimer, rechargeArmed, asynchronous: _commit, ...conversation } = accepted;
   const turn = {
     conversation,
@@ -167,7 +169,7 @@ export async function acceptMessage(
     chargeKey: isCharged(conversation.type) ? chargeKey : undefined,
     history,
     inactivityTimeoutMinutes,
-    early: accepted.aiEnabled ? early : undefined,
+    early,
   };
   if (turn.chargeKey && rechargeArmed) void deps.afterCharge?.(conversation.userId);
   if (startsTimer) startClaimedTimer(deps, quietConversation(turn.conversation, inactivityTimeoutMinutes));
@@ -183,9 +185,10 @@ export async function acceptMessage(
   return turn;
 }
 
-/** An early request no turn will take: stopped, and counted. */
+/** An early request no turn will take: stopped, and counted once. */
 function dropEarly(early: EarlyModelRequest | undefined): void {
-  early?.abandon();
+  if (early?.outcome !== 'held') return;
+  early.abandon();
   countEarly(early);
 }
 
