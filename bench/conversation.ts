@@ -142,6 +142,7 @@ async function runLevel(level: number, conversations: number, assistantUuid: str
     cpuCell(postgresCpuMs(before, after), idle.postgres, seconds, turns, 21),
     perTurn(loadMs, turns, 14),
     `${((after.statements - before.statements) / turns).toFixed(2)}, ${((after.statementMs - before.statementMs) / turns).toFixed(2)} ms`.padStart(21),
+    `${(((after.earlyRequests.taken ?? 0) - (before.earlyRequests.taken ?? 0)) / turns * 100).toFixed(0)} %`.padStart(11),
     `${(callCount / turns).toFixed(2)}${calls.length ? ` (${calls.map(([name, count]) => `${name} ${count}`).join(', ')})` : ''}`,
   ].join(' | ');
   return [line, ...(profile ? summaryLines(profile, (after.mainMs - before.mainMs) / turns) : [])];
@@ -163,7 +164,7 @@ try {
     `process ${rate(idle.process)}, Temporal server ${rate(idle.temporalServer)}, PostgreSQL ${rate(idle.postgres)}; ` +
     'each CPU column shows per turn what was measured and, in brackets, that less what the part spends idle in the same time');
   console.log('concurrent | turns | overhead p50 | overhead p95 | turn p50 | turns/s |   main thread CPU/turn |       process CPU/turn | ' +
-    '  Temporal server CPU/turn | PostgreSQL CPU/turn | bench CPU/turn | DB statements, time/turn | Temporal calls/turn');
+    '  Temporal server CPU/turn | PostgreSQL CPU/turn | bench CPU/turn | DB statements, time/turn | asked early | Temporal calls/turn');
   for (const [level, conversations] of levels.entries()) {
     for (const line of await runLevel(level, conversations, assistantUuid, idle)) console.log(line);
   }

@@ -11,7 +11,7 @@ import path from 'node:path';
 import type { Knex } from 'knex';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { connectPostgres, migrateLatest, openEmbedded, type Database } from '../../src/db/database.ts';
-import { createMetricsRegistry } from '../../src/lib/metrics.ts';
+import { createMetricsRegistry, earlyModelRequests } from '../../src/lib/metrics.ts';
 import { createLogger } from '../../src/logger.ts';
 import { createProviders } from '../../src/providers/index.ts';
 import * as apiRole from '../../src/roles/api.ts';
@@ -37,6 +37,8 @@ export interface CpuReading {
   statements: number;
   /** The milliseconds they took, from sending each to its answer (the database's work, the round trip and any wait). */
   statementMs: number;
+  /** The chat turns so far whose model request went out early (resources/conversations/early-reply.ts), by outcome. */
+  earlyRequests: Record<string, number>;
 }
 
 /** The PostgreSQL backends' CPU time between two readings: a backend that started in between counts whole. */
@@ -133,6 +135,7 @@ export async function startBenchPlatform(llmUrl: string): Promise<BenchPlatform>
         temporalCalls: { ...temporalCalls },
         statements,
         statementMs,
+        earlyRequests: Object.fromEntries((await earlyModelRequests.get()).values.map(({ labels, value }) => [String(labels.outcome), value])),
       };
     },
     async stop() {

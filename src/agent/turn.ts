@@ -1,4 +1,4 @@
-import { LanguageModelError, type ChatMessage, type FunctionDefinition, type LanguageModel, type ToolCall } from '../providers/llm/types.ts';
+import { LanguageModelError, type ChatMessage, type ChatRequest, type FunctionDefinition, type LanguageModel, type ToolCall } from '../providers/llm/types.ts';
 import { untilAborted } from '../lib/abort.ts';
 import type { Handoff } from './ports.ts';
 import { SentenceSplitter } from './sentences.ts';
@@ -116,6 +116,31 @@ function startCall(call: ToolCall, tools: Map<string, AgentTool>, options: TurnO
   return { name: call.name, args, done: run().then((outcome) => ({ ...outcome, durationMs: options.now() - started })) };
 }
 
+/** Whether the model is offered the turn's functions in round `round` (0 first): not past `maxToolRounds`. */
+function offersTools(options: Pick<TurnOptions, 'tools' | 'maxToolRounds'>, round: number): boolean {
+  return round < (options.maxToolRounds ?? 5) && options.tools.length > 0;
+}
+
+/** What a round of the turn asks the model, but its signal. */
+function modelRequest(
+  options: Pick<TurnOptions, 'modelName' | 'temperature' | 'tools'>, messages: ChatMessage[], offerTools: boolean,
+): Omit<ChatRequest, 'signal'> {
+  return {
+    model: options.modelName,
+    messages,
+    ...(offerTools ? { tools: options.tools.map((tool) => tool.definition) } : {}),
+    ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
+  };
+}
+
+/**
+ * The request a turn with these options makes first: a caller may send it early (early-request.ts), and the
+ * turn takes that one when it asks the same.
+ */
+export function firstModelRequest(options: Pick<TurnOptions, 'modelName' | 'temperature' | 'tools' | 'maxToolRounds' | 'messages'>): Omit<ChatRequest, 'signal'> {
+  return modelRequest(options, options.messages, offersTools(options, 0));
+}
+
 /**
  * One turn of the dialogue, iterated once for its events: the model answers, calling functions as it asks
  * (several at once run in parallel) and seeing their results, until it answers in words. After
@@ -150,21 +175,14 @@ export class AgentTurn implements AsyncIterable<TurnEvent> {
   private async *run(): AsyncGenerator<TurnEvent> {
     const { options } = this;
     const { signal } = options;
-    const maxRounds = options.maxToolRounds ?? 5;
     const tools = new Map(options.tools.map((tool) => [tool.definition.name, tool]));
     const messages = [...options.messages];
 
     for (let round = 0; ; round++) {
-      const offerTools = round < maxRounds && tools.size > 0;
+      const offerTools = offersTools(options, round);
       const answer = this.answer;
       let calls: ToolCall[] = [];
-      for await (const event of options.model.stream({
-        model: options.modelName,
-        messages,
-        ...(offerTools ? { tools: options.tools.map((tool) => tool.definition) } : {}),
-        ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
-        signal,
-      })) {
+      for await (const event of options.model.stream({ ...modelRequest(options, messages, offerTools), signal })) {
         if (event.type === 'token') {
           // Pieces the provider had already read when the signal came are not handed out.
           signal.throwIfAborted();

@@ -121,6 +121,13 @@ export const campaignCallsPlaced = new Counter({
 export type ProviderKind = 'stt' | 'tts' | 'llm' | 'realtime' | 'carrier';
 export type TurnComponent = 'end_of_speech_to_first_audio' | 'end_of_turn_decision' | 'stt_final_delay' | 'llm_first_token' | 'tts_first_byte';
 
+export const earlyModelRequests = new Counter({
+  name: 'parley_chat_early_model_requests_total',
+  help: "Chat turns whose model request was sent while their message was being stored, by outcome: taken (the turn asked the same) or abandoned (it asked otherwise, or was refused).",
+  labelNames: ['outcome'] as const,
+  registers: [],
+});
+
 /** The groups each role feeds; roles/metrics.ts adds those read at scrape time. */
 export const sipCallStatuses = new Counter({
   name: 'parley_sip_call_statuses_total',
@@ -138,7 +145,7 @@ export const sipGreetingDelay = new Histogram({
 
 export const metricGroups = {
   // The api's chats and generated replies ask the language model too.
-  api: [httpRequests, httpRequestDuration, providerErrors],
+  api: [httpRequests, httpRequestDuration, providerErrors, earlyModelRequests],
   media: [callsInProgress, callsRefused, unauthenticatedSockets, unauthenticatedSocketsClosed, lostMediaSessions, turnLatency, turnModelScores, preemptiveReplies, providerErrors],
   worker: [providerErrors, webhookDeliveries, webhookLag, webhookWakeups, campaignCallsPlaced, lostMediaSessions],
   sip: [sipCallStatuses, sipGreetingDelay],

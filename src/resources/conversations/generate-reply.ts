@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import type { FunctionCallRecord } from '../../agent/turn.ts';
 import { balanceMicros } from '../../billing/ledger.ts';
 import { InsufficientBalanceError, NotFoundError, PaymentRequiredError } from '../../lib/errors.ts';
+import { rememberVariables } from './early-reply.ts';
 import { acceptMessage, replyTo, type ConversationDeps } from './service.ts';
 
 export interface ReplyRequest {
@@ -32,13 +33,15 @@ function insufficientBalance(): PaymentRequiredError {
  * first messages at once meet in the same conversation. Variables given are merged into the stored ones.
  */
 async function openCustomerConversation(knex: Knex, request: ReplyRequest): Promise<string> {
-  const { rows } = await knex.raw<{ rows: { uuid: string }[] }>(`
+  const { rows } = await knex.raw<{ rows: { uuid: string; variables: Record<string, unknown> }[] }>(`
     insert into conversations (uuid, user_id, assistant_id, type, variables, external_identifier)
     values (?, ?, ?, 'api', ?::jsonb, ?)
     on conflict (assistant_id, external_identifier) do update set variables = conversations.variables || excluded.variables
-    returning uuid`,
+    returning uuid, variables`,
   [randomUUID(), request.userId, request.assistantId, JSON.stringify(request.variables ?? {}), request.customerIdentifier]);
-  return rows[0]!.uuid;
+  const { uuid, variables } = rows[0]!;
+  rememberVariables(knex, uuid, variables);
+  return uuid;
 }
 
 /**
@@ -52,7 +55,7 @@ export async function generateReply(deps: ConversationDeps, request: ReplyReques
   if (!assistant) throw new NotFoundError('Assistant not found or does not belong to you', { errorCode: 'ASSISTANT_NOT_FOUND' });
   if (await balanceMicros(deps.knex, request.userId) <= 0) throw insufficientBalance();
   const conversationUuid = await openCustomerConversation(deps.knex, request);
-  const turn = await acceptMessage(deps, conversationUuid, request.message).catch((error: unknown) => {
+  const turn = await acceptMessage(deps, conversationUuid, request.message, { signal }).catch((error: unknown) => {
     // The balance ran out between the check and the charge.
     throw error instanceof InsufficientBalanceError ? insufficientBalance() : error;
   });

@@ -137,7 +137,7 @@ export function conversationRoutes(deps: ConversationDeps & { publicUrl: string;
       },
       async handle({ params, body, ctx, signal }) {
         const sender = { clientIp: ctx.ip, bearer: bearerCredential(ctx) };
-        const turn = await acceptMessage(deps, params.uuid, body.message, { admitTest: (assistant) => admitTestMessage(deps.testChats, assistant, sender) });
+        const turn = await acceptMessage(deps, params.uuid, body.message, { admitTest: (assistant) => admitTestMessage(deps.testChats, assistant, sender), signal });
         const streamed = ctx.get('accept').includes('text/event-stream');
         if (!turn.conversation.aiEnabled) {
           return streamed ? { body: sseEvent('done', heldForAPerson), type: 'text/event-stream' } : { body: heldForAPerson };

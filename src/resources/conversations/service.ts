@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { AgentProfile } from '../../agent/profile.ts';
-import { buildTurnInput, openingLine, type HistoryEntry } from '../../agent/turn-input.ts';
+import type { EarlyModelRequest } from '../../agent/early-request.ts';
+import { openingLine, type HistoryEntry } from '../../agent/turn-input.ts';
 import { AgentTurn, type FunctionCallRecord, type TurnEvent, type TurnResult } from '../../agent/turn.ts';
 import { InsufficientBalanceError, NotFoundError, ProviderFailedError, ServiceUnavailableError } from '../../lib/errors.ts';
 import type { SafeFetch } from '../../lib/safe-fetch.ts';
@@ -11,10 +12,10 @@ import type { Logger } from '../../logger.ts';
 import type { EmbeddingsProvider } from '../../providers/embeddings/types.ts';
 import { LanguageModelError, type LanguageModel } from '../../providers/llm/types.ts';
 import { recordEntry } from '../../billing/ledger.ts';
-import { assistantPorts } from '../assistants/ports.ts';
-import { toAgentProfile } from '../assistants/profile.ts';
+import { toAgentProfile, type StoredProfile } from '../assistants/profile.ts';
 import { Conversation, ConversationMessage, type ConversationType } from './model.ts';
-import { insertIfOpeningCurrent, knownOpening, rememberOpening } from './known-openings.ts';
+import { countEarly, forgetConversation, heldHistory, rememberConversation, replyOptions, sendEarly } from './early-reply.ts';
+import { insertIfOpeningCurrent, knownAssistant, rememberAssistant } from './known-assistants.ts';
 import { startClaimedTimer, type QuietConversation, type QuietTimerDeps } from './quiet-timer.ts';
 import { insertConversation, startingProfile, storeReplyMessage, storeUserMessage, WIDGET_MESSAGE_MICROS, type TurnConversation } from './statements.ts';
 
@@ -52,29 +53,33 @@ async function findConversation(knex: Knex, uuid: string): Promise<Conversation>
 
 /**
  * Starts a conversation: one statement when this process knows the assistant's opening and it has not changed
- * (known-openings.ts), else two, the profile with the owner's balance, then the conversation with its opening line.
+ * (known-assistants.ts), else two, the profile with the owner's balance, then the conversation with its opening
+ * line. The process remembers the conversation, to send its first message's model request early (early-reply.ts).
  */
 export async function startConversation(
   deps: ConversationDeps,
   input: { assistantUuid: string; type: ConversationType; variables: Record<string, unknown> },
 ): Promise<{ conversation: Pick<Conversation, 'id' | 'uuid'>; history: Pick<ConversationMessage, 'role' | 'content' | 'functionCalls' | 'human'>[] }> {
   if (!isUuid(input.assistantUuid)) throw new NotFoundError('Assistant not found');
-  const history = (opening: string) => (opening ? [{ role: 'assistant' as const, content: opening, functionCalls: null, human: false }] : []);
-  const known = knownOpening(deps.knex, input.assistantUuid);
+  const started = (conversation: Pick<Conversation, 'id' | 'uuid'>, opening: string) => {
+    const history = opening ? [{ role: 'assistant' as const, content: opening }] : [];
+    rememberConversation(deps.knex, conversation.uuid, { assistantUuid: input.assistantUuid, type: input.type, variables: input.variables, history });
+    return { conversation, history: history.map((entry) => ({ ...entry, functionCalls: null, human: false })) };
+  };
+  const openingOf = (profile: StoredProfile) => openingLine({ initialMessage: profile.initialMessage, variables: profile.variables ?? {} }, input.variables);
+  const known = knownAssistant(deps.knex, input.assistantUuid);
   if (known) {
-    const opening = openingLine(known, input.variables);
+    const opening = openingOf(known);
     const conversation = await insertIfOpeningCurrent(deps.knex, { ...input, known, opening });
-    if (conversation) return { conversation, history: history(opening) };
+    if (conversation) return started(conversation, opening);
   }
   const found = await startingProfile(deps.knex, input.assistantUuid);
   if (!found) throw new NotFoundError('Assistant not found');
-  const { id: assistantId, userId, initialMessage, variables } = found.profile;
-  const current = { assistantId, userId, initialMessage, variables: variables ?? {} };
-  rememberOpening(deps.knex, input.assistantUuid, current);
+  rememberAssistant(deps.knex, found.profile);
   if (input.type === 'widget' && found.balanceMicros <= 0) throw new InsufficientBalanceError();
-  const opening = openingLine(current, input.variables);
-  const conversation = await insertConversation(deps.knex, { userId, assistantId, type: input.type, variables: input.variables, opening });
-  return { conversation, history: history(opening) };
+  const { id: assistantId, userId } = found.profile;
+  const opening = openingOf(found.profile);
+  return started(await insertConversation(deps.knex, { userId, assistantId, type: input.type, variables: input.variables, opening }), opening);
 }
 
 /** A conversation's messages, oldest first, with the WhatsApp sender of a `whatsapp` conversation. */
@@ -99,6 +104,8 @@ export interface PendingTurn {
   history: HistoryEntry[];
   /** The assistant's `conversation_inactivity_timeout`, read with the message. */
   inactivityTimeoutMinutes: number;
+  /** The reply's model request, sent while the message was stored (early-reply.ts). */
+  early: EarlyModelRequest | undefined;
 }
 
 /**
@@ -115,18 +122,43 @@ export async function acceptMessage(
     admitTest?: (assistant: { assistantId: number; ownerId: number }) => Promise<void>;
     /** False when the caller will not reply now even if the AI is on (statements.ts: how the message commits). */
     replyFollows?: boolean;
+    /**
+     * The reply's signal, given by a caller that replies at once: the reply's model request is then sent while
+     * the message is stored, when this process remembers the conversation (early-reply.ts).
+     */
+    signal?: AbortSignal;
   } = {},
 ): Promise<PendingTurn> {
-  const { admitTest, replyFollows = true } = options;
+  const { admitTest, replyFollows = true, signal } = options;
   if (!isUuid(uuid)) throw new NotFoundError('Conversation not found');
   if (!deps.model) {
     await findConversation(deps.knex, uuid);
     throw new ServiceUnavailableError(NO_MODEL_MESSAGE);
   }
   const chargeKey = `conversation-message:${randomUUID()}`;
-  const accepted = await storeUserMessage(deps.knex, uuid, message, chargeKey, replyFollows);
+  const sending = signal && replyFollows ? sendEarly(deps, uuid, message, signal).catch(() => undefined) : undefined;
+  // A message refused, or one nobody replies to now, leaves its early request to nobody; a refused one is not
+  // sent early again until a turn of its conversation goes through.
+  const refused = async () => {
+    forgetConversation(deps.knex, uuid);
+    dropEarly((await sending)?.request);
+  };
+  const accepted = await storeUserMessage(deps.knex, uuid, message, chargeKey, replyFollows).catch(async (error: unknown) => {
+    await refused();
+    throw error;
+  });
+  if (!accepted || accepted.messageId === null) await refused();
   if (!accepted) throw new NotFoundError('Conversation not found');
+  rememberAssistant(deps.knex, accepted.profile);
   if (accepted.messageId === null) throw new InsufficientBalanceError();
+  const sent = await sending;
+  let early = sent && heldHistory(deps.knex, uuid, sent, accepted.history) ? sent.request : undefined;
+  if (!accepted.aiEnabled) {
+    // A person answers (human takeover): nothing is sent early while they do.
+    forgetConversation(deps.knex, uuid);
+    early = undefined;
+  }
+  if (!early) dropEarly(sent?.request);
   const { messageId, history, profile, inactivityTimeoutMinutes, startsTimer, rechargeArmed, asynchronous: _commit, ...conversation } = accepted;
   const turn = {
     conversation,
@@ -137,6 +169,7 @@ export async function acceptMessage(
     chargeKey: isCharged(conversation.type) ? chargeKey : undefined,
     history,
     inactivityTimeoutMinutes,
+    early,
   };
   if (turn.chargeKey && rechargeArmed) void deps.afterCharge?.(conversation.userId);
   if (startsTimer) startClaimedTimer(deps, quietConversation(turn.conversation, inactivityTimeoutMinutes));
@@ -145,10 +178,18 @@ export async function acceptMessage(
       await admitTest({ assistantId: turn.profile.assistantId, ownerId: conversation.userId });
     } catch (error) {
       await abandon(deps, turn);
+      await refused();
       throw error;
     }
   }
   return turn;
+}
+
+/** An early request no turn will take: stopped, and counted once. */
+function dropEarly(early: EarlyModelRequest | undefined): void {
+  if (early?.outcome !== 'held') return;
+  early.abandon();
+  countEarly(early);
 }
 
 /** What the inactivity timer of a conversation whose message claimed it is started with. */
@@ -203,26 +244,22 @@ export async function replyTo(
   onEvent?: (event: TurnEvent) => void,
 ): Promise<{ reply: string; functionCalls: FunctionCallRecord[] }> {
   let agentTurn: AgentTurn | undefined;
+  const dialogue = { variables: turn.conversation.variables, history: turn.history, message: turn.message };
   try {
-    const ports = assistantPorts(deps, turn.profile);
-    const input = await buildTurnInput(ports, turn.profile, {
-      variables: turn.conversation.variables,
-      history: turn.history,
-      message: turn.message,
-    }, signal);
-    agentTurn = new AgentTurn({
-      model: turn.model,
-      modelName: turn.profile.modelName ?? deps.defaultModel,
-      temperature: turn.profile.temperature,
-      ...input,
-      signal,
-      now: ports.now,
-    });
+    const options = await replyOptions(deps, turn.profile, dialogue, signal);
+    agentTurn = new AgentTurn({ ...options, model: turn.early ? turn.early.serving(turn.model) : turn.model, signal });
     for await (const event of agentTurn) onEvent?.(event);
     const result = agentTurn.result;
     await storeReply(deps, turn, result);
+    rememberConversation(deps.knex, turn.conversation.uuid, {
+      assistantUuid: turn.profile.assistantUuid,
+      type: turn.conversation.type,
+      variables: turn.conversation.variables,
+      history: [...turn.history, { role: 'user', content: turn.message }, { role: 'assistant', content: result.delivered }],
+    });
     return { reply: result.delivered, functionCalls: result.functionCalls };
   } catch (error) {
+    forgetConversation(deps.knex, turn.conversation.uuid);
     const sent = signal.aborted && onEvent && agentTurn ? agentTurn.result : undefined;
     if (sent?.delivered.trim()) await storeReply(deps, turn, sent);
     else await abandon(deps, turn);
@@ -230,5 +267,9 @@ export async function replyTo(
       throw new ProviderFailedError(`Failed to process message: ${error.message}`, { cause: error });
     }
     throw error;
+  } finally {
+    // A turn that never asked the model (its input failed) leaves the early request untaken.
+    turn.early?.abandon();
+    countEarly(turn.early);
   }
 }

@@ -11,7 +11,7 @@ import { CLAIMED_TIMER, MESSAGE_STORED_SET } from './quiet-timer.ts';
 
 /**
  * The statements of a chat turn, each one round trip and each a named prepared statement (db/prepared.ts): a
- * turn runs two (accepting the message, storing the reply), a conversation's start one more (known-openings.ts) or two.
+ * turn runs two (accepting the message, storing the reply), a conversation's start one more (known-assistants.ts) or two.
  */
 
 /** What one user message in a widget (or api) conversation costs: 0.01 USD. */

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { NotFoundError } from '../../lib/errors.ts';
 import { isUuid } from '../../lib/uuid.ts';
 import { ConversationMessage, type Conversation } from './model.ts';
+import { forgetConversation } from './early-reply.ts';
 import { CLAIMED_TIMER, MESSAGE_STORED_SET } from './quiet-timer.ts';
 
 /**
@@ -13,6 +14,8 @@ export async function setAiEnabled(knex: Knex, input: { userId: number; uuid: st
     ? await knex('conversations').where({ uuid: input.uuid, userId: input.userId }).update({ aiEnabled: input.enabled, updatedAt: knex.fn.now() })
     : 0;
   if (updated === 0) throw new NotFoundError('Conversation not found');
+  // Its messages are not replied to now, or a person answered them: none is asked early from what was remembered.
+  forgetConversation(knex, input.uuid);
 }
 
 /** An operator's message as stored, with what its conversation's inactivity timer needs. */
@@ -49,6 +52,7 @@ export async function storeOperatorMessage(knex: Knex, input: { userId: number; 
   [input.uuid, input.userId, input.content]);
   const row = rows[0];
   if (!row) throw new NotFoundError('Conversation not found');
+  forgetConversation(knex, input.uuid);
   const { messageId, inactivityTimeoutMinutes, startsTimer, ...conversation } = row;
   const message = await ConversationMessage.query(knex).findById(messageId).throwIfNotFound();
   return { message, conversation, inactivityTimeoutMinutes, startsTimer };
