@@ -48,6 +48,11 @@ function memoryOf(knex: Knex): Memory {
   return memory;
 }
 
+/** The conversation as this process remembers it; undefined when it does not, or other processes write to it too. */
+export function rememberedConversation(knex: Knex, uuid: string): RememberedConversation | undefined {
+  return memoryOf(knex).conversations.get(uuid)?.conversation;
+}
+
 export function forgetConversation(knex: Knex, uuid: string): void {
   const memory = memoryOf(knex);
   const entry = memory.conversations.get(uuid);
@@ -59,12 +64,12 @@ export function forgetConversation(knex: Knex, uuid: string): void {
 /** Remembers the conversation as it now is in the database; the ones remembered longest ago make room. */
 export function rememberConversation(knex: Knex, uuid: string, conversation: RememberedConversation | undefined): void {
   const memory = memoryOf(knex);
-  const shared = memory.conversations.has(uuid) && !memory.conversations.get(uuid)!.conversation;
+  // One marked as written to by other processes stays marked.
+  if (memory.conversations.has(uuid) && !memory.conversations.get(uuid)!.conversation) conversation = undefined;
   forgetConversation(knex, uuid);
   const characters = conversation?.history.reduce((sum, entry) => sum + entry.content.length, 0) ?? 0;
   // A chat too long to keep is not sent early.
   if (characters > MOST_CHARACTERS / 100) return;
-  if (shared) conversation = undefined;
   for (const [oldest] of memory.conversations) {
     if (memory.conversations.size < MOST_CONVERSATIONS && memory.characters + characters <= MOST_CHARACTERS) break;
     forgetConversation(knex, oldest);
@@ -113,7 +118,7 @@ export interface SentEarly {
 export async function sendEarly(
   deps: ConversationDeps, uuid: string, message: string, signal: AbortSignal,
 ): Promise<SentEarly | undefined> {
-  const conversation = memoryOf(deps.knex).conversations.get(uuid)?.conversation;
+  const conversation = rememberedConversation(deps.knex, uuid);
   const stored = conversation && knownAssistant(deps.knex, conversation.assistantUuid);
   if (!deps.model || !stored || conversation.type === 'test' || (stored.knowledgebaseId !== null && stored.knowledgebaseMode === 'prompt')) return undefined;
   const { variables, history } = conversation;
