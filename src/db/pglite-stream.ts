@@ -1,6 +1,20 @@
 import { Duplex } from 'node:stream';
 import type { FromPGliteThread, PGliteRequest } from './pglite-worker.ts';
 
+/**
+ * The parts in one new buffer that owns its whole ArrayBuffer, so it can be transferred between threads.
+ * (`Buffer.concat` may hand out a slice of Node's shared pool, whose transfer would take the pool along.)
+ */
+export function joinedBytes(parts: readonly Uint8Array[]): Uint8Array<ArrayBuffer> {
+  const joined = new Uint8Array(parts.reduce((total, part) => total + part.length, 0));
+  let offset = 0;
+  for (const part of parts) {
+    joined.set(part, offset);
+    offset += part.length;
+  }
+  return joined;
+}
+
 /** PGlite's thread as its connections see it (embedded.ts). */
 export interface PGliteSession {
   /** Sends a request; replies come in the order sent, an error reply or the thread's death rejects. */
@@ -78,12 +92,7 @@ export class PGliteStream extends Duplex {
     if (this.batch.length === 0) return;
     // Joined into a buffer of its own (the driver's may be slices of a shared pool), which is then moved to the
     // thread rather than copied again.
-    const message = new Uint8Array(this.batch.reduce((total, chunk) => total + chunk.length, 0));
-    let offset = 0;
-    for (const chunk of this.batch) {
-      message.set(chunk, offset);
-      offset += chunk.length;
-    }
+    const message = joinedBytes(this.batch);
     this.batch = [];
     this.session.request({ type: 'batch', message }, [message.buffer]).then(({ answer }) => {
       if (answer && !this.destroyed) this.push(Buffer.from(answer.buffer, answer.byteOffset, answer.byteLength));

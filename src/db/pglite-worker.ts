@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
+import { joinedBytes } from './pglite-stream.ts';
 
 /** What the thread starts from (embedded.ts): a directory to persist in, or a dump to load (tests), or neither. */
 export interface PGliteThreadData {
@@ -46,14 +47,7 @@ const ignore = { onRawData: () => undefined };
 async function runBatch(db: PGlite, message: Uint8Array): Promise<Uint8Array | undefined> {
   const parts: Uint8Array[] = [];
   await db.execProtocolRawStream(message, { onRawData: (data) => parts.push(new Uint8Array(data)) });
-  if (parts.length <= 1) return parts[0];
-  const answer = new Uint8Array(parts.reduce((total, part) => total + part.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    answer.set(part, offset);
-    offset += part.length;
-  }
-  return answer;
+  return parts.length <= 1 ? parts[0] : joinedBytes(parts);
 }
 
 async function serve(db: PGlite, request: ToPGliteThread): Promise<FromPGliteThread> {
