@@ -1,3 +1,4 @@
+import diagnostics from 'node:diagnostics_channel';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { recordEntry } from '../../src/billing/ledger.ts';
 import { earlyModelRequests } from '../../src/lib/metrics.ts';
@@ -62,6 +63,27 @@ describe("a chat turn's model request, sent while its message is stored", () => 
     ]);
     expect(await earlyCounts()).toEqual({ taken: before.early.taken + 2, abandoned: before.early.abandoned });
     expect(await history(uuid)).toHaveLength(5);
+  });
+
+  it("writes the model's request before the message's statement, whose write would hold it back", async () => {
+    const { uuid } = await newConversation();
+    await send(uuid, 'hello');
+    const order: string[] = [];
+    const onHeaders = ({ request }: { request: { path: string } }) => {
+      if (request.path.endsWith('/chat/completions')) order.push('model request');
+    };
+    const onQuery = ({ sql }: { sql: string }) => {
+      if (sql.includes("select conversation_id, 'user'")) order.push('message statement');
+    };
+    diagnostics.subscribe('undici:client:sendHeaders', onHeaders as (message: unknown) => void);
+    knex().on('query', onQuery);
+    try {
+      expect((await send(uuid, 'and then?')).body.message).toBe('Re: and then?');
+    } finally {
+      diagnostics.unsubscribe('undici:client:sendHeaders', onHeaders as (message: unknown) => void);
+      knex().off('query', onQuery);
+    }
+    expect(order).toEqual(['model request', 'message statement']);
   });
 
   it('abandons the early request when the assistant changed, asks afresh, and sends the next one early again', async () => {

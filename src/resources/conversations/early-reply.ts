@@ -1,3 +1,4 @@
+import { setImmediate as checkPhase } from 'node:timers/promises';
 import type { Knex } from 'knex';
 import type { AgentProfile } from '../../agent/profile.ts';
 import { EarlyModelRequest } from '../../agent/early-request.ts';
@@ -114,6 +115,12 @@ export interface SentEarly {
  * too; undefined when it does not, when the assistant retrieves passages for each message into its prompt (a
  * retrieval per message is not worth making early), or for a free test conversation: its messages are limited
  * to keep the model's cost down, and one refused must not have asked the model.
+ *
+ * It resolves once the request has gone out, so that the message's statement, started after it, does not go
+ * before it. undici writes a request on a kept-alive connection that has been idle only at the event loop's next
+ * check phase (it first lets the connection report a close the server may have sent: GHSA-35p6-xmwp-9g52); a
+ * statement started in the same tick was written first, and that write, which wakes the database, held the
+ * model's request back by about half a millisecond (docs/decisions.md, issue 34's fifth round).
  */
 export async function sendEarly(
   deps: ConversationDeps, uuid: string, message: string, signal: AbortSignal,
@@ -123,7 +130,10 @@ export async function sendEarly(
   if (!deps.model || !stored || conversation.type === 'test' || (stored.knowledgebaseId !== null && stored.knowledgebaseMode === 'prompt')) return undefined;
   const { variables, history } = conversation;
   const options = await replyOptions(deps, toAgentProfile(deps.secrets, stored), { variables, history, message }, signal);
-  return { request: new EarlyModelRequest(deps.model, firstModelRequest(options), signal), historyLength: history.length };
+  const request = new EarlyModelRequest(deps.model, firstModelRequest(options), signal);
+  // The client's own wait for the check phase was queued as the request was made: this one comes after it.
+  await checkPhase();
+  return { request, historyLength: history.length };
 }
 
 /** Counts what became of a request sent early, once its turn is over. */

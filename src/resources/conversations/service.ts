@@ -136,22 +136,22 @@ export async function acceptMessage(
     throw new ServiceUnavailableError(NO_MODEL_MESSAGE);
   }
   const chargeKey = `conversation-message:${randomUUID()}`;
-  const sending = signal && replyFollows ? sendEarly(deps, uuid, message, signal).catch(() => undefined) : undefined;
+  // The statement starts once the early request has gone out (early-reply.ts): the model's wait is the longer.
+  const sent = signal && replyFollows ? await sendEarly(deps, uuid, message, signal).catch(() => undefined) : undefined;
   // A message refused, or one nobody replies to now, leaves its early request to nobody; a refused one is not
   // sent early again until a turn of its conversation goes through.
-  const refused = async () => {
+  const refused = () => {
     forgetConversation(deps.knex, uuid);
-    dropEarly((await sending)?.request);
+    dropEarly(sent?.request);
   };
-  const accepted = await storeUserMessage(deps.knex, uuid, message, chargeKey, replyFollows).catch(async (error: unknown) => {
-    await refused();
+  const accepted = await storeUserMessage(deps.knex, uuid, message, chargeKey, replyFollows).catch((error: unknown) => {
+    refused();
     throw error;
   });
-  if (!accepted || accepted.messageId === null) await refused();
+  if (!accepted || accepted.messageId === null) refused();
   if (!accepted) throw new NotFoundError('Conversation not found');
   rememberAssistant(deps.knex, accepted.profile);
   if (accepted.messageId === null) throw new InsufficientBalanceError();
-  const sent = await sending;
   let early = sent && heldHistory(deps.knex, uuid, sent, accepted.history) ? sent.request : undefined;
   if (!accepted.aiEnabled) {
     // A person answers (human takeover): nothing is sent early while they do.
@@ -178,7 +178,7 @@ export async function acceptMessage(
       await admitTest({ assistantId: turn.profile.assistantId, ownerId: conversation.userId });
     } catch (error) {
       await abandon(deps, turn);
-      await refused();
+      refused();
       throw error;
     }
   }
