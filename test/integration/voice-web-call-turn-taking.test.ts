@@ -166,7 +166,9 @@ describe.skipIf(!speechInstalled)(`turn-taking on a web call over the offline sp
     expect(Number(charges[0].amountMicros)).toBe(-Number(call.totalCostMicros));
   });
 
-  it('answers a short "Yes." after a short silence, with the reply drafted at the pause', async () => {
+  // Tried again once, as the one above: on a starved machine the turn may end before the turn model has scored
+  // its pause (once, in a full run at load average 8, the turn's metrics had no score).
+  it('answers a short "Yes." after a short silence, with the reply drafted at the pause', { retry: 1, timeout: 60_000 }, async () => {
     const assistantId = await bed.assistant(listening);
     const { callId, caller } = await bed.call(assistantId);
     await caller.say(await spokenPcm('Yes.', { silenceMs: 200 }));
@@ -179,7 +181,7 @@ describe.skipIf(!speechInstalled)(`turn-taking on a web call over the offline sp
     expect(metrics.turn_model_score).toBeGreaterThan(0.5);
     expect(metrics.end_of_turn_decision_ms).toBeLessThan(incompleteSilenceMs(0.5));
     expect(metrics.preemptive).toBe(1);
-  }, 60_000);
+  });
 
   it('re-engages a silent caller after the interval, and goes on with the conversation when the caller answers', async () => {
     const assistantId = await bed.assistant({ initial_message: 'Hello there.', post_call_evaluation: false });
