@@ -10,7 +10,9 @@
  * or, with DATABASE_URL, a database of the bench's own on that server. The fake model and the clients run on a
  * worker thread (bench/conversation/load.ts). Each concurrency level runs rounds of fresh conversations until it
  * has about `--turns` turns, so every turn has a chat's usual short history. `--warmup` turns, not counted, go
- * first: the code is compiled, the statements prepared and the start-up's garbage collected before the figures.
+ * first, as many conversations at once as the largest level: the code is compiled, the database connections that
+ * level needs opened, the statements prepared on each (a named statement is parsed and planned once per
+ * connection) and the start-up's garbage collected before the figures.
  *
  * Besides the overhead it prints, per turn: the CPU time of the main thread (the API, the worker's activities,
  * the database driver and PGlite), of the whole process less the bench's thread (adding the workflow threads and
@@ -157,7 +159,7 @@ try {
   console.log(`model latency ${latencyMs} ms, ${messages} messages per conversation, ${platform.databaseName}, api and worker in this process, ` +
     `Temporal ${platform.config.temporal.address ? `at ${platform.config.temporal.address}` : 'dev server'}; load average ${os.loadavg()[0]!.toFixed(1)} on ` +
     `${os.availableParallelism()} cores; target: overhead p50 <= 10 ms`);
-  if (Number(values.warmup) > 0) await runTurns(-1, levels[0]!, Number(values.warmup), assistantUuid);
+  if (Number(values.warmup) > 0) await runTurns(-1, Math.max(...levels), Number(values.warmup), assistantUuid);
   const idle = await idleRates(Number(values.idle));
   const rate = (perSecond: number | undefined) => (perSecond === undefined ? '-' : perSecond.toFixed(1));
   console.log(`idle (${values.idle} ms without requests, a second after the warm-up; the threads' median half second), ms of CPU a second: main thread ${rate(idle.main)}, ` +
