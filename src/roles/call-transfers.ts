@@ -75,7 +75,7 @@ export function phoneLine(deps: PhoneLineDeps, call: { id: number; userId: numbe
         throw error;
       }
     },
-    async warmTransfer({ transfer, briefing, summarySource }) {
+    async warmTransfer({ transfer, briefing, summarySource, language }) {
       await checkTransfer(transfer.supervisorPhone);
       // The supervisor's phone rings as long as the assistant's calls ring (`ringing_time`).
       const row = await callToWarmTransfer(knex, call.id);
@@ -98,7 +98,7 @@ export function phoneLine(deps: PhoneLineDeps, call: { id: number; userId: numbe
           callerId,
           room: roomFor(call.id),
           holdMusicUrl: transfer.holdMusicVolume === undefined ? undefined : `${callbacks}/hold-music?volume=${transfer.holdMusicVolume}`,
-          supervisorTwiml: supervisorTwiml(briefing, `${callbacks}/warm-transfer/bridge?call_id=${call.id}`),
+          supervisorTwiml: supervisorTwiml(briefing, `${callbacks}/warm-transfer/bridge?call_id=${call.id}`, language),
           supervisorStatusUrl: `${callbacks}/warm-transfer/status?call_id=${call.id}`,
           ringTimeoutSeconds: row.ringingTime ?? TRANSFER_RING_SECONDS,
           briefing,

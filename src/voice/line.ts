@@ -27,9 +27,10 @@ export interface PhoneLine {
   /**
    * Hands the live call over to a supervisor (a warm transfer): the carrier holds the caller (the media
    * stream ends) while the supervisor is rung and hears `briefing`, then bridges them. Resolves once the
-   * carrier has taken the call; the outcome is recorded on the call as the carrier reports it.
+   * carrier has taken the call; the outcome is recorded on the call as the carrier reports it. `language` is the
+   * call's (BCP 47), which the briefing is written in.
    */
-  warmTransfer(request: { transfer: SupervisorTransfer; briefing: string; summarySource: 'model' | 'last_turns' }): Promise<void>;
+  warmTransfer(request: { transfer: SupervisorTransfer; briefing: string; summarySource: 'model' | 'last_turns'; language?: string }): Promise<void>;
 }
 
 /** The owner's other assistants, which can take the call over (`assistant_transfer`). */

@@ -92,9 +92,10 @@ export class Handover {
     const { host } = this;
     const { phone } = host.line;
     if (!phone) throw new Error('This call has no carrier to transfer it.');
-    const { reply, logger } = host.parts;
+    const { reply, logger, settings } = host.parts;
     const summary = summarize(
       { model: reply.model, modelName: reply.modelName, temperature: reply.profile.temperature }, host.history(), transfer.summaryInstructions, this.closing.signal,
+      settings.ttsLanguage,
     );
     if (transfer.holdMessage.trim()) await host.say(transfer.holdMessage, { interruptible: false });
     const written = await summary;
@@ -102,7 +103,9 @@ export class Handover {
     if (written.error) logger.warn({ reason: written.error }, 'the briefing\'s summary could not be written by the model: the last turns are read to the supervisor instead');
     this.transferring = true;
     try {
-      await phone.warmTransfer({ transfer, briefing: briefingText(transfer.briefingInitialMessage, written.text), summarySource: written.source });
+      await phone.warmTransfer({
+        transfer, briefing: briefingText(transfer.briefingInitialMessage, written.text), summarySource: written.source, language: settings.ttsLanguage,
+      });
     } finally {
       this.transferring = this.host.ending();
     }

@@ -140,12 +140,28 @@ describe('a warm transfer to a supervisor', { timeout: 15_000 }, () => {
     await say(call, 'book');
     expect(await call.ended).toBe('transferred');
     expect(carrier.warmTransfers).toEqual([{
-      transfer: expect.objectContaining({ supervisorPhone: '+14155550142', holdMusicVolume: 80 }), briefing: 'Hello, a caller for you. The caller wants to book a table.', summarySource: 'model', at: expect.any(Number),
+      transfer: expect.objectContaining({ supervisorPhone: '+14155550142', holdMusicVolume: 80 }), briefing: 'Hello, a caller for you. The caller wants to book a table.', summarySource: 'model',
+      language: 'en-US', at: expect.any(Number),
     }]);
     expect(roles(call)).toEqual([`user: ${UTTERANCES.book.text}`, 'assistant: Let me get my supervisor.', 'assistant: Please hold while I connect you.']);
     // The hold message was heard before the carrier took the call; the summary was asked with the instructions.
     expect(call.client.echoed.at(-1)!.at).toBeLessThan(carrier.warmTransfers[0]!.at);
-    expect(harness.llm.requests[2]!.messages[0]!.content).toMatch(/^Say who calls and why\./);
+    expect(harness.llm.requests[2]!.messages[0]!.content).toMatch(/^Say who calls and why\.\nWrite two or three short spoken sentences, to be read/);
+  });
+
+  it("has the summary written in the call's language, and the last turns said in it when the model writes none", async () => {
+    const carrier = fakeCarrier();
+    harness = await startVoiceHarness({ settings: { waitForCustomer: true, ttsLanguage: 'de-DE' }, profile: { lineTools: [supervisor] }, phone: carrier.phone });
+    harness.llm.script({ calls: [{ name: 'warm_call_transfer', arguments: '{}' }] }, { text: 'Einen Moment.' }, { text: '' });
+    const call = await harness.call(MULAW_8K);
+    carrier.attach(call);
+    await say(call, 'book');
+    expect(await call.ended).toBe('transferred');
+    expect(harness.llm.requests[2]!.messages[0]!.content).toMatch(/^Say who calls and why\.\nWrite two or three short spoken sentences in German, to be read/);
+    expect(carrier.warmTransfers).toEqual([expect.objectContaining({
+      briefing: `Hello, a caller for you. Zuletzt wurde gesagt: der Anrufer sagte: "${UTTERANCES.book.text}"; ich sagte: "Einen Moment.".`,
+      summarySource: 'last_turns', language: 'de-DE',
+    })]);
   });
 
   it('goes on with the call when the carrier cannot hold it for the supervisor, the model telling the caller', async () => {

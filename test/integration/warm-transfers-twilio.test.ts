@@ -150,6 +150,14 @@ describe('warm transfers to a supervisor on Twilio', () => {
     expect(await transfersOf(callId)).toMatchObject([{ status: 'canceled', duration: null }]);
   });
 
+  it("has the briefing read to the supervisor in the call's language", async () => {
+    const { callId } = await liveCall();
+    await line(callId).warmTransfer({ transfer: transfer(), briefing: 'Hallo, ein Anrufer für Sie.', summarySource: 'model', language: 'de-DE' });
+    const twiml = supervisorCall().form.get('Twiml');
+    expect(twiml).toBe(supervisorTwiml('Hallo, ein Anrufer für Sie.', `${PUBLIC_URL}/api/telephony/twilio/warm-transfer/bridge?call_id=${callId}`, 'de-DE'));
+    expect(twiml).toContain('<Say language="de-DE">Hallo, ein Anrufer für Sie.</Say>');
+  });
+
   it('calls the supervisor off when the caller hangs up on hold', async () => {
     const { callId, providerCallId } = await liveCall();
     await line(callId).warmTransfer({ transfer: transfer(), briefing: BRIEFING, summarySource: 'model' });

@@ -58,6 +58,16 @@ describe('warm transfer TwiML', () => {
     );
   });
 
+  it("reads the briefing in the call's language, and English in the carrier's default", () => {
+    const bridge = 'https://p.example/bridge';
+    expect(supervisorTwiml('Ein Anrufer für Sie.', bridge, 'de')).toContain('<Say language="de-DE">Ein Anrufer für Sie.</Say>');
+    expect(supervisorTwiml('Una llamada para usted.', bridge, 'es-MX')).toContain('<Say language="es-MX">');
+    expect(supervisorTwiml('Una chiamata per lei.', bridge, 'it-IT')).toContain('<Say language="it-IT">');
+    // A bare code Parley has no pack for names no locale the carrier would take.
+    expect(supervisorTwiml('Una chiamata per lei.', bridge, 'it')).toBe(supervisorTwiml('Una chiamata per lei.', bridge));
+    expect(supervisorTwiml('A caller for you.', bridge, 'en-GB')).toBe(supervisorTwiml('A caller for you.', bridge));
+  });
+
   it('joins the room with a word first when there is one; either leaving ends it', () => {
     const room = roomFor(7);
     expect(room).toBe('parley-call-7');
@@ -109,6 +119,30 @@ describe('the briefing', () => {
     expect(lastTurnsSummary([])).toBe('The caller has not said anything yet.');
     expect(briefingText(' Hello, a caller for you. ', 'They want a refund. ')).toBe('Hello, a caller for you. They want a refund.');
     expect(briefingText('', 'They want a refund.')).toBe('They want a refund.');
+  });
+
+  it('is asked for, and falls back, in the call\'s language', async () => {
+    const system = (language?: string) => summaryMessages(history, 'Summarise.', language)[0]!.content;
+    expect(system('de-DE')).toBe('Summarise.\nWrite two or three short spoken sentences in German, to be read aloud on the phone: no lists, no markdown, no greeting.');
+    expect(system('fr')).toContain('sentences in French, to be read');
+    // A language without a pack of lines is still named to the model, which answers the caller in it too.
+    expect(system('it-IT')).toContain('sentences in Italian, to be read');
+    expect(system('en-GB')).toBe(system(undefined));
+    expect(system('not a language')).toBe(system(undefined));
+
+    const lastTwo = history.slice(-2);
+    expect(lastTurnsSummary(lastTwo, 'de-DE')).toBe('Zuletzt wurde gesagt: der Anrufer sagte: "It is 4471."; ich sagte: "Thank you. Let me get my supervisor.".');
+    expect(lastTurnsSummary(lastTwo, 'es')).toBe('Lo último que se dijo fue: la persona que llama dijo: "It is 4471."; yo dije: "Thank you. Let me get my supervisor.".');
+    expect(lastTurnsSummary([], 'fr-FR')).toBe('L\'appelant n\'a encore rien dit.');
+    // The engine's own lines are English in a language without a pack.
+    expect(lastTurnsSummary(lastTwo, 'it')).toBe(lastTurnsSummary(lastTwo));
+
+    const writer = model({ text: 'Sam möchte eine Erstattung.' });
+    expect(await summarize({ model: writer, modelName: 'gpt-test', temperature: 0 }, history, 'Summarise.', new AbortController().signal, 'de-DE'))
+      .toEqual({ text: 'Sam möchte eine Erstattung.', source: 'model' });
+    expect(writer.requests[0]!.messages).toEqual(summaryMessages(history, 'Summarise.', 'de-DE'));
+    expect(await summarize({ model: model({ error: 'rate limited' }), modelName: 'gpt-test', temperature: 0 }, history, 'Summarise.', new AbortController().signal, 'de-DE'))
+      .toEqual({ text: lastTurnsSummary(history, 'de-DE'), source: 'last_turns', error: 'rate limited' });
   });
 
   it('is written by the assistant\'s model, or else read from the last turns with the reason', async () => {

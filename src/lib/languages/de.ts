@@ -33,5 +33,6 @@ export const german: LanguagePack = {
   },
   reengageInstruction: '(Der Anrufer hat eine Weile nichts gesagt. Fragen Sie kurz und natürlich, ob er noch da ist.)',
   fillerPhrases: ['Einen Moment, bitte.', 'Ich sehe kurz nach.', 'Eine Sekunde.'],
+  lastTurns: { nothingSaid: 'Der Anrufer hat noch nichts gesagt.', lead: 'Zuletzt wurde gesagt:', callerSaid: 'der Anrufer sagte', assistantSaid: 'ich sagte' },
   reading: germanReading,
 };

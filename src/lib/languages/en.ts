@@ -34,5 +34,6 @@ export const english: LanguagePack = {
   },
   reengageInstruction: '(The caller has said nothing for a while. Briefly and naturally check whether they are still there.)',
   fillerPhrases: ['One moment, please.', 'Let me check that for you.', 'Just a second.'],
+  lastTurns: { nothingSaid: 'The caller has not said anything yet.', lead: 'The last words were:', callerSaid: 'the caller said', assistantSaid: 'I said' },
   reading: englishReading,
 };

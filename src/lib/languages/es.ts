@@ -32,5 +32,6 @@ export const spanish: LanguagePack = {
   },
   reengageInstruction: '(La persona que llama lleva un rato sin decir nada. Pregúntale de forma breve y natural si sigue ahí.)',
   fillerPhrases: ['Un momento, por favor.', 'Déjeme comprobarlo.', 'Un segundo.'],
+  lastTurns: { nothingSaid: 'La persona que llama todavía no ha dicho nada.', lead: 'Lo último que se dijo fue:', callerSaid: 'la persona que llama dijo', assistantSaid: 'yo dije' },
   reading: spanishReading,
 };

@@ -32,5 +32,6 @@ export const french: LanguagePack = {
   },
   reengageInstruction: '(L\'appelant n\'a rien dit depuis un moment. Vérifiez brièvement et naturellement qu\'il est toujours là.)',
   fillerPhrases: ['Un instant, s\'il vous plaît.', 'Je vérifie cela pour vous.', 'Une seconde.'],
+  lastTurns: { nothingSaid: 'L\'appelant n\'a encore rien dit.', lead: 'Les derniers mots étaient :', callerSaid: 'l\'appelant a dit', assistantSaid: 'j\'ai dit' },
   reading: frenchReading,
 };

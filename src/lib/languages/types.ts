@@ -40,9 +40,22 @@ export interface LanguagePack {
   reengageInstruction: string;
   /** Spoken while a slow tool runs, when the assistant configures no fillers. */
   fillerPhrases: readonly string[];
+  /** The words a warm transfer's supervisor hears when the model wrote no summary: the last turns stand in. */
+  lastTurns: LastTurnsWords;
 
   /** How it reads numbers, dates, times and amounts aloud (speakable.ts). */
   reading: NumberReading;
+}
+
+/** The last turns as said to a supervisor: "The last words were: the caller said: "…"; I said: "…"." */
+export interface LastTurnsWords {
+  /** Said when nobody has spoken yet. */
+  nothingSaid: string;
+  /** Before the turns. */
+  lead: string;
+  /** Before the caller's words, and before the assistant's own (it speaks to the supervisor in the first person). */
+  callerSaid: string;
+  assistantSaid: string;
 }
 
 export type Currency = 'EUR' | 'USD' | 'GBP';

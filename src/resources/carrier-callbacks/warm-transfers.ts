@@ -6,6 +6,7 @@
  * call's transfer.
  */
 import type { Knex } from 'knex';
+import { hasLanguagePack, iso2Of, languagePack } from '../../lib/languages/index.ts';
 import { advanceSupervisorTransfer, currentSupervisorTransfer, type SupervisorTransferStatus } from '../../calls/transfers.ts';
 import type { Logger } from '../../logger.ts';
 import type { TelephonyProvider } from '../../providers/telephony/types.ts';
@@ -15,9 +16,17 @@ import { TRANSFER_FAILED } from './transfers.ts';
 /** The conference of a call's warm transfer: one per call, as the call leaves Parley's engine with it. */
 export const roomFor = (callId: number) => `parley-call-${callId}`;
 
-/** What the supervisor hears on answering: the briefing, then Parley is asked to connect them (`bridgeUrl`). */
-export function supervisorTwiml(briefing: string, bridgeUrl: string): string {
-  return twiml(`<Say>${escape(briefing)}</Say><Redirect method="POST">${escape(bridgeUrl)}</Redirect>`);
+/**
+ * What the supervisor hears on answering: the briefing, then Parley is asked to connect them (`bridgeUrl`).
+ * The briefing is in the call's language (the model writes the summary in it) and is read in it: the call's
+ * locale (`es-MX`), or a bare code's usual one where Parley has the language's pack (`de` is `de-DE`); English
+ * and a bare code it cannot place in the carrier's default.
+ */
+export function supervisorTwiml(briefing: string, bridgeUrl: string, language?: string): string {
+  const locale = !language || iso2Of(language) === 'en' ? undefined
+    : language.includes('-') ? language : hasLanguagePack(language) ? languagePack(language).locale : undefined;
+  const say = locale ? `<Say language="${escape(locale)}">` : '<Say>';
+  return twiml(`${say}${escape(briefing)}</Say><Redirect method="POST">${escape(bridgeUrl)}</Redirect>`);
 }
 
 /**
