@@ -4,7 +4,7 @@
  * in the call's language.
  */
 import { untilAborted } from '../lib/abort.ts';
-import { iso2Of, languagePack } from '../lib/languages/index.ts';
+import { iso2Of, languageName, languagePack } from '../lib/languages/index.ts';
 import type { ChatMessage, LanguageModel } from '../providers/llm/types.ts';
 import type { HistoryEntry } from './turn-input.ts';
 
@@ -19,18 +19,13 @@ export function transcriptOf(history: readonly HistoryEntry[]): string {
   return history.map((entry) => `${entry.role === 'user' ? 'Caller' : 'Assistant'}: ${entry.content.trim()}`).join('\n');
 }
 
-const languageNames = new Intl.DisplayNames(['en'], { type: 'language' });
-
-/** " in German": the language the summary is written in, said to the model; nothing for English or none known. */
+/**
+ * " in German": the language the summary is written in, said to the model; nothing for English, or for a code
+ * with no name (the model then writes as the instructions and the conversation suggest).
+ */
 function inLanguage(language: string | undefined): string {
-  if (!language || iso2Of(language) === 'en') return '';
-  let name: string | undefined;
-  try {
-    name = languageNames.of(iso2Of(language));
-  } catch {
-    // Not a language code: the model writes as the instructions and the conversation suggest.
-  }
-  return name && name !== iso2Of(language) ? ` in ${name}` : '';
+  const name = language && iso2Of(language) !== 'en' ? languageName(language) : undefined;
+  return name ? ` in ${name}` : '';
 }
 
 /**

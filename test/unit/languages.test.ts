@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { evaluateTranscript } from '../../src/agent/evaluation.ts';
-import { foldWords, hasLanguagePack, languagePack, wordsBeyondBackchannels } from '../../src/lib/languages/index.ts';
+import { foldWords, hasLanguagePack, languageName, languagePack, wordsBeyondBackchannels } from '../../src/lib/languages/index.ts';
 import { speakable } from '../../src/lib/languages/speakable.ts';
 import type { ChatEvent, ChatRequest, LanguageModel } from '../../src/providers/llm/types.ts';
 import { goodbyesIn, reengageInstructionIn } from '../../src/voice/session-parts.ts';
@@ -16,6 +16,14 @@ describe('language packs', () => {
     expect(hasLanguagePack('it-IT')).toBe(false);
     expect(languagePack('it-IT').iso2).toBe('en');
     expect(languagePack(undefined).iso2).toBe('en');
+  });
+
+  it('names a language in English for a model, packed or not, and nothing for a code Intl cannot name', () => {
+    expect(languageName('de-DE')).toBe('German');
+    expect(languageName('fr')).toBe('French');
+    expect(languageName('it-IT')).toBe('Italian');
+    expect(languageName('xx')).toBeUndefined();
+    expect(languageName('not a language')).toBeUndefined();
   });
 
   it('folds words as a small recognizer spells them: case, accents, apostrophes and punctuation gone', () => {

@@ -21,6 +21,22 @@ export function iso2Of(code: string): string {
   return code.split(/[-_]/)[0]?.toLowerCase() ?? '';
 }
 
+const englishNames = new Intl.DisplayNames(['en'], { type: 'language' });
+
+/**
+ * A language's name in English (BCP 47 or ISO 639-1: `de-DE` is "German"), for instructions to a language model,
+ * packed or not; undefined for a code Intl cannot name.
+ */
+export function languageName(code: string): string | undefined {
+  try {
+    const name = englishNames.of(iso2Of(code));
+    return name && name !== iso2Of(code) ? name : undefined;
+  } catch {
+    // Not a language code at all.
+    return undefined;
+  }
+}
+
 /** Whether a language (BCP 47 or ISO 639-1) has a pack of its own. */
 export function hasLanguagePack(code: string): boolean {
   return packs.has(iso2Of(code));

@@ -5,7 +5,7 @@
 import type { AgentProfile } from '../../agent/profile.ts';
 import { fillTemplate } from '../../agent/template.ts';
 import { dialogueVariables } from '../../agent/turn-input.ts';
-import { iso2Of } from '../../lib/languages/index.ts';
+import { iso2Of, languageName } from '../../lib/languages/index.ts';
 import type { FunctionDefinition } from '../../providers/llm/types.ts';
 import type { RealtimeSessionOptions } from '../../providers/realtime/types.ts';
 import type { VoiceSettings } from '../settings.ts';
@@ -16,16 +16,13 @@ export function sayVerbatim(text: string): string {
   return `Say exactly the following to the caller, word for word, and nothing else: "${text}"`;
 }
 
-const languageNames = new Intl.DisplayNames(['en'], { type: 'language' });
-
 /**
  * The assistant's instructions, told to speak its language when that is not English: a speech-to-speech model
  * otherwise answers in the language it hears, or in the prompt's.
  */
 function inLanguage(instructions: string, language: string): string {
-  const code = iso2Of(language);
-  if (code === 'en') return instructions;
-  const name = languageNames.of(code) ?? language;
+  if (iso2Of(language) === 'en') return instructions;
+  const name = languageName(language) ?? language;
   return [instructions.trim(), `Speak ${name} with the caller.`].filter(Boolean).join('\n\n');
 }
 
